@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Typed errors. Each carries a one-line message that names the problem; the CLI prints it and exits 2."""
+
+
+class HdbbenchError(Exception):
+    """Base of every error the user should see as one clear line."""
+
+
+class ConfigError(HdbbenchError):
+    """A scenario, profile, inventory or option is wrong; raised before anything starts."""
+
+
+class ServerError(HdbbenchError):
+    """A server could not be started, reached or stopped."""
+
+
+class SchemaError(HdbbenchError):
+    """A schema cannot be created, dropped or does not match its definition."""

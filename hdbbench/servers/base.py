@@ -1,0 +1,203 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The life cycle every private server shares: prepare once, start, wait until ready, record, stop.
+
+Each server lives in ``<state_dir>/<name>/``: its data directory, a log file, ``process.json`` (the
+running process) and ``server.json`` (port, credentials, the settings it was started with). ``up``
+on a running server with the same settings reuses it; with other settings it restarts it on the same
+data. A subclass says how to initialise, which command line to run, how to tell it is ready, and
+what endpoint to hand out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import stat
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hdbbench.errors import ServerError
+from hdbbench.servers import process
+from hdbbench.servers.ports import LOOPBACK, pick_free_port, port_is_free
+from hdbbench.servers.process import ProcessRecord, RunAs
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    name: str
+    running: bool
+    ready: bool
+    pid: int | None
+    port: int | None
+    version: str | None
+    log: str
+    endpoint: dict[str, Any] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+class PrivateServer(ABC):
+    """A server process that hdbbench starts and stops itself, bound to 127.0.0.1."""
+
+    name: str = ""
+    preferred_port: int = 0
+    account: str | None = None  # the system account to run as when we are root
+    stop_signal: int = signal.SIGTERM
+    ready_timeout_s: float = 60.0
+
+    def __init__(self, state_dir: Path, settings: Mapping[str, str], *, attached: bool) -> None:
+        self.dir = state_dir / self.name
+        self.settings = dict(settings)
+        self.attached = attached
+        self.log_path = self.dir / "server.log"
+        self._record_path = self.dir / "process.json"
+        self._meta_path = self.dir / "server.json"
+        self.run_as = RunAs.for_server(self.account) if self.account else None
+
+    # --- what each server defines -------------------------------------------------------------
+    @abstractmethod
+    def initialise(self, meta: dict[str, Any]) -> None:
+        """Create the data directory on first use (idempotent: skip what exists)."""
+
+    @abstractmethod
+    def command(self, port: int) -> list[str]:
+        """The command line that runs the server in the foreground."""
+
+    @abstractmethod
+    def is_ready(self, port: int, meta: dict[str, Any]) -> bool:
+        """True once clients can use the server."""
+
+    @abstractmethod
+    def endpoint(self, port: int, meta: dict[str, Any]) -> Any:
+        """What clients need to connect."""
+
+    def after_start(self, port: int, meta: dict[str, Any]) -> None:
+        """One-time work that needs the running server (accounts, for example)."""
+
+    def version(self, port: int, meta: dict[str, Any]) -> str | None:
+        return None
+
+    def environment(self) -> dict[str, str] | None:
+        return None
+
+    # --- shared life cycle ----------------------------------------------------------------------
+    def record(self) -> ProcessRecord | None:
+        return ProcessRecord.load(self._record_path)
+
+    def meta(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self._meta_path.read_text())
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def _save_meta(self, meta: dict[str, Any]) -> None:
+        tmp = self._meta_path.with_suffix(".tmp")
+        # The file holds the private servers' passwords: readable by its owner only.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            json.dump(meta, out, indent=2)
+        tmp.replace(self._meta_path)
+
+    def running(self) -> bool:
+        rec = self.record()
+        return rec is not None and rec.alive()
+
+    def up(self) -> Any:
+        """Start the server (or reuse it when it already runs with these settings); return its endpoint."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        meta = self.meta()
+        meta.setdefault("password", secrets.token_urlsafe(18))
+        rec = self.record()
+        if rec is not None and rec.alive():
+            port = int(meta.get("port", 0))
+            if meta.get("settings") == self.settings and port and self.is_ready(port, meta):
+                return self.endpoint(port, meta)
+            process.stop(rec, sig=self.stop_signal)  # other settings: restart on the same data
+        self._record_path.unlink(missing_ok=True)  # stale: the process is gone
+
+        self.initialise(meta)
+        port = int(meta.get("port", 0))
+        if not port or not port_is_free(port):
+            port = pick_free_port(self.preferred_port)
+        popen, rec = process.spawn(
+            self.command(port), log_path=self.log_path, attached=self.attached,
+            run_as=self.run_as, env=self.environment(),
+        )
+        rec.save(self._record_path)
+        try:
+            process.wait_until(
+                lambda: self.is_ready(port, meta), timeout_s=self.ready_timeout_s,
+                alive=lambda: popen.poll() is None, what=f"{self.name} on {LOOPBACK}:{port}",
+                log_path=self.log_path,
+            )
+            self.after_start(port, meta)
+        except BaseException:
+            process.stop(rec, sig=self.stop_signal)
+            self._record_path.unlink(missing_ok=True)
+            raise
+        meta.update(port=port, settings=self.settings, version=self.version(port, meta))
+        self._save_meta(meta)
+        return self.endpoint(port, meta)
+
+    def down(self) -> bool:
+        """Stop the server if it runs; True when something was stopped."""
+        rec = self.record()
+        stopped = False
+        if rec is not None and rec.alive():
+            process.stop(rec, sig=self.stop_signal)
+            stopped = True
+        self._record_path.unlink(missing_ok=True)
+        return stopped
+
+    def status(self) -> ServerStatus:
+        rec = self.record()
+        meta = self.meta()
+        alive = rec is not None and rec.alive()
+        port = int(meta["port"]) if meta.get("port") else None
+        ready = bool(alive and port and self.is_ready(port, meta))
+        return ServerStatus(
+            name=self.name, running=alive, ready=ready, pid=rec.pid if alive and rec else None, port=port,
+            version=meta.get("version"), log=str(self.log_path),
+            endpoint=_endpoint_dict(self.endpoint(port, meta)) if ready and port else None,
+        )
+
+    # --- helpers for subclasses -----------------------------------------------------------------
+    def owned_data_dir(self, path: Path) -> Path:
+        """Create (or check) a data directory owned by the account the server runs as."""
+        uid = self.run_as.uid if self.run_as else os.geteuid()
+        gid = self.run_as.gid if self.run_as else os.getegid()
+        if path.exists():
+            owner = path.stat().st_uid
+            if owner != uid:
+                raise ServerError(f"data directory {path} is owned by uid {owner}, not by the server's user (uid {uid})")
+        else:
+            path.mkdir(parents=True, mode=0o700)
+            if uid != os.geteuid():
+                os.chown(path, uid, gid)
+        if self.run_as and not self.run_as.is_me():
+            check_traversable(path.parent, self.run_as)
+        return path
+
+
+def check_traversable(directory: Path, run_as: RunAs) -> None:
+    """A server that runs as another account must be able to reach its data directory."""
+    for parent in [directory, *directory.parents]:
+        mode = parent.stat()
+        if mode.st_uid == run_as.uid:
+            continue
+        if not mode.st_mode & stat.S_IXOTH and not (mode.st_gid == run_as.gid and mode.st_mode & stat.S_IXGRP):
+            raise ServerError(
+                f"{parent} is not traversable by user {run_as.name}, who runs the server; "
+                f"chmod o+x {parent} or choose another --state-dir"
+            )
+
+
+def _endpoint_dict(endpoint: Any) -> dict[str, Any]:
+    return endpoint.to_dict() if hasattr(endpoint, "to_dict") else {"value": str(endpoint)}

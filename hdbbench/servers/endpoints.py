@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: Apache-2.0
+"""How to reach each server of a stack: private ones started by hdbbench, or external ones.
+
+An endpoint is a frozen value: everything a client needs (host, port, credentials), plus whether
+hdbbench owns the server (private) or must never start or stop it (external).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from hdbbench.errors import ConfigError
+
+
+def _libpq_quote(value: str) -> str:
+    """Quote a value for a libpq key=value connection string."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+@dataclass(frozen=True)
+class PostgresEndpoint:
+    host: str
+    port: int
+    user: str
+    password: str
+    dbname: str = "postgres"
+    external: bool = False
+
+    def conninfo(self, dbname: str | None = None) -> str:
+        """A libpq connection string (the HDB++ `connect_string` format)."""
+        parts = {
+            "host": self.host,
+            "port": str(self.port),
+            "user": self.user,
+            "password": self.password,
+            "dbname": dbname or self.dbname,
+        }
+        return " ".join(f"{k}={_libpq_quote(v)}" for k, v in parts.items())
+
+    def connect(self, dbname: str | None = None, **kwargs: Any) -> Any:
+        import psycopg
+
+        return psycopg.connect(self.conninfo(dbname), **kwargs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self) | {"conninfo": self.conninfo()}
+
+    @classmethod
+    def from_url(cls, url: str) -> PostgresEndpoint:
+        """Parse `postgresql://user:password@host:port/dbname` (an external server)."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("postgresql", "postgres") or not parts.hostname:
+            raise ConfigError(f"not a PostgreSQL URL (postgresql://user:password@host:port/db): {url!r}")
+        return cls(
+            host=parts.hostname,
+            port=parts.port or 5432,
+            user=unquote(parts.username or "postgres"),
+            password=unquote(parts.password or ""),
+            dbname=parts.path.lstrip("/") or "postgres",
+            external=True,
+        )
+
+
+@dataclass(frozen=True)
+class MariaDBEndpoint:
+    host: str
+    port: int
+    user: str
+    password: str
+    external: bool = False
+
+    def connect(self, database: str | None = None, **kwargs: Any) -> Any:
+        import mariadb
+
+        params: dict[str, Any] = {
+            "host": self.host,
+            "port": self.port,
+            "user": self.user,
+            "password": self.password,
+            "connect_timeout": 10,
+        }
+        if database:
+            params["database"] = database
+        params.update(kwargs)
+        conn = mariadb.connect(**params)
+        cur = conn.cursor()
+        # Partition bounds and datetime(6) values are interpreted in the session time zone: use UTC.
+        cur.execute("SET time_zone = '+00:00'")
+        cur.close()
+        return conn
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self) | {"url": f"mysql://{self.user}@{self.host}:{self.port}/"}
+
+    @classmethod
+    def from_url(cls, url: str) -> MariaDBEndpoint:
+        """Parse `mysql://user:password@host:port` (an external server)."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("mysql", "mariadb") or not parts.hostname:
+            raise ConfigError(f"not a MariaDB URL (mysql://user:password@host:port): {url!r}")
+        return cls(
+            host=parts.hostname,
+            port=parts.port or 3306,
+            user=unquote(parts.username or "root"),
+            password=unquote(parts.password or ""),
+            external=True,
+        )
+
+
+@dataclass(frozen=True)
+class TangoEndpoint:
+    host: str
+    port: int
+    kind: str = "pytango-sqlite"
+    external: bool = False
+
+    @property
+    def tango_host(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self) | {"tango_host": self.tango_host}
+
+    @classmethod
+    def from_tango_host(cls, tango_host: str) -> TangoEndpoint:
+        host, sep, port = tango_host.rpartition(":")
+        if not sep or not host or not port.isdigit():
+            raise ConfigError(f"TANGO_HOST must be host:port, got {tango_host!r}")
+        return cls(host=host, port=int(port), kind="external", external=True)
+
+
+@dataclass(frozen=True)
+class StackEndpoints:
+    """The three servers a benchmark or a test talks to."""
+
+    postgres: PostgresEndpoint | None
+    mariadb: MariaDBEndpoint | None
+    tango: TangoEndpoint | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "postgres": self.postgres.to_dict() if self.postgres else None,
+            "mariadb": self.mariadb.to_dict() if self.mariadb else None,
+            "tango": self.tango.to_dict() if self.tango else None,
+        }

@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A private MariaDB 10.11 server.
+
+The option file must be mariadbd's first argument (``--defaults-file``), or /etc/mysql is read too.
+TCP on 127.0.0.1 for clients; a Unix socket only for the one-time creation of the ``hdbbench``
+account (root authenticates over the socket with the password set at that moment).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hdbbench.servers import process
+from hdbbench.servers.base import PrivateServer
+from hdbbench.servers.endpoints import MariaDBEndpoint
+from hdbbench.servers.ports import LOOPBACK
+
+ADMIN_USER = "hdbbench"
+_SOCKET_PATH_MAX = 100  # sun_path is 108 bytes
+
+
+def _binary(name: str, fallback: str) -> str:
+    return shutil.which(name) or fallback
+
+
+class MariaDBServer(PrivateServer):
+    name = "mariadb"
+    preferred_port = 23306
+    account = "mysql"
+
+    @property
+    def data_dir(self) -> Path:
+        return self.dir / "data"
+
+    @property
+    def socket_path(self) -> Path:
+        path = self.data_dir / "mariadbd.sock"  # in the directory the server's account owns
+        if len(str(path)) <= _SOCKET_PATH_MAX:
+            return path
+        digest = hashlib.sha1(str(path).encode()).hexdigest()[:12]
+        return Path(tempfile.gettempdir()) / f"hdbbench-mariadb-{digest}.sock"
+
+    def initialise(self, meta: dict[str, Any]) -> None:
+        self.owned_data_dir(self.data_dir)
+        if (self.data_dir / "mysql").is_dir():
+            return
+        user = self.run_as.name if self.run_as else None
+        argv = [_binary("mariadb-install-db", "/usr/bin/mariadb-install-db"), "--no-defaults",
+                f"--datadir={self.data_dir}", "--skip-test-db", "--auth-root-authentication-method=normal"]
+        if user:
+            argv.append(f"--user={user}")
+        process.run_checked(argv, what="mariadb-install-db", log_path=self.dir / "install-db.log",
+                            run_as=self.run_as)
+
+    def _write_option_file(self, port: int) -> Path:
+        options = {
+            "datadir": str(self.data_dir),
+            "socket": str(self.socket_path),
+            "pid-file": str(self.data_dir / "mariadbd.pid"),
+            "port": str(port),
+            "bind-address": LOOPBACK,
+            **({"user": self.run_as.name} if self.run_as else {}),
+            **{key.replace("_", "-"): value for key, value in self.settings.items()},
+        }
+        cnf = self.dir / "my.cnf"
+        cnf.write_text("[mariadbd]\n" + "".join(f"{k}={v}\n" for k, v in options.items()))
+        os.chmod(cnf, 0o644)  # mariadbd refuses world-writable option files
+        return cnf
+
+    def command(self, port: int) -> list[str]:
+        cnf = self._write_option_file(port)
+        return [_binary("mariadbd", "/usr/sbin/mariadbd"), f"--defaults-file={cnf}"]
+
+    def endpoint(self, port: int, meta: dict[str, Any]) -> MariaDBEndpoint:
+        return MariaDBEndpoint(host=LOOPBACK, port=port, user=ADMIN_USER, password=meta["password"])
+
+    def _socket_ready(self) -> bool:
+        return self.socket_path.exists()
+
+    def is_ready(self, port: int, meta: dict[str, Any]) -> bool:
+        import mariadb
+
+        if meta.get("admin_created"):
+            try:
+                self.endpoint(port, meta).connect(connect_timeout=2).close()
+                return True
+            except mariadb.Error:
+                return False
+        return self._socket_ready()
+
+    def after_start(self, port: int, meta: dict[str, Any]) -> None:
+        """Create the admin account once; root then needs the same password on the socket."""
+        if meta.get("admin_created") and self.is_ready(port, meta):
+            return
+        import mariadb
+
+        password = meta["password"]
+        # DDL takes no placeholders; the password is ours (token_urlsafe), so it is safe to inline.
+        if not password.replace("-", "").replace("_", "").isalnum():
+            raise ValueError("generated password has unexpected characters")
+        try:
+            conn = mariadb.connect(unix_socket=str(self.socket_path), user="root", password=password)
+        except mariadb.Error:
+            conn = mariadb.connect(unix_socket=str(self.socket_path), user="root", password="")
+        cur = conn.cursor()
+        for host in (LOOPBACK, "localhost"):
+            cur.execute(f"CREATE USER IF NOT EXISTS '{ADMIN_USER}'@'{host}' IDENTIFIED BY '{password}'")
+            cur.execute(f"ALTER USER '{ADMIN_USER}'@'{host}' IDENTIFIED BY '{password}'")
+            cur.execute(f"GRANT ALL PRIVILEGES ON *.* TO '{ADMIN_USER}'@'{host}' WITH GRANT OPTION")
+        cur.execute(f"ALTER USER 'root'@'localhost' IDENTIFIED BY '{password}'")
+        conn.commit()
+        conn.close()
+        meta["admin_created"] = True
+
+    def version(self, port: int, meta: dict[str, Any]) -> str | None:
+        conn = self.endpoint(port, meta).connect()
+        try:
+            cur = conn.cursor()
+            cur.execute("SELECT VERSION()")
+            row = cur.fetchone()
+            return f"MariaDB {row[0]}" if row else None
+        finally:
+            conn.close()

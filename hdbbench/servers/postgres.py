@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A private PostgreSQL 15 server with TimescaleDB preloaded.
+
+TCP on 127.0.0.1 only (no Unix socket: its path length limit and a socket directory are not worth
+it), password authentication (scram-sha-256) for the superuser ``hdbbench``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+from pathlib import Path
+from typing import Any
+
+from hdbbench.servers import process
+from hdbbench.servers.base import PrivateServer
+from hdbbench.servers.endpoints import PostgresEndpoint
+from hdbbench.servers.ports import LOOPBACK
+
+PG_BINDIR = Path(os.environ.get("HDBBENCH_PG_BINDIR", "/usr/lib/postgresql/15/bin"))
+SUPERUSER = "hdbbench"
+
+
+def pg_binary(name: str) -> str:
+    candidate = PG_BINDIR / name
+    return str(candidate) if candidate.exists() else (shutil.which(name) or str(candidate))
+
+
+class PostgresServer(PrivateServer):
+    name = "postgres"
+    preferred_port = 25432
+    account = "postgres"
+    stop_signal = signal.SIGINT  # "fast" shutdown: roll back open transactions, checkpoint, exit
+
+    @property
+    def data_dir(self) -> Path:
+        return self.dir / "data"
+
+    def initialise(self, meta: dict[str, Any]) -> None:
+        self.owned_data_dir(self.data_dir)
+        if (self.data_dir / "PG_VERSION").exists():
+            return
+        pwfile = self.dir / "initdb.pw"
+        fd = os.open(pwfile, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(meta["password"] + "\n")
+        if self.run_as and not self.run_as.is_me():
+            os.chown(pwfile, self.run_as.uid, self.run_as.gid)
+        try:
+            process.run_checked(
+                [pg_binary("initdb"), "-D", str(self.data_dir), "-U", SUPERUSER, f"--pwfile={pwfile}",
+                 "--auth-host=scram-sha-256", "--auth-local=peer", "--encoding=UTF8", "--locale=C",
+                 "--no-instructions"],
+                what="PostgreSQL initdb", log_path=self.dir / "initdb.log", run_as=self.run_as,
+            )
+        finally:
+            pwfile.unlink(missing_ok=True)
+
+    def command(self, port: int) -> list[str]:
+        argv = [pg_binary("postgres"), "-D", str(self.data_dir),
+                "-c", f"listen_addresses={LOOPBACK}", "-c", f"port={port}",
+                "-c", "unix_socket_directories=", "-c", "shared_preload_libraries=timescaledb"]
+        for key, value in self.settings.items():
+            argv += ["-c", f"{key}={value}"]
+        return argv
+
+    def endpoint(self, port: int, meta: dict[str, Any]) -> PostgresEndpoint:
+        return PostgresEndpoint(host=LOOPBACK, port=port, user=SUPERUSER, password=meta["password"])
+
+    def is_ready(self, port: int, meta: dict[str, Any]) -> bool:
+        import psycopg
+
+        try:
+            with self.endpoint(port, meta).connect(connect_timeout=2) as conn:
+                conn.execute("SELECT 1")
+            return True
+        except psycopg.Error:
+            return False
+
+    def version(self, port: int, meta: dict[str, Any]) -> str | None:
+        with self.endpoint(port, meta).connect() as conn:
+            server = conn.execute("SHOW server_version").fetchone()
+            ts = conn.execute(
+                "SELECT default_version FROM pg_available_extensions WHERE name = 'timescaledb'"
+            ).fetchone()
+        return f"PostgreSQL {server[0] if server else '?'}; TimescaleDB {ts[0] if ts else 'not installed'}"

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Fixtures that own real servers, in the manner of pytest-postgresql.
+
+One stack per test session: private PostgreSQL+TimescaleDB, MariaDB and a Tango database, started
+*attached* (they die with pytest even if it is killed) in ``.hdbbench/pytest`` under the repository,
+with the ``relaxed`` profile and small memory. Point the session at existing servers instead with
+HDBBENCH_POSTGRES_URL, HDBBENCH_MARIADB_URL and HDBBENCH_TANGO_HOST.
+When a test fails, the tail of each server log is attached to the report.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hdbbench.servers.endpoints import StackEndpoints
+from hdbbench.settings import resolve_profile
+from hdbbench.stack import Stack, StackConfig
+
+REPO = Path(__file__).resolve().parent.parent
+TEST_STATE_DIR = Path(os.environ.get("HDBBENCH_TEST_STATE_DIR", REPO / ".hdbbench" / "pytest"))
+
+# Small enough to sit beside the devices and subscribers of the tests on a 2-core machine.
+TEST_SETTINGS = {
+    "postgres": {"shared_buffers": "256MB", "effective_cache_size": "1GB", "maintenance_work_mem": "256MB"},
+    "mariadb": {"innodb_buffer_pool_size": "512M", "innodb_log_file_size": "128M"},
+}
+
+
+def test_stack_config(state_dir: Path = TEST_STATE_DIR, **kwargs: object) -> StackConfig:
+    return StackConfig(
+        state_dir=state_dir,
+        profile=resolve_profile("relaxed", TEST_SETTINGS),
+        postgres_url=os.environ.get("HDBBENCH_POSTGRES_URL"),
+        mariadb_url=os.environ.get("HDBBENCH_MARIADB_URL"),
+        tango_host=os.environ.get("HDBBENCH_TANGO_HOST"),
+        attached=True,
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+test_stack_config.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
+
+
+@pytest.fixture(scope="session")
+def test_stack() -> Iterator[Stack]:
+    stack = Stack(test_stack_config())
+    try:
+        stack.up()
+        yield stack
+    finally:
+        stack.down()
+
+
+@pytest.fixture(scope="session")
+def stack_endpoints(test_stack: Stack) -> StackEndpoints:
+    return test_stack.up()  # already up: returns the endpoints without restarting anything
+
+
+@pytest.fixture(scope="session")
+def tango_host(stack_endpoints: StackEndpoints) -> str:
+    assert stack_endpoints.tango is not None
+    return stack_endpoints.tango.tango_host
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed:
+        for log in sorted(TEST_STATE_DIR.glob("*/server.log")):
+            tail = log.read_text(errors="replace").splitlines()[-15:]
+            report.sections.append((f"server log {log.parent.name}", "\n".join(tail)))
