@@ -20,7 +20,7 @@ from rich.table import Table
 
 from hdbbench.errors import HdbbenchError
 from hdbbench.settings import PROFILE_NAMES, parse_overrides, resolve_profile
-from hdbbench.stack import COMPONENTS, DEFAULT_STATE_DIR, Stack, StackConfig
+from hdbbench.stack import COMPONENTS, DEFAULT_STATE_DIR, TANGO_DATABASES, Stack, StackConfig
 
 console = Console(stderr=True)
 
@@ -52,6 +52,8 @@ def _stack_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Use this external MariaDB/MySQL (mysql://user:pw@host:port)."),
         click.option("--tango-host", envvar="HDBBENCH_TANGO_HOST",
                      help="Use this external Tango database (host:port)."),
+        click.option("--tango-db", type=click.Choice(TANGO_DATABASES), default="pytango", show_default=True,
+                     help="Private Tango database: PyTango's on sqlite, or Debian's C++ DataBaseds on the private MariaDB."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -59,11 +61,11 @@ def _stack_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _stack(state_dir: Path, profile: str, overrides: tuple[str, ...], components: tuple[str, ...],
-           postgres_url: str | None, mariadb_url: str | None, tango_host: str | None) -> Stack:
+           postgres_url: str | None, mariadb_url: str | None, tango_host: str | None, tango_db: str) -> Stack:
     return Stack(StackConfig(
         state_dir=state_dir, profile=resolve_profile(profile, parse_overrides(overrides)),
         components=components or COMPONENTS, postgres_url=postgres_url, mariadb_url=mariadb_url,
-        tango_host=tango_host,
+        tango_host=tango_host, tango_db=tango_db,
     ))
 
 

@@ -44,7 +44,6 @@ _MARIADB_COMMON = {
     "max_connections": "200",
     "default_time_zone": "+00:00",
     "character_set_server": "utf8mb4",
-    "collation_server": "utf8mb4_bin",
     "skip_name_resolve": "1",
     "local_infile": "1",
 }

@@ -16,15 +16,18 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench.errors import ConfigError, ServerError
+from hdbbench.servers import process
 from hdbbench.servers.base import PrivateServer
 from hdbbench.servers.endpoints import MariaDBEndpoint, PostgresEndpoint, StackEndpoints, TangoEndpoint
 from hdbbench.servers.mariadb import MariaDBServer
 from hdbbench.servers.postgres import PostgresServer
-from hdbbench.servers.tangodb import PyTangoDatabaseServer, tango_database_answers
+from hdbbench.servers.process import ProcessRecord
+from hdbbench.servers.tangodb import CppTangoDatabaseServer, PyTangoDatabaseServer, tango_database_answers
 from hdbbench.settings import SettingsProfile, resolve_profile
 
 DEFAULT_STATE_DIR = Path(".hdbbench")
-COMPONENTS = ("postgres", "mariadb", "tango")
+COMPONENTS = ("postgres", "mariadb", "tango")  # in start order: the C++ Tango database needs MariaDB
+TANGO_DATABASES = ("pytango", "cpp")
 _STATE_FILE = "stack.json"
 
 
@@ -36,12 +39,17 @@ class StackConfig:
     postgres_url: str | None = None   # external PostgreSQL/TimescaleDB
     mariadb_url: str | None = None    # external MariaDB/MySQL
     tango_host: str | None = None     # external Tango database
+    tango_db: str = "pytango"         # private Tango database: "pytango" (sqlite) or "cpp" (on MariaDB)
     attached: bool = False            # servers die with this process (tests, runs)
 
     def __post_init__(self) -> None:
         unknown = set(self.components) - set(COMPONENTS)
         if unknown:
             raise ConfigError(f"unknown stack component(s) {sorted(unknown)}; choose from {', '.join(COMPONENTS)}")
+        if self.tango_db not in TANGO_DATABASES:
+            raise ConfigError(f"unknown Tango database {self.tango_db!r}; choose from {', '.join(TANGO_DATABASES)}")
+        if self.tango_db == "cpp" and "tango" in self.components and "mariadb" not in self.components:
+            raise ConfigError("the C++ Tango database (--tango-db cpp) runs on MariaDB: include the mariadb component")
 
 
 class Stack:
@@ -55,7 +63,10 @@ class Stack:
         if "mariadb" in config.components and not config.mariadb_url:
             self._servers["mariadb"] = MariaDBServer(self.state_dir, config.profile.mariadb, attached=attached)
         if "tango" in config.components and not config.tango_host:
-            self._servers["tango"] = PyTangoDatabaseServer(self.state_dir, {}, attached=attached)
+            self._servers["tango"] = (
+                CppTangoDatabaseServer(self.state_dir, attached=attached) if config.tango_db == "cpp"
+                else PyTangoDatabaseServer(self.state_dir, {}, attached=attached)
+            )
 
     def _check_state_dir(self) -> None:
         try:
@@ -75,6 +86,8 @@ class Stack:
                 if server is None:
                     endpoints[name] = self._external(name)
                     continue
+                if isinstance(server, CppTangoDatabaseServer):
+                    server.use_database(endpoints["mariadb"])
                 was_running = server.running()
                 endpoints[name] = server.up()
                 if not was_running:
@@ -93,6 +106,13 @@ class Stack:
     def down(self) -> list[str]:
         """Stop every private server (found from its process record); return the names stopped."""
         stopped = [name for name, server in self._servers.items() if server.down()]
+        # Servers started under another configuration (e.g. the other Tango database) have records too.
+        for record_path in sorted(self.state_dir.glob("*/process.json")):
+            record = ProcessRecord.load(record_path)
+            if record is not None and record.alive():
+                process.stop(record)
+                stopped.append(record_path.parent.name)
+            record_path.unlink(missing_ok=True)
         (self.state_dir / _STATE_FILE).unlink(missing_ok=True)
         return stopped
 

@@ -21,6 +21,8 @@ apt_packages=(
   postgresql-15 postgresql-client-15 postgresql-server-dev-15 libpq-dev
   # MariaDB 10.11 server, client and the C connector (the subscriber and the Python driver use it)
   mariadb-server mariadb-client libmariadb-dev
+  # Debian's C++ Tango database server (the optional --tango-db cpp), on the private MariaDB
+  tango-db
   # Python virtualenv and headers (the MariaDB driver builds a C extension)
   python3-venv python3-dev
   # process and port tools used by the stack (ps, ss)
@@ -82,6 +84,8 @@ install_system_packages() {
     "${sudo_cmd[@]}" chmod +x "$policy"
     created_policy=1
   fi
+  # tango-db must not configure a system database of its own: hdbbench loads its schema itself.
+  echo "tango-db tango-db/dbconfig-install boolean false" | "${sudo_cmd[@]}" debconf-set-selections
   "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q >"$cache/apt-update.log" 2>&1 ||
     die "apt-get update failed (see $cache/apt-update.log)" "check that Debian's package registry is reachable"
   local attempt

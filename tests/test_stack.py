@@ -259,3 +259,16 @@ def test_device_server_registers_and_is_exported(tango_host: str, tmp_path: Path
         server.terminate()
         server.wait(timeout=30)
         db.delete_server(info.server)
+
+
+def test_cpp_tango_database_on_mariadb(scratch_state_dir: Path) -> None:
+    result = cli("stack", "up", "--state-dir", str(scratch_state_dir), "--only", "mariadb", "--only", "tango",
+                 "--tango-db", "cpp", "--set", "mariadb.innodb_buffer_pool_size=256M", "--json")
+    assert result.returncode == 0, result.stderr
+    tango_ep = json.loads(result.stdout)["tango"]
+    assert tango_ep["kind"] == "cpp-mariadb"
+    db = tango.Database(tango_ep["host"], tango_ep["port"])
+    info = tango.DbDevInfo()
+    info.name, info._class, info.server = "test/cpp/1", "StackProbe", "StackProbe/cpp"
+    db.add_server(info.server, info, with_dserver=True)
+    assert "test/cpp/1" in db.get_device_name("StackProbe/cpp", "StackProbe").value_string

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""A private Tango database server: PyTango's DataBaseds on an sqlite file.
+"""Private Tango database servers: PyTango's DataBaseds on sqlite (default), or Debian's C++ one on MariaDB.
 
 ``--host 127.0.0.1`` makes it listen (and publish its CORBA endpoint) on loopback only; its ZeroMQ
 event and heartbeat ports are pinned below the ephemeral range for the same reason.
@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from hdbbench.errors import ServerError
 from hdbbench.servers.base import PrivateServer
-from hdbbench.servers.endpoints import TangoEndpoint
+from hdbbench.servers.endpoints import MariaDBEndpoint, TangoEndpoint
 from hdbbench.servers.ports import LOOPBACK, pick_free_port
 
 
@@ -69,3 +71,73 @@ def tango_database_answers(host: str, port: int) -> bool:
         return True
     except (tango.DevFailed, tango.ConnectionFailed, tango.CommunicationFailed):
         return False
+
+
+class CppTangoDatabaseServer(PrivateServer):
+    """Debian's C++ DataBaseds (package tango-db) on a database ``tango`` in a MariaDB server."""
+
+    name = "tangodb-cpp"
+    preferred_port = 20010
+    account = None
+    binary = Path("/usr/lib/tango/DataBaseds")
+    schema_script = Path("/usr/share/dbconfig-common/data/tango-db/install/mysql")
+    database = "tango"
+
+    def __init__(self, state_dir: Path, *, attached: bool) -> None:
+        super().__init__(state_dir, {}, attached=attached)
+        self._mariadb: MariaDBEndpoint | None = None
+
+    def use_database(self, mariadb: MariaDBEndpoint) -> None:
+        """The MariaDB server that holds the Tango database (known once the stack started it)."""
+        self._mariadb = mariadb
+        self.settings = {"mariadb": f"{mariadb.host}:{mariadb.port}"}
+
+    @property
+    def mariadb(self) -> MariaDBEndpoint:
+        if self._mariadb is None:
+            raise ServerError("the C++ Tango database needs the MariaDB server of the stack")
+        return self._mariadb
+
+    def initialise(self, meta: dict[str, Any]) -> None:
+        if not self.binary.exists() or not self.schema_script.exists():
+            raise ServerError(f"{self.binary} or its schema is missing: install the Debian package tango-db")
+        conn = self.mariadb.connect()
+        try:
+            cur = conn.cursor()
+            cur.execute("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'device'",
+                        (self.database,))
+            if cur.fetchone()[0]:
+                return
+            # Tango looks names up case-insensitively: the database needs a _ci collation.
+            cur.execute(f"CREATE DATABASE IF NOT EXISTS `{self.database}` CHARACTER SET latin1 COLLATE latin1_swedish_ci")
+        finally:
+            conn.close()
+        env = {**os.environ, "MYSQL_PWD": self.mariadb.password}
+        with open(self.schema_script, "rb") as script, open(self.dir / "schema.log", "ab") as log:
+            result = subprocess.run(
+                ["mariadb", "--protocol=tcp", "-h", self.mariadb.host, "-P", str(self.mariadb.port),
+                 "-u", self.mariadb.user, self.database], stdin=script, stdout=log, stderr=subprocess.STDOUT,
+                env=env, check=False, timeout=120)
+        if result.returncode != 0:
+            raise ServerError(f"loading the Tango database schema failed (log: {self.dir / 'schema.log'})")
+
+    def command(self, port: int) -> list[str]:
+        return [str(self.binary), "2", "-ORBendPoint", f"giop:tcp:{LOOPBACK}:{port}"]
+
+    def environment(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k != "TANGO_HOST"}
+        env.update(MYSQL_HOST=f"{self.mariadb.host}:{self.mariadb.port}", MYSQL_USER=self.mariadb.user,
+                   MYSQL_PASSWORD=self.mariadb.password, MYSQL_DATABASE=self.database)
+        event_port = pick_free_port(self.preferred_port + 100)
+        env["TANGO_ZMQ_EVENT_PORT"] = str(event_port)
+        env["TANGO_ZMQ_HEARTBEAT_PORT"] = str(pick_free_port(event_port + 1))
+        return env
+
+    def endpoint(self, port: int, meta: dict[str, Any]) -> TangoEndpoint:
+        return TangoEndpoint(host=LOOPBACK, port=port, kind="cpp-mariadb")
+
+    def is_ready(self, port: int, meta: dict[str, Any]) -> bool:
+        return PyTangoDatabaseServer.is_ready(self, port, meta)  # type: ignore[arg-type]
+
+    def version(self, port: int, meta: dict[str, Any]) -> str | None:
+        return "cppTango DataBaseds (Debian tango-db) on MariaDB"
