@@ -1,0 +1,249 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Scenario files: what to start, what load to offer, what to measure.
+
+A scenario is a TOML file, validated completely before anything starts: an unknown key, a wrong
+type or an impossible value is a ConfigError naming the file and the key (``[load] rate``).
+The resolved scenario (every default filled in) is saved in the run directory.
+
+    name = "default"
+    seed = 42
+    backends = ["timescaledb", "postgresql", "mysql"]
+
+    [stack]
+    profile = "relaxed"          # durable | relaxed
+    tango_db = "pytango"         # pytango | cpp
+
+    [schema]
+    variant = "pk+2"
+
+    [devices]
+    profile = "devices/profiles/scalar-heavy-accelerator.toml"
+    servers = 1
+    devices_per_server = 1
+
+    [subscribers]
+    count = 1
+    lib_configuration = { batch_size = "1000" }
+
+    [load]
+    rate = 2000                  # offered events/s, all attributes together
+    duration_s = 60
+    warmup_s = 10
+
+    [measurements]
+    throughput = true
+    batch_sweep = [64, 256, 1024]
+    subscriber_sweep = [1, 2]
+    saturation = { start_rate = 2000, step = 0.10, step_s = 10, max_steps = 15 }
+    sustained = { rate = 2000, duration_s = 60 }
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hdbbench.errors import ConfigError
+from hdbbench.settings import PROFILE_NAMES
+
+KNOWN_BACKENDS = ("timescaledb", "postgresql", "mysql")
+
+
+@dataclass(frozen=True)
+class SaturationSearch:
+    start_rate: float = 2000.0
+    step: float = 0.10
+    step_s: float = 10.0
+    max_steps: int = 15
+
+
+@dataclass(frozen=True)
+class SustainedLoad:
+    rate: float = 2000.0
+    duration_s: float = 60.0
+
+
+@dataclass(frozen=True)
+class Measurements:
+    throughput: bool = True
+    batch_sweep: tuple[int, ...] = ()
+    subscriber_sweep: tuple[int, ...] = ()
+    saturation: SaturationSearch | None = None
+    sustained: SustainedLoad | None = None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    source: Path
+    seed: int = 42
+    backends: tuple[str, ...] = KNOWN_BACKENDS
+    profile: str = "relaxed"
+    tango_db: str = "pytango"
+    schema_variant: str = "pk+2"
+    device_profile: Path = Path("devices/profiles/scalar-heavy-accelerator.toml")
+    servers: int = 1
+    devices_per_server: int = 1
+    subscribers: int = 1
+    lib_configuration: tuple[tuple[str, str], ...] = ()
+    rate: float = 2000.0
+    duration_s: float = 60.0
+    warmup_s: float = 10.0
+    measurements: Measurements = field(default_factory=Measurements)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["source"] = str(self.source)
+        data["device_profile"] = str(self.device_profile)
+        data["lib_configuration"] = dict(self.lib_configuration)
+        return data
+
+
+class _Reader:
+    """Reads one table of the TOML document, remembering which keys were used."""
+
+    def __init__(self, source: Path, table: dict[str, Any], where: str) -> None:
+        self.source, self.table, self.where = source, table, where
+        self.used: set[str] = set()
+
+    def fail(self, key: str, problem: str) -> ConfigError:
+        place = f"[{self.where}] {key}" if self.where else key
+        return ConfigError(f"{self.source}: {place} {problem}")
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any) -> Any:
+        self.used.add(key)
+        if key not in self.table:
+            return default
+        value = self.table[key]
+        if isinstance(value, bool) and kind is not bool and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+            raise self.fail(key, f"must be {_kind_name(kind)}, got {value!r}")
+        if not isinstance(value, kind):
+            raise self.fail(key, f"must be {_kind_name(kind)}, got {value!r}")
+        return value
+
+    def positive(self, key: str, default: float, *, allow_zero: bool = False) -> float:
+        value = self.get(key, (int, float), default)
+        if value < 0 or (value == 0 and not allow_zero):
+            raise self.fail(key, f"must be {'>= 0' if allow_zero else '> 0'}, got {value!r}")
+        return float(value)
+
+    def count(self, key: str, default: int) -> int:
+        value = self.get(key, int, default)
+        if value < 1:
+            raise self.fail(key, f"must be >= 1, got {value!r}")
+        return int(value)
+
+    def choice(self, key: str, choices: tuple[str, ...], default: str) -> str:
+        value = self.get(key, str, default)
+        if value not in choices:
+            raise self.fail(key, f"must be one of {', '.join(choices)}, got {value!r}")
+        return str(value)
+
+    def sub(self, key: str) -> _Reader | None:
+        table = self.get(key, dict, None)
+        return None if table is None else _Reader(self.source, table, f"{self.where}.{key}" if self.where else key)
+
+    def finish(self) -> None:
+        unknown = sorted(set(self.table) - self.used)
+        if unknown:
+            raise self.fail(unknown[0], "is not a known key")
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    names = {int: "an integer", float: "a number", str: "a string", bool: "a boolean", list: "a list", dict: "a table"}
+    return " or ".join(dict.fromkeys(names.get(k, k.__name__) for k in kinds))
+
+
+def load_scenario(path: Path) -> Scenario:
+    path = Path(path)
+    try:
+        document = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"scenario file not found: {path}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return parse_scenario(document, path)
+
+
+def parse_scenario(document: dict[str, Any], source: Path) -> Scenario:
+    top = _Reader(source, document, "")
+    name = top.get("name", str, None)
+    if not name:
+        raise top.fail("name", "is missing")
+    seed = top.get("seed", int, 42)
+    backends = tuple(top.get("backends", list, list(KNOWN_BACKENDS)))
+    for backend in backends:
+        if backend not in KNOWN_BACKENDS:
+            raise top.fail("backends", f"names an unknown backend {backend!r}; known: {', '.join(KNOWN_BACKENDS)}")
+    if not backends:
+        raise top.fail("backends", "must name at least one backend")
+
+    stack = top.sub("stack") or _Reader(source, {}, "stack")
+    profile = stack.choice("profile", PROFILE_NAMES, "relaxed")
+    tango_db = stack.choice("tango_db", ("pytango", "cpp"), "pytango")
+    stack.finish()
+
+    schema = top.sub("schema") or _Reader(source, {}, "schema")
+    variant = schema.get("variant", str, "pk+2")
+    schema.finish()
+
+    devices = top.sub("devices") or _Reader(source, {}, "devices")
+    device_profile = Path(devices.get("profile", str, "devices/profiles/scalar-heavy-accelerator.toml"))
+    if not device_profile.is_absolute():
+        candidates = [source.parent / device_profile, Path.cwd() / device_profile,
+                      Path(__file__).resolve().parent.parent / device_profile]
+        device_profile = next((c for c in candidates if c.exists()), candidates[-1])
+    servers = devices.count("servers", 1)
+    per_server = devices.count("devices_per_server", 1)
+    devices.finish()
+
+    subs = top.sub("subscribers") or _Reader(source, {}, "subscribers")
+    subscribers = subs.count("count", 1)
+    lib = subs.get("lib_configuration", dict, {})
+    lib_configuration = tuple((str(k), str(v)) for k, v in lib.items())
+    subs.finish()
+
+    load = top.sub("load") or _Reader(source, {}, "load")
+    rate = load.positive("rate", 2000.0)
+    duration = load.positive("duration_s", 60.0)
+    warmup = load.positive("warmup_s", 10.0, allow_zero=True)
+    if warmup >= duration:
+        raise load.fail("warmup_s", f"({warmup:g}) must be shorter than duration_s ({duration:g})")
+    load.finish()
+
+    measurements = _parse_measurements(top.sub("measurements") or _Reader(source, {}, "measurements"))
+    top.finish()
+    return Scenario(
+        name=name, source=source, seed=seed, backends=backends, profile=profile, tango_db=tango_db,
+        schema_variant=variant, device_profile=device_profile, servers=servers, devices_per_server=per_server,
+        subscribers=subscribers, lib_configuration=lib_configuration, rate=rate, duration_s=duration,
+        warmup_s=warmup, measurements=measurements,
+    )
+
+
+def _int_list(reader: _Reader, key: str) -> tuple[int, ...]:
+    values = reader.get(key, list, [])
+    if any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values):
+        raise reader.fail(key, f"must be a list of integers >= 1, got {values!r}")
+    return tuple(values)
+
+
+def _parse_measurements(reader: _Reader) -> Measurements:
+    throughput = reader.get("throughput", bool, True)
+    batch_sweep = _int_list(reader, "batch_sweep")
+    subscriber_sweep = _int_list(reader, "subscriber_sweep")
+    saturation = None
+    if (sat := reader.sub("saturation")) is not None:
+        saturation = SaturationSearch(
+            start_rate=sat.positive("start_rate", 2000.0), step=sat.positive("step", 0.10),
+            step_s=sat.positive("step_s", 10.0), max_steps=sat.count("max_steps", 15))
+        sat.finish()
+    sustained = None
+    if (sus := reader.sub("sustained")) is not None:
+        sustained = SustainedLoad(rate=sus.positive("rate", 2000.0), duration_s=sus.positive("duration_s", 60.0))
+        sus.finish()
+    reader.finish()
+    return Measurements(throughput, batch_sweep, subscriber_sweep, saturation, sustained)

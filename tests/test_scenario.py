@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Scenario files are validated completely, with errors that name the file and the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hdbbench.errors import ConfigError
+from hdbbench.scenario import load_scenario
+
+GOOD = """
+name = "small"
+seed = 7
+backends = ["timescaledb", "mysql"]
+[stack]
+profile = "durable"
+[subscribers]
+count = 2
+lib_configuration = { batch_size = 512 }
+[load]
+rate = 1500
+duration_s = 20
+warmup_s = 5
+[measurements]
+batch_sweep = [64, 128]
+saturation = { start_rate = 1000, step = 0.1, step_s = 5, max_steps = 3 }
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "scenario.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_good_scenario_resolves_with_defaults(tmp_path: Path) -> None:
+    scenario = load_scenario(write(tmp_path, GOOD))
+    assert scenario.name == "small" and scenario.seed == 7
+    assert scenario.backends == ("timescaledb", "mysql")
+    assert scenario.profile == "durable" and scenario.subscribers == 2
+    assert dict(scenario.lib_configuration) == {"batch_size": "512"}
+    assert scenario.measurements.batch_sweep == (64, 128)
+    assert scenario.measurements.saturation is not None and scenario.measurements.saturation.max_steps == 3
+    assert scenario.to_dict()["lib_configuration"] == {"batch_size": "512"}
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (('backends = ["timescaledb", "mysql"]', 'backends = ["oracle"]'), "backends names an unknown backend 'oracle'"),
+        (('name = "small"', ""), "name is missing"),
+        (("rate = 1500", "rate = -5"), "[load] rate must be > 0, got -5"),
+        (("warmup_s = 5", "warmup_s = 50"), "[load] warmup_s (50) must be shorter than duration_s (20)"),
+        (('profile = "durable"', 'profile = "fast"'), "[stack] profile must be one of durable, relaxed"),
+        (("count = 2", "count = 2\ncolour = 1"), "[subscribers] colour is not a known key"),
+        (("batch_sweep = [64, 128]", "batch_sweep = [64, 0]"), "[measurements] batch_sweep must be a list of integers"),
+        (("seed = 7", 'seed = "seven"'), "seed must be an integer"),
+        (("[load]", "[load"), "not valid TOML"),
+    ],
+)
+def test_a_broken_scenario_is_refused_naming_the_key(tmp_path: Path, edit: tuple[str, str], message: str) -> None:
+    path = write(tmp_path, GOOD.replace(*edit))
+    with pytest.raises(ConfigError) as caught:
+        load_scenario(path)
+    assert message in str(caught.value)
+    assert str(path) in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_missing_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="scenario file not found"):
+        load_scenario(tmp_path / "nope.toml")
