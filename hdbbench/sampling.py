@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Sampling at a fixed period (>= 1 Hz) into time series.
+
+A probe is a named callable returning a flat mapping of numbers; the sampler calls every probe once
+per period on its own thread and keeps rows of ``(t_s, probe.key -> value)``. A probe that fails
+records nothing for that sample and counts the failure (a database being stopped on purpose must not
+stop the sampling of everything else). Process probes read CPU seconds and resident memory through
+psutil, children included (a PostgreSQL server is many processes).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import psutil
+
+Probe = Callable[[], Mapping[str, float]]
+
+
+@dataclass
+class TimeSeries:
+    columns: list[str] = field(default_factory=list)
+    rows: list[dict[str, float]] = field(default_factory=list)
+    failures: dict[str, int] = field(default_factory=dict)
+
+    def column(self, name: str) -> tuple[list[float], list[float]]:
+        """(times, values) of the samples that have this column."""
+        times, values = [], []
+        for row in self.rows:
+            if name in row:
+                times.append(row["t_s"])
+                values.append(row[name])
+        return times, values
+
+    def as_table(self) -> tuple[list[str], list[list[float | str]]]:
+        header = ["t_s", *self.columns]
+        return header, [[row.get(col, "") for col in header] for row in self.rows]
+
+
+class Sampler:
+    def __init__(self, probes: Mapping[str, Probe], period_s: float = 1.0) -> None:
+        if period_s > 1.0:
+            raise ValueError("sampling must be at least 1 Hz")
+        self.probes = dict(probes)
+        self.period_s = period_s
+        self.series = TimeSeries()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._t0 = 0.0
+
+    def start(self) -> Sampler:
+        self._t0 = time.monotonic()
+        self._thread = threading.Thread(target=self._loop, name="sampler", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> TimeSeries:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        return self.series
+
+    def __enter__(self) -> Sampler:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def elapsed_s(self) -> float:
+        return time.monotonic() - self._t0
+
+    def latest(self) -> dict[str, float]:
+        return dict(self.series.rows[-1]) if self.series.rows else {}
+
+    def sample_once(self) -> dict[str, float]:
+        row: dict[str, float] = {"t_s": round(self.elapsed_s(), 3)}
+        for name, probe in self.probes.items():
+            try:
+                values = probe()
+            except Exception:  # a failing probe costs one sample of its own, never the sampler
+                self.series.failures[name] = self.series.failures.get(name, 0) + 1
+                continue
+            for key, value in values.items():
+                column = f"{name}.{key}"
+                if column not in self.series.columns:
+                    self.series.columns.append(column)
+                row[column] = float(value)
+        self.series.rows.append(row)
+        return row
+
+    def _loop(self) -> None:
+        next_at = time.monotonic()
+        while not self._stop.is_set():
+            self.sample_once()
+            next_at += self.period_s
+            self._stop.wait(max(0.0, next_at - time.monotonic()))
+
+
+def process_probe(pids: Sequence[int] | Callable[[], Sequence[int]]) -> Probe:
+    """CPU seconds (user+system, cumulative) and resident memory of processes and their children."""
+    cache: dict[int, psutil.Process] = {}
+
+    def probe() -> dict[str, float]:
+        cpu = rss = 0.0
+        roots = pids() if callable(pids) else pids
+        seen: set[int] = set()
+        for pid in roots:
+            try:
+                root = cache.setdefault(pid, psutil.Process(pid))
+                family = [root, *root.children(recursive=True)]
+            except psutil.Error:
+                continue
+            for proc in family:
+                if proc.pid in seen:
+                    continue
+                seen.add(proc.pid)
+                try:
+                    with proc.oneshot():
+                        times = proc.cpu_times()
+                        cpu += times.user + times.system + times.children_user + times.children_system
+                        rss += proc.memory_info().rss
+                except psutil.Error:
+                    continue
+        return {"cpu_s": cpu, "rss_bytes": rss}
+
+    return probe

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The sampler keeps sampling when one probe fails, and process probes see real CPU and memory."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import psutil
+
+from hdbbench.sampling import Sampler, process_probe
+
+
+def test_a_failing_probe_does_not_stop_the_others() -> None:
+    counter = iter(range(1000))
+
+    def broken() -> dict[str, float]:
+        raise ConnectionError("database stopped")
+
+    sampler = Sampler({"count": lambda: {"n": next(counter)}, "db": broken}, period_s=0.01)
+    for _ in range(5):
+        sampler.sample_once()
+    times, values = sampler.series.column("count.n")
+    assert values == [0, 1, 2, 3, 4] and times == sorted(times)
+    assert sampler.series.failures == {"db": 5}
+    header, rows = sampler.series.as_table()
+    assert header == ["t_s", "count.n"] and len(rows) == 5
+
+
+def test_sampler_thread_collects_rows() -> None:
+    sampler = Sampler({"one": lambda: {"v": 1.0}}, period_s=0.01)
+    with sampler:
+        while len(sampler.series.rows) < 3:
+            pass
+    assert all(row["one.v"] == 1.0 for row in sampler.series.rows)
+
+
+def test_process_probe_counts_children_cpu_and_memory() -> None:
+    """The busy work runs in a grandchild (sh forks python): only counting children can see it."""
+    busy = f"{sys.executable} -c 'x=0\nfor i in range(30_000_000): x+=i' ; sleep 30"
+    shell = subprocess.Popen(["sh", "-c", busy])
+    try:
+        probe = process_probe([shell.pid])
+        deadline = time.monotonic() + 60
+        values = probe()
+        while values["cpu_s"] < 0.2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            values = probe()
+        assert values["cpu_s"] >= 0.2, values
+        assert values["rss_bytes"] > 5_000_000  # the python grandchild's memory is counted too
+    finally:
+        for proc in psutil.Process(shell.pid).children(recursive=True):
+            proc.kill()
+        shell.kill()
+        shell.wait()
+    assert process_probe([2**22 + 12345])() == {"cpu_s": 0.0, "rss_bytes": 0.0}
