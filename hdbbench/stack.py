@@ -107,7 +107,9 @@ class Stack:
         """Stop every private server (found from its process record); return the names stopped."""
         stopped = [name for name, server in self._servers.items() if server.down()]
         # Servers started under another configuration (e.g. the other Tango database) have records too.
-        for record_path in sorted(self.state_dir.glob("*/process.json")):
+        # Subscribers and devices started in this state directory go too: down means everything.
+        records = [*self.state_dir.glob("*/process.json"), *self.state_dir.glob("*/*/process.json")]
+        for record_path in sorted(records):
             record = ProcessRecord.load(record_path)
             if record is not None and record.alive():
                 process.stop(record)
