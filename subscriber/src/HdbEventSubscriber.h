@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tango shell of the subscriber (class HdbEventSubscriber, interface of HDB++'s hdbpp-es). It reads
+// properties, builds the Archiver core and publishes its snapshot; the logic lives in Archiver.
+#pragma once
+
+#include <tango.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "archiver.h"
+#include "tango_subscriptions.h"
+
+namespace HdbEventSubscriber_ns {
+
+class HdbEventSubscriber : public TANGO_BASE_CLASS {
+public:
+    HdbEventSubscriber(Tango::DeviceClass *cl, std::string &name);
+    ~HdbEventSubscriber() override;
+    void init_device() override;
+    void delete_device() override;
+    void always_executed_hook() override;
+    void read_attr_hardware(std::vector<long> &attr_list) override;
+
+    // Generic attribute access (dispatch on the attribute name).
+    void read_attribute(Tango::Attribute &att);
+    void write_context(Tango::WAttribute &att);
+
+    // Commands.
+    void attribute_add(const std::vector<std::string> &args);
+    void attribute_remove(const std::string &name);
+    void attribute_start(const std::string &name);
+    void attribute_stop(const std::string &name);
+    void attribute_pause(const std::string &name);
+    void start();
+    void stop();
+    void pause();
+    std::string attribute_status(const std::string &name);
+    void reset_statistics();
+    void set_attribute_strategy(const std::vector<std::string> &args);
+    std::string get_attribute_strategy(const std::string &name);
+    void set_attribute_ttl(const std::vector<std::string> &args);
+    Tango::DevULong get_attribute_ttl(const std::string &name);
+    void stop_faulty();
+
+private:
+    hdbbench::Archiver &archiver();
+    void read_properties();
+    void save_attribute_list();
+    void log(const std::string &level, const std::string &msg);
+
+    // properties
+    Tango::DevLong subscribe_retry_period_ = 60, statistics_time_window_ = 60, check_periodic_timeout_delay_ = 5,
+                   polling_thread_period_ = 3;
+    std::vector<std::string> lib_configuration_, contexts_list_, attribute_list_;
+    std::string default_strategy_ = "ALWAYS", attribute_list_file_;
+    bool subscribe_change_as_fallback_ = false;
+
+    std::unique_ptr<hdbbench::Archiver> archiver_;
+    std::unique_ptr<hdbbench::TangoSubscriptions> subscriptions_;
+    std::string fault_;
+    int log_level_ = 1;  // 0 disabled, 1 error, 2 warning, 3 info, 4 debug
+    std::shared_ptr<const hdbbench::ArchiverSnapshot> snap_;
+
+    // read buffers, one per attribute, alive until Tango has copied the reply
+    std::map<std::string, std::vector<Tango::DevLong>> long_buf_;
+    std::map<std::string, std::vector<Tango::DevULong>> ulong_buf_;
+    std::map<std::string, std::vector<Tango::DevLong64>> long64_buf_;
+    std::map<std::string, std::vector<Tango::DevDouble>> double_buf_;
+    std::map<std::string, Tango::DevBoolean> bool_buf_;
+    std::map<std::string, std::vector<std::string>> string_buf_;
+    std::map<std::string, std::vector<Tango::DevString>> string_ptr_buf_;
+};
+
+}  // namespace HdbEventSubscriber_ns

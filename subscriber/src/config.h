@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// Parsing of the LibConfiguration property (key=value lines, HDB++ keys plus ours) and of the
+// AttributeList lines (tango://host:port/d/f/m/attr;strategy=RUN|SHUTDOWN;ttl=<hours>).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace hdbbench {
+
+class ConfigError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+enum class Backend { TimescaleDB, PostgreSQL, MySQL, Null };
+
+struct LibConfig {
+    Backend backend = Backend::TimescaleDB;
+    std::string libname;
+    std::string connect_string;   // libpq connection string (PostgreSQL/TimescaleDB)
+    std::string host = "127.0.0.1";
+    int port = 0;                 // 0: backend default
+    std::string user, password, dbname;
+    std::size_t batch_size = 1000;
+    bool ignore_duplicates = true;
+    bool lightschema = false;
+    bool json_array = false;
+    std::string logging_level = "error";
+    std::chrono::milliseconds flush_interval{100};
+    std::size_t queue_capacity = 200000;
+    std::string spool_dir;        // empty: no disk spool (memory only)
+    std::uint64_t spool_limit_mb = 1024;
+    std::chrono::milliseconds reconnect_min{250};
+    std::chrono::milliseconds reconnect_max{30000};
+    std::map<std::string, std::string> raw;  // every key as given
+
+    // Parse key=value lines; blank lines and lines starting with '#' are ignored.
+    // Throws ConfigError on a malformed line or a bad value.
+    static LibConfig parse(const std::vector<std::string> &lines);
+    // libpq conninfo built from connect_string or host/port/user/password/dbname (values quoted).
+    std::string pg_conninfo() const;
+};
+
+std::string backend_name(Backend b);
+
+struct AttributeSpec {
+    std::string name;                     // normalised full name, lower case
+    std::vector<std::string> strategy;    // contexts, upper case; empty: default strategy
+    std::uint32_t ttl_hours = 0;
+    // Back to the property line form.
+    std::string to_line() const;
+};
+
+// Parse one AttributeList line. Throws ConfigError.
+AttributeSpec parse_attribute_line(const std::string &line);
+
+struct NameParts {
+    std::string cs_name;  // host:port ('' when the name has none)
+    std::string domain, family, member, name;
+    std::string device() const { return domain + "/" + family + "/" + member; }
+};
+// Split tango://host:port/d/f/m/a (or d/f/m/a). Throws ConfigError when it is not 4 parts.
+NameParts split_attribute_name(const std::string &full);
+// Lower-case the name and add tango://<default_cs>/ when no host is given.
+std::string normalise_attribute_name(const std::string &name, const std::string &default_cs = "");
+
+std::string to_lower(std::string s);
+std::string to_upper(std::string s);
+std::string trim(const std::string &s);
+std::vector<std::string> split(const std::string &s, char sep);
+
+}  // namespace hdbbench

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// TimescaleDB / PostgreSQL writer (libpq). One writer for both: the schemas differ only by hypertables.
+// Data rows go by binary COPY into per-table temporary staging tables, then
+// INSERT INTO att_<format>_<type> SELECT ... ON CONFLICT DO NOTHING, in one transaction per batch:
+// a duplicate (replay, error row on a data row's instant) never fails the batch nor creates a duplicate.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "writer.h"
+
+struct pg_conn;
+
+namespace hdbbench {
+
+class PgWriter : public Writer {
+public:
+    explicit PgWriter(LibConfig cfg);
+    ~PgWriter() override;
+    std::string name() const override { return backend_name(cfg_.backend); }
+    void connect() override;
+    bool connected() const override;
+    void disconnect() override;
+    WriteResult write_batch(std::vector<Record> &batch) override;
+
+private:
+    struct TableInfo {
+        bool exists = false;
+        std::map<std::string, std::string> columns;  // name -> format_type
+    };
+    class Result;
+    Result exec(const std::string &sql, const std::vector<const char *> &params = {});
+    [[noreturn]] void fail(const std::string &what);
+    const TableInfo &table_info(const std::string &table);
+    void ensure_stage(int type, int format);
+    int att_id(const Record &r);
+    int error_desc_id(const std::string &desc);
+    int history_event_id(const std::string &event);
+    void store(std::vector<Record> &batch, const std::vector<std::size_t> &idx, WriteResult &res);
+    void store_param(const Record &r, int att);
+    void store_history(const Record &r, int att);
+    std::size_t store_table(const std::string &table, int type, int format, std::vector<Record> &batch,
+                            const std::vector<std::size_t> &idx);
+
+    LibConfig cfg_;
+    pg_conn *conn_ = nullptr;
+    std::unordered_map<std::string, int> att_ids_;
+    std::unordered_map<int, std::vector<std::string>> enum_labels_;
+    std::unordered_map<std::string, int> error_ids_;
+    std::unordered_map<std::string, int> event_ids_;
+    std::map<std::string, TableInfo> tables_;   // per connection
+    std::set<std::string> stages_;              // per connection
+};
+
+// "2024-01-02 03:04:05.123456+00"
+std::string pg_timestamp(TimePoint t);
+// Text form of a text[] value: {"a","b\"c"}.
+std::string pg_text_array(const std::vector<std::string> &v);
+
+}  // namespace hdbbench

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "writer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "mysql_writer.h"
+#include "pg_writer.h"
+
+namespace hdbbench {
+
+std::unique_ptr<Writer> make_writer(const LibConfig &cfg) {
+    switch (cfg.backend) {
+        case Backend::TimescaleDB:
+        case Backend::PostgreSQL: return std::make_unique<PgWriter>(cfg);
+        case Backend::MySQL: return std::make_unique<MySqlWriter>(cfg);
+        case Backend::Null: return std::make_unique<NullWriter>();
+    }
+    throw ConfigError("unknown backend");
+}
+
+WriteResult NullWriter::write_batch(std::vector<Record> &batch) {
+    WriteResult r;
+    for (const auto &rec : batch)
+        if (rec.kind == RecordKind::Data || rec.kind == RecordKind::Error) ++r.data_rows;
+    return r;
+}
+
+namespace {
+struct KeyHash {
+    std::size_t operator()(const std::pair<std::string, std::int64_t> &k) const {
+        return std::hash<std::string>()(k.first) ^ (std::hash<std::int64_t>()(k.second) * 0x9E3779B97F4A7C15ull);
+    }
+};
+}  // namespace
+
+DedupResult dedup_batch(std::vector<Record> &batch) {
+    DedupResult res;
+    std::unordered_map<std::pair<std::string, std::int64_t>, std::size_t, KeyHash> seen;
+    // Data rows first claim their instants, so that an error row never displaces a value.
+    std::vector<bool> keep(batch.size(), true);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        const Record &r = batch[i];
+        if (r.kind != RecordKind::Data) continue;
+        auto key = std::make_pair(r.att_name, static_cast<std::int64_t>(r.data_time.time_since_epoch().count()));
+        if (!seen.emplace(std::move(key), i).second) {
+            keep[i] = false;
+            ++res.dropped;
+        }
+    }
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        Record &r = batch[i];
+        if (r.kind != RecordKind::Error) continue;
+        std::int64_t t = r.data_time.time_since_epoch().count();
+        int tries = 0;
+        while (seen.count({r.att_name, t}) && tries < 1000) {
+            --t;
+            ++tries;
+        }
+        if (tries == 1000) {
+            keep[i] = false;
+            ++res.dropped;
+            continue;
+        }
+        if (tries) {
+            r.data_time = TimePoint(std::chrono::microseconds(t));
+            ++res.shifted;
+        }
+        seen.emplace(std::make_pair(r.att_name, t), i);
+    }
+    for (std::size_t i = 0; i < batch.size(); ++i)
+        if (keep[i]) res.keep.push_back(i);
+    return res;
+}
+
+std::string pg_table_name(int type, int format) {
+    const char *f = format == kScalar ? "scalar" : format == kSpectrum ? "array" : "image";
+    return std::string("att_") + f + "_" + type_suffix(type);
+}
+
+std::string mysql_table_name(int type, int format, int write_type) {
+    const char *f = format == kScalar ? "scalar" : "array";
+    return std::string("att_") + f + "_" + type_suffix(type) + (write_type == kRead ? "_ro" : "_rw");
+}
+
+std::string json_quote(const std::string &s) {
+    std::string o = "\"";
+    for (unsigned char c : s) {
+        switch (c) {
+            case '"': o += "\\\""; break;
+            case '\\': o += "\\\\"; break;
+            case '\n': o += "\\n"; break;
+            case '\r': o += "\\r"; break;
+            case '\t': o += "\\t"; break;
+            default:
+                if (c < 0x20) {
+                    char b[8];
+                    std::snprintf(b, sizeof b, "\\u%04x", c);
+                    o += b;
+                } else {
+                    o += static_cast<char>(c);
+                }
+        }
+    }
+    return o + "\"";
+}
+
+}  // namespace hdbbench

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+// The one small interface behind which every database backend sits. Only the writer thread
+// calls a Writer, so implementations need no locking.
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "record.h"
+
+namespace hdbbench {
+
+class DbError : public std::runtime_error {
+public:
+    DbError(const std::string &what, bool connection_lost) : std::runtime_error(what), connection_lost_(connection_lost) {}
+    // True when the connection is gone: the batch was not stored and must be retried after reconnecting.
+    bool connection_lost() const { return connection_lost_; }
+
+private:
+    bool connection_lost_;
+};
+
+struct RejectedRecord {
+    std::string att_name;
+    std::string error;
+};
+
+struct WriteResult {
+    std::size_t data_rows = 0;        // data and error rows handed to the database
+    std::size_t duplicates = 0;       // rows the database already had (ON CONFLICT DO NOTHING / INSERT IGNORE)
+    std::vector<RejectedRecord> rejected;  // records that failed on their own (bad row); the rest is stored
+};
+
+class Writer {
+public:
+    virtual ~Writer() = default;
+    virtual std::string name() const = 0;
+    // Connect (or reconnect). Throws DbError.
+    virtual void connect() = 0;
+    virtual bool connected() const = 0;
+    virtual void disconnect() = 0;
+    // Store a batch in order. Either everything but `rejected` is committed, or DbError(connection_lost)
+    // is thrown and nothing can be assumed: the caller retries the same batch, and the writer makes the
+    // retry idempotent (no duplicates).
+    virtual WriteResult write_batch(std::vector<Record> &batch) = 0;
+};
+
+// Writer for cfg.backend. Throws ConfigError.
+std::unique_ptr<Writer> make_writer(const LibConfig &cfg);
+
+// A writer that stores nothing (measures the Tango side alone).
+class NullWriter : public Writer {
+public:
+    std::string name() const override { return "null"; }
+    void connect() override { connected_ = true; }
+    bool connected() const override { return connected_; }
+    void disconnect() override { connected_ = false; }
+    WriteResult write_batch(std::vector<Record> &batch) override;
+
+private:
+    bool connected_ = false;
+};
+
+// Within one batch, (att_name, data_time) must be unique among data/error rows. A second data row
+// with the key of a first one is dropped (it is a duplicate delivery); an error row that collides is
+// moved back 1 µs at a time to a free instant (at most 1000 µs, else dropped). Returns the indexes of
+// the records to store, in order, and counts the dropped ones.
+struct DedupResult {
+    std::vector<std::size_t> keep;
+    std::size_t dropped = 0;
+    std::size_t shifted = 0;
+};
+DedupResult dedup_batch(std::vector<Record> &batch);
+
+// Table name of the PostgreSQL/TimescaleDB layout: att_<scalar|array|image>_<type>.
+std::string pg_table_name(int type, int format);
+// Table name of the MySQL layout: att_<scalar|array>_<type>_<ro|rw>.
+std::string mysql_table_name(int type, int format, int write_type);
+
+// Minimal JSON string quoting.
+std::string json_quote(const std::string &s);
+
+}  // namespace hdbbench
