@@ -11,6 +11,10 @@ case "$what" in
   setup) exec bash "$top/scripts/setup.sh" ;;
   test)
     bash "$top/scripts/setup.sh"
+    # C++ unit tests first (seconds), then the pytest suite against real servers.
+    if [ -f "$top/build/CTestTestfile.cmake" ]; then
+      ctest --test-dir "$top/build" --output-on-failure --no-tests=error
+    fi
     cd "$top" && exec "$top/.venv/bin/python" -m pytest "$@" ;;
   bench)
     bash "$top/scripts/setup.sh"
