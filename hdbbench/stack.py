@@ -41,6 +41,7 @@ class StackConfig:
     tango_host: str | None = None     # external Tango database
     tango_db: str = "pytango"         # private Tango database: "pytango" (sqlite) or "cpp" (on MariaDB)
     attached: bool = False            # servers die with this process (tests, runs)
+    keep_running: bool = False        # reuse running servers as they are, whatever their settings
 
     def __post_init__(self) -> None:
         unknown = set(self.components) - set(COMPONENTS)
@@ -59,9 +60,11 @@ class Stack:
         self._servers: dict[str, PrivateServer] = {}
         attached = config.attached
         if "postgres" in config.components and not config.postgres_url:
-            self._servers["postgres"] = PostgresServer(self.state_dir, config.profile.postgres, attached=attached)
+            self._servers["postgres"] = PostgresServer(self.state_dir, config.profile.postgres, attached=attached,
+                                                       keep_running=config.keep_running)
         if "mariadb" in config.components and not config.mariadb_url:
-            self._servers["mariadb"] = MariaDBServer(self.state_dir, config.profile.mariadb, attached=attached)
+            self._servers["mariadb"] = MariaDBServer(self.state_dir, config.profile.mariadb, attached=attached,
+                                                     keep_running=config.keep_running)
         if "tango" in config.components and not config.tango_host:
             self._servers["tango"] = (
                 CppTangoDatabaseServer(self.state_dir, attached=attached) if config.tango_db == "cpp"
@@ -117,6 +120,10 @@ class Stack:
             record_path.unlink(missing_ok=True)
         (self.state_dir / _STATE_FILE).unlink(missing_ok=True)
         return stopped
+
+    def settings_in_force(self) -> dict[str, dict[str, str]]:
+        return {name: server.settings_in_force() for name, server in self._servers.items()
+                if name in ("postgres", "mariadb")}
 
     def status(self) -> dict[str, Any]:
         servers: dict[str, Any] = {}

@@ -51,8 +51,10 @@ class PrivateServer(ABC):
     stop_signal: int = signal.SIGTERM
     ready_timeout_s: float = 60.0
 
-    def __init__(self, state_dir: Path, settings: Mapping[str, str], *, attached: bool) -> None:
+    def __init__(self, state_dir: Path, settings: Mapping[str, str], *, attached: bool,
+                 keep_running: bool = False) -> None:
         self.dir = state_dir / self.name
+        self.keep_running = keep_running  # reuse a running server even if its settings differ
         self.settings = dict(settings)
         self.attached = attached
         self.log_path = self.dir / "server.log"
@@ -117,7 +119,8 @@ class PrivateServer(ABC):
         rec = self.record()
         if rec is not None and rec.alive():
             port = int(meta.get("port", 0))
-            if meta.get("settings") == self.settings and port and self.is_ready(port, meta):
+            same = meta.get("settings") == self.settings or self.keep_running
+            if same and port and self.is_ready(port, meta):
                 return self.endpoint(port, meta)
             process.stop(rec, sig=self.stop_signal)  # other settings: restart on the same data
         self._record_path.unlink(missing_ok=True)  # stale: the process is gone
@@ -155,6 +158,10 @@ class PrivateServer(ABC):
             stopped = True
         self._record_path.unlink(missing_ok=True)
         return stopped
+
+    def settings_in_force(self) -> dict[str, str]:
+        """The settings the running server was started with (recorded with results)."""
+        return dict(self.meta().get("settings") or {})
 
     def status(self) -> ServerStatus:
         rec = self.record()
