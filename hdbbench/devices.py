@@ -1,0 +1,585 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Launcher of simulated HdbBenchSim device servers: profiles, registration, processes, clean-up.
+
+A *profile* (TOML, see devices/profiles/) describes an attribute mix; `load_profile` validates it
+completely (unknown type, negative rate, empty image, a name Tango rejects ...) and raises
+`ConfigError` naming ``file:line`` before anything is registered or started. `up` registers the
+servers and devices in the Tango database (``Database.add_server``, the attribute specs as the
+``Attributes`` device property), starts one process per server bound to 127.0.0.1 (ORB endpoint and
+ZeroMQ event/heartbeat ports pinned below the kernel's ephemeral range), waits until every device
+answers, and records each process (pid + psutil create_time, so a recycled pid is never mistaken for
+ours) under the state directory. `down` stops them (SIGTERM, then SIGKILL after a timeout).
+Children can be tied to the parent (PR_SET_PDEATHSIG) and are stopped if `up` fails or is interrupted.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import tomllib
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from hdbbench import emitter as em
+from hdbbench.errors import ConfigError, ServerError
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SERVER_SCRIPT = REPO_ROOT / "devices" / "HdbBenchSim.py"
+PROFILES_DIR = REPO_ROOT / "devices" / "profiles"
+DEFAULT_STATE_DIR = Path(".hdbbench/devices")
+SERVER_CLASS = "HdbBenchSim"
+STATE_FILE = "fleet.json"
+# Ports for servers: below the ephemeral range (32768-60999) and above the usual fixed services.
+DEFAULT_PORT_RANGE = (24000, 32000)
+
+# Names the device itself uses; a generated attribute must not take them (Tango is case-insensitive).
+RESERVED_NAMES = frozenset(n.lower() for n in (
+    "State", "Status", "Running", "EmitterSeed", "GeneratedAttributes", "EventsEmittedList",
+    "ErrorsEmittedList", "ChecksumList", "AchievedRateList", "TargetRateList", "EventsEmittedTotal",
+    "AchievedRate", "MaxLag", "PushFailures", "Statistics"))
+_ATTR_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+_PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,47}$")
+_DEVICE_PREFIX = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_SPEC_FIELDS = {f.name for f in fields(em.AttrSpec)}
+_ALIASES = {"ro": "READ", "rw": "READ_WRITE", "read": "READ", "read_write": "READ_WRITE"}
+
+
+# ------------------------------------------------------------------------------------- profiles
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    description: str
+    path: Path
+    seed: int
+    servers: int
+    devices_per_server: int
+    device_prefix: str
+    attributes: tuple[em.AttrSpec, ...]
+
+    @property
+    def events_per_s_per_device(self) -> float:
+        return sum(a.rate_hz for a in self.attributes)
+
+
+class _Locator:
+    """Line numbers of tables and keys in a TOML text (tomllib gives values, not positions)."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+
+    def table(self, header: str, index: int) -> int:
+        pat = re.compile(r"^\s*\[\[\s*" + re.escape(header) + r"\s*\]\]")
+        hits = [i + 1 for i, line in enumerate(self.lines) if pat.match(line)]
+        return hits[index] if index < len(hits) else 0
+
+    def key(self, start: int, key: str) -> int:
+        pat = re.compile(r"^\s*" + re.escape(key) + r"\s*=")
+        for i in range(max(start, 1), len(self.lines) + 1):
+            line = self.lines[i - 1]
+            if i > start and re.match(r"^\s*\[", line):
+                break
+            if pat.match(line):
+                return i
+        return start
+
+
+def _canonical(field_name: str, value: Any) -> Any:
+    """Accept case-insensitive spellings of enumerated fields."""
+    if field_name == "type" and isinstance(value, str):
+        low = {t.lower(): t for t in em.TYPES} | {t.lower()[3:]: t for t in em.TYPES}
+        return low.get(value.lower(), value)
+    if field_name in ("format",) and isinstance(value, str):
+        return value.upper()
+    if field_name == "write" and isinstance(value, str):
+        return _ALIASES.get(value.lower(), value)
+    if field_name == "labels" and isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def _spec_from(entry: Mapping[str, Any], defaults: Mapping[str, Any]) -> em.AttrSpec:
+    merged = {k: _canonical(k, v) for k, v in {**defaults, **entry}.items()}
+    try:
+        return em.validate_spec(em.AttrSpec(**merged))
+    except TypeError as exc:  # a wrongly typed field: dataclass or math error
+        raise em.SpecError(str(exc)) from None
+
+
+def _check_keys(entry: Mapping[str, Any], allowed: set[str]) -> str | None:
+    unknown = sorted(set(entry) - allowed)
+    return unknown[0] if unknown else None
+
+
+def _expand_attribute(entry: dict[str, Any], defaults: Mapping[str, Any]) -> list[em.AttrSpec]:
+    count = entry.pop("count", 1)
+    if not isinstance(count, int) or count < 1:
+        raise em.SpecError(f"count must be an integer >= 1, got {count!r}")
+    base = _spec_from(entry, defaults)
+    if count == 1:
+        return [base]
+    width = len(str(count - 1))
+    return [em.replace_spec(base, name=f"{base.name}_{i:0{width}d}") for i in range(count)]
+
+
+def _expand_matrix(entry: dict[str, Any], defaults: Mapping[str, Any]) -> list[em.AttrSpec]:
+    """Every type x format x write type of the lists ("all" = every one Tango allows)."""
+    def pick(key: str, universe: Sequence[str], field_name: str) -> list[str]:
+        val = entry.pop(key, "all")
+        vals = list(universe) if val == "all" else [_canonical(field_name, v) for v in val]
+        for v in vals:
+            if v not in universe:
+                raise em.SpecError(f"{key}: unknown {field_name} {v!r}")
+        return vals
+
+    types = pick("types", list(em.TYPES), "type")
+    formats = pick("formats", em.FORMATS, "format")
+    writes = pick("writes", em.WRITE_TYPES, "write")
+    prefix = entry.pop("name_prefix", "")
+    per_type = entry.pop("per_type", {})
+    out = []
+    for t in types:
+        for f in formats:
+            if em.TYPES[t].kind == "encoded" and f != "SCALAR":
+                continue  # Tango allows DevEncoded only as SCALAR
+            for w in writes:
+                name = f"{prefix}{t[3:].lower()}_{f.lower()}_{'rw' if w == 'READ_WRITE' else 'ro'}"
+                fields_ = {**entry, **per_type.get(t, {}), "type": t, "format": f, "write": w, "name": name}
+                if f == "SCALAR":
+                    fields_.pop("dim_y", None)
+                out.append(_spec_from(fields_, defaults))
+    return out
+
+
+def _profile_error(path: Path, line: int, what: str, msg: str) -> ConfigError:
+    return ConfigError(f"{path}:{line}: {what}: {msg}")
+
+
+def load_profile(path: str | Path) -> Profile:
+    """Read and validate a profile; raise ConfigError "file:line: entry: problem" on the first problem."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the profile: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    loc = _Locator(text)
+    head = data.get("profile", {})
+    head_line = next((i + 1 for i, s in enumerate(loc.lines) if s.strip() == "[profile]"), 1)
+    name = head.get("name", path.stem)
+    if not isinstance(name, str) or not _PROFILE_NAME.match(name):
+        raise _profile_error(path, loc.key(head_line, "name"), "[profile] name",
+                             f"{name!r} must be lower-case letters, digits and '-' (≤ 48)")
+    ints = {}
+    for key, default in (("seed", 1), ("servers", 1), ("devices_per_server", 1)):
+        val = head.get(key, default)
+        if not isinstance(val, int) or isinstance(val, bool) or val < (0 if key == "seed" else 1):
+            raise _profile_error(path, loc.key(head_line, key), f"[profile] {key}",
+                                 f"must be an integer >= {0 if key == 'seed' else 1}, got {val!r}")
+        ints[key] = val
+    prefix = head.get("device_prefix", f"sim/{name}")
+    if not isinstance(prefix, str) or not _DEVICE_PREFIX.match(prefix):
+        raise _profile_error(path, loc.key(head_line, "device_prefix"), "[profile] device_prefix",
+                             f"{prefix!r} must be 'domain/family'")
+    defaults = dict(data.get("defaults", {}))
+    defaults_line = next((i + 1 for i, s in enumerate(loc.lines) if s.strip() == "[defaults]"), 1)
+    bad = _check_keys(defaults, _SPEC_FIELDS - {"name"})
+    if bad:
+        raise _profile_error(path, loc.key(defaults_line, bad), "[defaults]", f"unknown key {bad!r}")
+    specs: list[tuple[em.AttrSpec, str, int]] = []
+    for kind, expand, allowed in (
+            ("attribute", _expand_attribute, _SPEC_FIELDS | {"count"}),
+            ("matrix", _expand_matrix, _SPEC_FIELDS - {"type", "format", "write", "name"}
+             | {"types", "formats", "writes", "name_prefix", "per_type"})):
+        for i, entry in enumerate(data.get(kind, [])):
+            line = loc.table(kind, i)
+            what = f"[[{kind}]] #{i + 1}" + (f" ({entry['name']!r})" if "name" in entry else "")
+            bad = _check_keys(entry, allowed)
+            if bad:
+                raise _profile_error(path, loc.key(line, bad), what, f"unknown key {bad!r}")
+            if kind == "attribute" and "name" not in entry:
+                raise _profile_error(path, line, what, "missing key 'name'")
+            if kind == "attribute" and not (isinstance(entry["name"], str) and _ATTR_NAME.match(entry["name"])):
+                raise _profile_error(path, loc.key(line, "name"), what,
+                                     f"{entry['name']!r} is not a valid Tango attribute name "
+                                     "(a letter, then letters, digits or '_', at most 64)")
+            try:
+                expanded = expand(dict(entry), defaults)
+            except em.SpecError as exc:
+                raise _profile_error(path, _line_of(loc, line, str(exc)), what, str(exc)) from None
+            specs += [(s, what, line) for s in expanded]
+    if not specs:
+        raise ConfigError(f"{path}:1: the profile defines no [[attribute]] or [[matrix]] entry")
+    _check_names(path, specs)
+    return Profile(name, str(head.get("description", "")), path, ints["seed"], ints["servers"],
+                   ints["devices_per_server"], prefix, tuple(s for s, _, _ in specs))
+
+
+def _line_of(loc: _Locator, start: int, message: str) -> int:
+    """The line of the key a SpecError message is about, else the entry's header line."""
+    m = re.search(r"\b(" + "|".join(sorted(_SPEC_FIELDS | {"count", "types", "formats", "writes"},
+                                            key=len, reverse=True)) + r")\b", message)
+    return loc.key(start, m.group(1)) if m else start
+
+
+def _check_names(path: Path, specs: list[tuple[em.AttrSpec, str, int]]) -> None:
+    seen: dict[str, str] = {}
+    for spec, what, line in specs:
+        low = spec.name.lower()
+        if not _ATTR_NAME.match(spec.name):
+            raise _profile_error(path, line, what, f"{spec.name!r} is not a valid Tango attribute name")
+        if low in RESERVED_NAMES:
+            raise _profile_error(path, line, what, f"{spec.name!r} is reserved by the device")
+        if low in seen:
+            raise _profile_error(path, line, what,
+                                 f"attribute {spec.name!r} also defined by {seen[low]} (names are case-insensitive)")
+        seen[low] = what
+
+
+# ------------------------------------------------------------------------------------- plans
+
+
+@dataclass(frozen=True)
+class DevicePlan:
+    name: str
+    server: str                        # instance name: the server is HdbBenchSim/<server>
+    seed: int
+    specs: tuple[em.AttrSpec, ...]
+
+    def spec(self, attribute: str) -> em.AttrSpec:
+        for s in self.specs:
+            if s.name.lower() == attribute.lower():
+                return s
+        raise KeyError(attribute)
+
+
+def plan_fleet(profile: Profile, servers: int | None = None, devices_per_server: int | None = None,
+               seed: int | None = None) -> list[DevicePlan]:
+    """Device names and contents: every device carries the profile's attribute mix."""
+    n_srv = servers or profile.servers
+    n_dev = devices_per_server or profile.devices_per_server
+    if n_srv < 1 or n_dev < 1:
+        raise ConfigError("servers and devices per server must be >= 1")
+    base = profile.seed if seed is None else seed
+    return [DevicePlan(f"{profile.device_prefix}/s{si:02d}d{di:03d}", f"{profile.name}-s{si:02d}", base,
+                       profile.attributes)
+            for si in range(n_srv) for di in range(n_dev)]
+
+
+# ------------------------------------------------------------------------------------- processes
+
+
+@dataclass(frozen=True)
+class ServerRecord:
+    instance: str
+    pid: int
+    create_time: float
+    orb_port: int
+    event_port: int
+    heartbeat_port: int
+    log: str
+    devices: tuple[str, ...]
+
+    @property
+    def server(self) -> str:
+        return f"{SERVER_CLASS}/{self.instance}"
+
+    def process(self) -> psutil.Process | None:
+        """The live process, or None if it exited or the pid now belongs to another process."""
+        try:
+            proc = psutil.Process(self.pid)
+            if abs(proc.create_time() - self.create_time) > 0.01 or proc.status() == psutil.STATUS_ZOMBIE:
+                return None
+            return proc
+        except psutil.Error:
+            return None
+
+
+@dataclass
+class Fleet:
+    tango_host: str
+    profile: str
+    state_dir: Path
+    devices: dict[str, DevicePlan]
+    servers: list[ServerRecord] = field(default_factory=list)
+
+    def device_url(self, device: str) -> str:
+        return f"tango://{self.tango_host}/{device}"
+
+    def to_json(self) -> str:
+        return json.dumps({
+            "tango_host": self.tango_host, "profile": self.profile,
+            "devices": {n: {"server": d.server, "seed": d.seed, "attributes": [s.to_json() for s in d.specs]}
+                        for n, d in self.devices.items()},
+            "servers": [asdict(s) for s in self.servers]}, indent=1)
+
+    def save(self) -> None:
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.state_dir / (STATE_FILE + ".tmp")
+        tmp.write_text(self.to_json())
+        os.replace(tmp, self.state_dir / STATE_FILE)
+
+
+def load_fleet(state_dir: str | Path = DEFAULT_STATE_DIR) -> Fleet | None:
+    """The fleet recorded in state_dir, or None if nothing is recorded."""
+    path = Path(state_dir) / STATE_FILE
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text())
+    devices = {n: DevicePlan(n, d["server"], d["seed"], tuple(em.AttrSpec.from_json(s) for s in d["attributes"]))
+               for n, d in data["devices"].items()}
+    servers = [ServerRecord(**{**s, "devices": tuple(s["devices"])}) for s in data["servers"]]
+    return Fleet(data["tango_host"], data["profile"], Path(state_dir), devices, servers)
+
+
+def _port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def pick_ports(n: int, port_range: tuple[int, int] = DEFAULT_PORT_RANGE, taken: set[int] | None = None) -> list[int]:
+    """n free loopback ports in port_range (never the ephemeral range), in random order."""
+    lo, hi = port_range
+    if hi > 32768:
+        raise ConfigError(f"port range {lo}-{hi} reaches the ephemeral range (32768-60999)")
+    taken = taken if taken is not None else set()
+    out: list[int] = []
+    for port in random.sample(range(lo, hi), hi - lo):
+        if port not in taken and _port_is_free(port):
+            out.append(port)
+            taken.add(port)
+            if len(out) == n:
+                return out
+    raise ServerError(f"no {n} free ports in {lo}-{hi}")
+
+
+def _die_with_parent() -> None:
+    """preexec_fn: the child gets SIGTERM when the parent (thread) that started it dies."""
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    pr_set_pdeathsig = 1
+    libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
+
+
+def _tango_db(tango_host: str) -> Any:
+    import tango
+
+    host, _, port = tango_host.rpartition(":")
+    if not host or not port.isdigit():
+        raise ConfigError(f"TANGO_HOST must be host:port, got {tango_host!r}")
+    try:
+        return tango.Database(host, int(port))
+    except tango.DevFailed as exc:
+        raise ServerError(f"cannot reach the Tango database {tango_host}: {exc.args[0].desc.strip()}") from None
+
+
+def register(tango_host: str, plans: Sequence[DevicePlan], auto_start: bool = False) -> None:
+    """(Re-)register the servers and devices of the plans, with their properties."""
+    import tango
+
+    db = _tango_db(tango_host)
+    by_server: dict[str, list[DevicePlan]] = {}
+    for p in plans:
+        by_server.setdefault(p.server, []).append(p)
+    existing = set(db.get_server_list(f"{SERVER_CLASS}/*"))
+    for inst, devs in by_server.items():
+        server = f"{SERVER_CLASS}/{inst}"
+        if server in existing:
+            db.delete_server(server)  # a fresh registration: no stale devices or properties
+        infos = []
+        for d in devs:
+            info = tango.DbDevInfo()
+            info.name, info._class, info.server = d.name, SERVER_CLASS, server
+            infos.append(info)
+        db.add_server(server, infos, with_dserver=True)
+        for d in devs:
+            db.put_device_property(d.name, {"Attributes": [s.to_json() for s in d.specs],
+                                            "Seed": [str(d.seed)], "AutoStart": [str(auto_start).lower()]})
+
+
+def _log_tail(path: str, lines: int = 15) -> str:
+    try:
+        return "\n".join(Path(path).read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+def _start_server(fleet: Fleet, instance: str, devices: tuple[str, ...], tie_to_parent: bool,
+                  taken: set[int], port_range: tuple[int, int]) -> ServerRecord:
+    orb, ev, hb = pick_ports(3, port_range, taken)
+    logs = fleet.state_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    log = logs / f"{instance}.log"
+    env = dict(os.environ, TANGO_HOST=fleet.tango_host, TANGO_ZMQ_EVENT_PORT=str(ev),
+               TANGO_ZMQ_HEARTBEAT_PORT=str(hb), PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, str(SERVER_SCRIPT), instance, "-ORBendPoint", f"giop:tcp:127.0.0.1:{orb}"]
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                cwd=REPO_ROOT, start_new_session=True,
+                                preexec_fn=_die_with_parent if tie_to_parent else None)
+    create_time = psutil.Process(proc.pid).create_time()
+    return ServerRecord(instance, proc.pid, create_time, orb, ev, hb, str(log), devices)
+
+
+def _wait_exported(fleet: Fleet, timeout_s: float) -> None:
+    import tango
+
+    deadline = time.monotonic() + timeout_s
+    for rec in fleet.servers:
+        for dev in rec.devices:
+            while True:
+                if rec.process() is None:
+                    raise ServerError(f"server {rec.server} exited during start-up; log {rec.log}:\n"
+                                      f"{_log_tail(rec.log)}")
+                try:
+                    proxy = tango.DeviceProxy(fleet.device_url(dev))
+                    proxy.set_timeout_millis(3000)
+                    proxy.ping()
+                    break
+                except tango.DevFailed:
+                    if time.monotonic() > deadline:
+                        raise ServerError(f"device {dev} not exported after {timeout_s:.0f} s; log {rec.log}:\n"
+                                          f"{_log_tail(rec.log)}") from None
+                    time.sleep(0.2)
+
+
+def up(tango_host: str, profile: str | Path, *, servers: int | None = None,
+       devices_per_server: int | None = None, seed: int | None = None,
+       state_dir: str | Path = DEFAULT_STATE_DIR, tie_to_parent: bool = False, auto_start: bool = False,
+       timeout_s: float = 60.0, port_range: tuple[int, int] = DEFAULT_PORT_RANGE) -> Fleet:
+    """Validate the profile, register, start every server and wait until every device answers.
+
+    On any failure or interruption the servers started so far are stopped before re-raising.
+    """
+    prof = load_profile(profile)  # first: a broken profile is refused before anything starts
+    plans = plan_fleet(prof, servers, devices_per_server, seed)
+    state = Path(state_dir)
+    previous = load_fleet(state)
+    if previous and any(r.process() for r in previous.servers):
+        raise ServerError(f"devices already up from {state} ({previous.profile}); run down first")
+    fleet = Fleet(tango_host, str(prof.path), state, {p.name: p for p in plans})
+    try:
+        register(tango_host, plans, auto_start)
+        taken: set[int] = set()
+        for inst in dict.fromkeys(p.server for p in plans):
+            devs = tuple(p.name for p in plans if p.server == inst)
+            fleet.servers.append(_start_server(fleet, inst, devs, tie_to_parent, taken, port_range))
+            fleet.save()  # recorded at once: `down` can stop what a failed `up` left
+        _wait_exported(fleet, timeout_s)
+    except BaseException:
+        _stop(fleet.servers, timeout_s=10.0)
+        fleet.servers.clear()
+        fleet.save()
+        raise
+    return fleet
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    record: ServerRecord
+    alive: bool
+    devices_answering: int | None     # None when not checked
+
+    def line(self) -> str:
+        ans = "" if self.devices_answering is None else f", {self.devices_answering}/{len(self.record.devices)} answering"
+        return (f"{self.record.server}: {'running' if self.alive else 'not running'} (pid {self.record.pid}, "
+                f"orb {self.record.orb_port}{ans})")
+
+
+def status(state_dir: str | Path = DEFAULT_STATE_DIR, ping: bool = True) -> list[ServerStatus]:
+    """Whether each recorded server still runs (pid and create_time match) and its devices answer."""
+    fleet = load_fleet(state_dir)
+    if fleet is None:
+        return []
+    out = []
+    for rec in fleet.servers:
+        alive = rec.process() is not None
+        answering = _count_answering(fleet, rec) if ping and alive else None
+        out.append(ServerStatus(rec, alive, answering))
+    return out
+
+
+def _count_answering(fleet: Fleet, rec: ServerRecord) -> int:
+    import tango
+
+    n = 0
+    for dev in rec.devices:
+        try:
+            proxy = tango.DeviceProxy(fleet.device_url(dev))
+            proxy.set_timeout_millis(2000)
+            proxy.ping()
+            n += 1
+        except tango.DevFailed:
+            pass
+    return n
+
+
+def _stop(records: Sequence[ServerRecord], timeout_s: float) -> list[str]:
+    """SIGTERM every live recorded process, SIGKILL what is left after timeout_s."""
+    procs = {}
+    for rec in records:
+        proc = rec.process()
+        if proc is None:
+            continue
+        try:
+            proc.send_signal(signal.SIGTERM)
+            procs[proc] = rec
+        except psutil.Error:
+            pass
+    _, alive = psutil.wait_procs(list(procs), timeout=timeout_s)
+    for proc in alive:
+        try:
+            proc.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(alive, timeout=5)
+    return [procs[p].server for p in procs]
+
+
+def down(state_dir: str | Path = DEFAULT_STATE_DIR, timeout_s: float = 10.0, unregister: bool = False) -> list[str]:
+    """Stop every recorded server; return the servers that were running. Idempotent."""
+    fleet = load_fleet(state_dir)
+    if fleet is None:
+        return []
+    stopped = _stop(fleet.servers, timeout_s)
+    if unregister:
+        try:
+            db = _tango_db(fleet.tango_host)
+            for rec in fleet.servers:
+                db.delete_server(rec.server)
+        except Exception:  # noqa: BLE001 - the processes are down; a missing database is not our problem
+            pass
+    fleet.servers.clear()
+    fleet.save()
+    return stopped
+
+
+@contextmanager
+def running_fleet(tango_host: str, profile: str | Path, *, state_dir: str | Path = DEFAULT_STATE_DIR,
+                  tie_to_parent: bool = True, **kwargs: Any) -> Iterator[Fleet]:
+    """`up` on entry, `down` on exit (also on exceptions and KeyboardInterrupt)."""
+    fleet = up(tango_host, profile, state_dir=state_dir, tie_to_parent=tie_to_parent, **kwargs)
+    try:
+        yield fleet
+    finally:
+        down(state_dir)
