@@ -10,9 +10,12 @@ When a test fails, the tail of each server log is attached to the report.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,9 +48,32 @@ def test_stack_config(state_dir: Path = TEST_STATE_DIR, **kwargs: object) -> Sta
 test_stack_config.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
 
 
+def _session_state_dir() -> tuple[Path, Any]:
+    """The shared test state directory, or a private one when another pytest session holds it
+    (a session's teardown stops its servers; two sessions must not share them)."""
+    TEST_STATE_DIR.mkdir(parents=True, exist_ok=True)
+    lock = open(TEST_STATE_DIR / ".session.lock", "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return TEST_STATE_DIR, lock
+    except BlockingIOError:
+        lock.close()
+        return TEST_STATE_DIR.parent / f"pytest-session-{os.getpid()}", None
+
+
 @pytest.fixture(scope="session")
-def test_stack() -> Iterator[Stack]:
-    stack = Stack(test_stack_config())
+def test_state_dir() -> Iterator[Path]:
+    path, lock = _session_state_dir()
+    yield path
+    if lock is None:
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        lock.close()
+
+
+@pytest.fixture(scope="session")
+def test_stack(test_state_dir: Path) -> Iterator[Stack]:
+    stack = Stack(test_stack_config(test_state_dir))
     try:
         stack.up()
         yield stack

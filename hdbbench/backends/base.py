@@ -1,0 +1,269 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The small interface every database backend implements, and the schema model they share.
+
+A backend owns one HDB++ database on one server: it creates the schema for a `SchemaVariant`,
+verifies a live database against the same definition, drops it, clusters the data tables and
+hands out a `BulkWriter`. The expected schema is a list of `TableDef` values: the DDL is rendered
+from them and `verify_schema` compares the catalog with them, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from hdbbench.errors import ConfigError
+from hdbbench.hdbtypes import AttParameter, AttributeInfo, Event
+
+INDEX_VARIANTS = ("pk", "pk+2")
+
+
+@dataclass(frozen=True)
+class SchemaVariant:
+    """How a schema is built; parsed from strings like `pk`, `pk+2`, `pk+2,partitioned,interval=7d`.
+
+    indexes: `pk` = primary key only; `pk+2` = HDB++'s two extra indexes on every data table.
+      None means the backend's published default (pk+2 on PostgreSQL/TimescaleDB, pk on MySQL).
+    partitioned: PostgreSQL native range partitions on data_time / MySQL PARTITION BY RANGE COLUMNS.
+      TimescaleDB hypertables are always chunked, so it does not apply there.
+    interval_days: TimescaleDB chunk interval or partition width; None = the HDB++ defaults
+      (TimescaleDB/PostgreSQL 28 days, 14 for att_scalar_devdouble; MySQL yearly, bimonthly for
+      the devdouble scalar tables).
+    """
+
+    indexes: str | None = None
+    partitioned: bool = False
+    interval_days: int | None = None
+
+    @classmethod
+    def parse(cls, text: str | None) -> SchemaVariant:
+        indexes: str | None = None
+        partitioned = False
+        interval_days: int | None = None
+        for part in (p.strip() for p in (text or "").split(",")):
+            if not part or part == "default":
+                continue
+            if part in INDEX_VARIANTS:
+                indexes = part
+            elif part == "partitioned":
+                partitioned = True
+            elif part.startswith(("interval=", "chunk=")):
+                interval_days = _parse_days(part.partition("=")[2], part)
+            else:
+                raise ConfigError(
+                    f"unknown schema variant part {part!r} (known: pk, pk+2, partitioned, interval=<N>d)"
+                )
+        return cls(indexes, partitioned, interval_days)
+
+    def with_default_indexes(self, indexes: str) -> SchemaVariant:
+        return self if self.indexes else SchemaVariant(indexes, self.partitioned, self.interval_days)
+
+    def __str__(self) -> str:
+        parts = [self.indexes or "default"]
+        if self.partitioned:
+            parts.append("partitioned")
+        if self.interval_days:
+            parts.append(f"interval={self.interval_days}d")
+        return ",".join(parts)
+
+
+def _parse_days(text: str, part: str) -> int:
+    digits = text[:-1] if text.endswith("d") else text
+    if not digits.isdigit() or int(digits) <= 0:
+        raise ConfigError(f"bad interval in schema variant {part!r}: give a positive number of days, e.g. 7d")
+    return int(digits)
+
+
+@dataclass(frozen=True)
+class ColumnDef:
+    name: str
+    type: str  # the catalog spelling (format_type on PostgreSQL, COLUMN_TYPE on MariaDB)
+    nullable: bool = True
+    default: str | None = None  # DDL text; not compared by verify (catalogs rewrite it)
+    ddl: str | None = field(default=None, compare=False)  # DDL spelling when not the catalog's (serial, JSON)
+
+
+@dataclass(frozen=True)
+class IndexDef:
+    name: str
+    columns: str  # e.g. "att_conf_id, data_time DESC"
+    unique: bool = False
+
+
+@dataclass(frozen=True)
+class ForeignKeyDef:
+    columns: str
+    ref_table: str
+    ref_columns: str
+
+
+@dataclass(frozen=True)
+class TableDef:
+    """One table of the expected schema."""
+
+    name: str
+    columns: tuple[ColumnDef, ...]
+    primary_key: tuple[str, ...] = ()
+    indexes: tuple[IndexDef, ...] = ()
+    foreign_keys: tuple[ForeignKeyDef, ...] = ()
+    comment: str = ""
+    # Backend-specific extras, e.g. {"hypertable": ("data_time", 28)} or {"partition_days": 28}.
+    options: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def column(self, name: str) -> ColumnDef:
+        return next(c for c in self.columns if c.name == name)
+
+
+def compare_tables(expected: Sequence[TableDef], live: dict[str, TableDef]) -> list[str]:
+    """Every difference between expected tables and the tables read from a live catalog."""
+    diffs: list[str] = []
+    want = {t.name: t for t in expected}
+    for name in sorted(set(live) - set(want)):
+        diffs.append(f"unexpected table {name}")
+    for name, exp in want.items():
+        got = live.get(name)
+        if got is None:
+            diffs.append(f"missing table {name}")
+            continue
+        diffs.extend(_compare_columns(exp, got))
+        if exp.primary_key != got.primary_key:
+            diffs.append(f"{name}: primary key ({', '.join(got.primary_key)}), expected ({', '.join(exp.primary_key)})")
+        diffs.extend(_compare_named(name, "index", {i.name: i for i in exp.indexes}, {i.name: i for i in got.indexes}))
+        exp_fk, got_fk = set(exp.foreign_keys), set(got.foreign_keys)
+        for fk in sorted(exp_fk - got_fk, key=str):
+            diffs.append(f"{name}: missing foreign key ({fk.columns}) -> {fk.ref_table}({fk.ref_columns})")
+        for fk in sorted(got_fk - exp_fk, key=str):
+            diffs.append(f"{name}: unexpected foreign key ({fk.columns}) -> {fk.ref_table}({fk.ref_columns})")
+    return diffs
+
+
+def _compare_columns(exp: TableDef, got: TableDef) -> list[str]:
+    diffs = []
+    exp_cols = [c.name for c in exp.columns]
+    got_cols = [c.name for c in got.columns]
+    for col in exp.columns:
+        if col.name not in got_cols:
+            diffs.append(f"{exp.name}: missing column {col.name} {col.type}")
+            continue
+        live = got.column(col.name)
+        if live.type != col.type:
+            diffs.append(f"{exp.name}.{col.name}: type {live.type}, expected {col.type}")
+        if live.nullable != col.nullable:
+            want = "NULL" if col.nullable else "NOT NULL"
+            diffs.append(f"{exp.name}.{col.name}: nullability differs, expected {want}")
+    for name in got_cols:
+        if name not in exp_cols:
+            diffs.append(f"{exp.name}: unexpected column {name} {got.column(name).type}")
+    if not diffs and exp_cols != got_cols:
+        diffs.append(f"{exp.name}: column order ({', '.join(got_cols)}), expected ({', '.join(exp_cols)})")
+    return diffs
+
+
+def _compare_named(table: str, kind: str, exp: dict[str, IndexDef], got: dict[str, IndexDef]) -> list[str]:
+    diffs = []
+    for name in sorted(exp.keys() - got.keys()):
+        diffs.append(f"{table}: missing {kind} {name} ({exp[name].columns})")
+    for name in sorted(got.keys() - exp.keys()):
+        diffs.append(f"{table}: unexpected {kind} {name} ({got[name].columns})")
+    for name in sorted(exp.keys() & got.keys()):
+        if exp[name] != got[name]:
+            diffs.append(f"{table}: {kind} {name} is ({got[name].columns}), expected ({exp[name].columns})")
+    return diffs
+
+
+class BulkWriter(abc.ABC):
+    """Stores HDB++ rows the way a subscriber does, in batches.
+
+    register_attribute() must be called before events of that attribute are written; it is
+    idempotent and returns the att_conf_id. write() stores a batch in one transaction and returns
+    the number of events stored; a failing batch raises and stores nothing.
+    """
+
+    @abc.abstractmethod
+    def register_attribute(self, info: AttributeInfo, event_time: datetime | None = None) -> int:
+        """Insert att_conf (+ an `add` history event) if new; return att_conf_id."""
+
+    @abc.abstractmethod
+    def write_parameter(self, param: AttParameter) -> None:
+        """Insert one att_parameter row (+ an `insert_param` history event)."""
+
+    @abc.abstractmethod
+    def write_history(self, att_name: str, event: str, event_time: datetime) -> None:
+        """Insert one att_history row (event is one of hdbtypes.HISTORY_EVENTS)."""
+
+    @abc.abstractmethod
+    def write(self, events: Iterable[Event]) -> int:
+        """Store a batch of events of registered attributes (any mix of tables)."""
+
+    @abc.abstractmethod
+    def close(self) -> None: ...
+
+    def __enter__(self) -> BulkWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Backend(abc.ABC):
+    """One HDB++ database (`database`) on one server endpoint."""
+
+    name: str = ""
+    default_indexes: str = "pk+2"
+
+    def __init__(self, endpoint: Any, database: str) -> None:
+        if not database:
+            raise ConfigError("a database name is required")
+        self.endpoint = endpoint
+        self.database = database
+
+    def resolve_variant(self, variant: SchemaVariant | str | None) -> SchemaVariant:
+        """Parse, check against this backend and fill in the backend's default index set."""
+        if not isinstance(variant, SchemaVariant):
+            variant = SchemaVariant.parse(variant)
+        self.check_variant(variant)
+        return variant.with_default_indexes(self.default_indexes)
+
+    def check_variant(self, variant: SchemaVariant) -> None:
+        """Raise ConfigError when the variant makes no sense on this backend."""
+
+    @abc.abstractmethod
+    def expected_tables(self, variant: SchemaVariant | str | None = None) -> list[TableDef]: ...
+
+    @abc.abstractmethod
+    def schema_sql(self, variant: SchemaVariant | str | None = None) -> str:
+        """The DDL of the schema (without database creation and roles), as a script."""
+
+    @abc.abstractmethod
+    def create_schema(self, variant: SchemaVariant | str | None = None) -> None:
+        """Create the database (if missing), the schema, and the roles/users with their grants."""
+
+    @abc.abstractmethod
+    def drop_schema(self) -> None:
+        """Drop the database and its grants; drop the roles/users unless another database uses them."""
+
+    @abc.abstractmethod
+    def verify_schema(self, variant: SchemaVariant | str | None = None) -> list[str]:
+        """Every difference between the live database and the expected definition ([] = identical)."""
+
+    @abc.abstractmethod
+    def cluster(self) -> list[str]:
+        """Physically order every data table by (att_conf_id, data_time); return what was done."""
+
+    @abc.abstractmethod
+    def bulk_writer(self) -> BulkWriter: ...
+
+    @abc.abstractmethod
+    def count_rows_by_attribute(self) -> dict[str, int]:
+        """Stored events per attribute name (every data table; array elements count once per event)."""
+
+    @abc.abstractmethod
+    def size_bytes(self) -> int:
+        """Bytes the HDB++ database occupies on disk (data, indexes, TOAST), as the server reports it."""
+
+    @abc.abstractmethod
+    def fetch_events(self, att_name: str) -> list[Event]:
+        """Read back every stored event of one attribute, ordered by data_time (for checks, not speed)."""
