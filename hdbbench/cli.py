@@ -129,7 +129,7 @@ def _sigterm_as_interrupt(signum: int, frame: Any) -> NoReturn:
 def _register_groups() -> None:
     """Groups that live beside their modules join here, one line each."""
     for module, name in (("hdbbench.cli_schema", "schema"), ("hdbbench.cli_devices", "devices"),
-                         ("hdbbench.cli_subscribers", "subscribers")):
+                         ("hdbbench.cli_subscribers", "subscribers"), ("hdbbench.cli_run", "run")):
         try:
             imported = __import__(module, fromlist=[name])
         except ModuleNotFoundError as exc:

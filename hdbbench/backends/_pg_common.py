@@ -514,15 +514,16 @@ class PgBackend(Backend):
                         targets.append((leaf, (pk[0], pk[1])))
         return targets
 
-    def count_rows_by_attribute(self) -> dict[str, int]:
+    def count_rows_by_attribute(self, since: datetime | None = None) -> dict[str, int]:
         counts: dict[str, int] = {}
+        since = since or datetime(1970, 1, 1, tzinfo=timezone.utc)
         with self.connect() as conn:
             names = dict(conn.execute("SELECT att_conf_id, att_name FROM att_conf").fetchall())
             tables = [row[0] for row in conn.execute("SELECT DISTINCT table_name FROM att_conf").fetchall()]
             for table in tables:
-                query = sql.SQL("SELECT att_conf_id, count(*) FROM {} GROUP BY att_conf_id").format(
-                    sql.Identifier(table))
-                for att_id, count in conn.execute(query).fetchall():
+                query = sql.SQL("SELECT att_conf_id, count(*) FROM {} WHERE data_time >= %s GROUP BY att_conf_id"
+                                ).format(sql.Identifier(table))
+                for att_id, count in conn.execute(query, (since,)).fetchall():
                     counts[names[att_id]] = counts.get(names[att_id], 0) + int(count)
         return counts
 

@@ -257,8 +257,9 @@ class Backend(abc.ABC):
     def bulk_writer(self) -> BulkWriter: ...
 
     @abc.abstractmethod
-    def count_rows_by_attribute(self) -> dict[str, int]:
-        """Stored events per attribute name (every data table; array elements count once per event)."""
+    def count_rows_by_attribute(self, since: datetime | None = None) -> dict[str, int]:
+        """Stored events per attribute name (every data table; array elements count once per event),
+        only those with data_time >= since when given."""
 
     @abc.abstractmethod
     def size_bytes(self) -> int:

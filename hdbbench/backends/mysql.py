@@ -363,8 +363,9 @@ class MySQLBackend(Backend):
     def cluster(self) -> list[str]:
         return ["nothing to do: InnoDB tables are clustered by their primary key (att_conf_id, data_time[, idx])"]
 
-    def count_rows_by_attribute(self) -> dict[str, int]:
+    def count_rows_by_attribute(self, since: datetime | None = None) -> dict[str, int]:
         counts: dict[str, int] = {}
+        since_utc = (since or datetime(1970, 1, 1, tzinfo=timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None)
         conn = self.connect(self.database)
         try:
             cur = conn.cursor()
@@ -375,7 +376,7 @@ class MySQLBackend(Backend):
             for table in sorted({f"att_{kind}" for _, _, kind in rows}):
                 # Arrays are stored one row per element: an event is one distinct data_time.
                 cur.execute(f"SELECT att_conf_id, COUNT(DISTINCT data_time) FROM {quote_ident(table)}"
-                            " GROUP BY att_conf_id")
+                            " WHERE data_time >= ? GROUP BY att_conf_id", (since_utc,))
                 for att_id, count in cur.fetchall():
                     counts[names[att_id]] = counts.get(names[att_id], 0) + int(count)
         finally:

@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``hdbbench run <scenario>``: the insertion benchmark of a scenario file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from hdbbench.runner import RunOptions, run_scenario
+from hdbbench.scenario import load_scenario
+from hdbbench.settings import parse_overrides
+from hdbbench.stack import DEFAULT_STATE_DIR
+
+
+@click.command("run")
+@click.argument("scenario_file", type=click.Path(path_type=Path))
+@click.option("--state-dir", type=click.Path(path_type=Path), envvar="HDBBENCH_STATE_DIR",
+              default=DEFAULT_STATE_DIR, show_default=True)
+@click.option("--runs", "runs_root", type=click.Path(path_type=Path), default=Path("runs"), show_default=True,
+              help="Where run directories are created.")
+@click.option("--set", "overrides", multiple=True, metavar="SERVER.NAME=VALUE",
+              help="Override a server setting for this run, e.g. postgres.shared_buffers=512MB.")
+def run(scenario_file: Path, state_dir: Path, runs_root: Path, overrides: tuple[str, ...]) -> None:
+    """Run SCENARIO_FILE: start everything, measure each backend in turn, stop everything."""
+    scenario = load_scenario(scenario_file)  # refused before anything starts
+    path = run_scenario(scenario, RunOptions(state_dir=state_dir, runs_root=runs_root,
+                                             settings_overrides=parse_overrides(overrides)))
+    click.echo(str(path))

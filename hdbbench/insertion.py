@@ -1,0 +1,339 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The insertion benchmark: offered load → subscribers → backend, measured at 1 Hz.
+
+A *trial* is one measured stretch on one backend: a fresh HDB++ database, N subscribers started
+through the Tango interface, the simulated devices rewound to event 0 (same seed, so every backend
+gets identical events) and started at the offered rate. The sampler reads the subscribers' Tango
+attributes, the devices' emitted counters and the CPU/memory of every process once a second. After
+the load stops the queue is drained and every attribute is accounted for: events emitted (device
+counters) against rows stored (SQL).
+
+Only the HdbEventSubscriber interface and SQL are used, so a real hdbpp-es can be measured by the
+same code (its extra statistics then read as missing).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from datetime import datetime, timezone
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hdbbench import measure
+from hdbbench.backends import backend_for_stack
+from hdbbench.errors import ServerError
+from hdbbench.sampling import Sampler, TimeSeries, process_probe
+from hdbbench.servers.endpoints import StackEndpoints
+from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, lib_configuration
+
+# Our statistics beyond HDB++'s; a real hdbpp-es lacks them and they read as missing.
+EXTRA_STATISTICS = ("RowsStoredNumber", "PendingEventNumber", "PendingEventAge", "LostEventNumber",
+                    "DuplicateRowNumber", "SpooledEventNumber", "ReconnectNumber", "DbErrorNumber",
+                    "EventAgeAtCommitP50", "EventAgeAtCommitP99", "EventAgeAtCommitMax",
+                    "MeanBatchSize", "MeanBatchCommitTime")
+
+SETTLE_S = 2.0
+
+Progress = Callable[[str, float, dict[str, float]], None]  # (phase, fraction done, latest figures)
+
+
+@dataclass
+class LoadTarget:
+    """The simulated devices that produce the load, and how to steer them."""
+
+    tango_host: str
+    devices: Sequence[str]
+    attributes: Sequence[str]           # full tango:// names of the push-mode attributes
+    device_pids: Callable[[], Sequence[int]]
+
+    def proxies(self) -> list[Any]:
+        import tango
+
+        out = []
+        for device in self.devices:
+            proxy = tango.DeviceProxy(f"tango://{self.tango_host}/{device}")
+            proxy.set_timeout_millis(10_000)
+            out.append(proxy)
+        return out
+
+    def prepare(self, total_rate: float) -> None:
+        """Stop, rewind to event 0, and set every attribute's rate so the total is `total_rate`."""
+        per_attribute = total_rate / max(1, len(self.attributes))
+        for proxy in self.proxies():
+            proxy.command_inout("Stop")
+            proxy.command_inout("Reset")
+            proxy.command_inout("SetRate", per_attribute)
+
+    def set_rate(self, total_rate: float) -> None:
+        per_attribute = total_rate / max(1, len(self.attributes))
+        for proxy in self.proxies():
+            proxy.command_inout("SetRate", per_attribute)
+
+    def start(self) -> None:
+        for proxy in self.proxies():
+            proxy.command_inout("Start")
+
+    def stop(self) -> None:
+        for proxy in self.proxies():
+            proxy.command_inout("Stop")
+
+    def emitted_total(self) -> float:
+        return float(sum(int(p.read_attribute("EventsEmittedTotal").value) for p in self.proxies()))
+
+    def emitted_per_attribute(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for device, proxy in zip(self.devices, self.proxies()):
+            names = proxy.read_attribute("GeneratedAttributes").value
+            emitted = proxy.read_attribute("EventsEmittedList").value
+            for name, count in zip(names if names is not None else [], emitted if emitted is not None else []):
+                counts[f"tango://{self.tango_host}/{device}/{name}".lower()] = int(count)
+        return counts
+
+
+@dataclass
+class TrialSettings:
+    backend: str
+    label: str
+    rate: float
+    duration_s: float
+    warmup_s: float
+    subscribers: int = 1
+    lib_overrides: dict[str, str] = field(default_factory=dict)
+    schema_variant: str = "pk+2"
+    rate_steps: Sequence[float] = ()    # saturation search: later rates, one per step_s
+    step_s: float = 0.0
+
+
+class Trial:
+    """One measured stretch on one backend (see the module docstring)."""
+
+    def __init__(self, settings: TrialSettings, endpoints: StackEndpoints, load: LoadTarget, state_dir: Path,
+                 server_pids: dict[str, Sequence[int]], progress: Progress | None = None,
+                 binary: Path = DEFAULT_BINARY) -> None:
+        self.settings = settings
+        self.endpoints = endpoints
+        self.load = load
+        self.state_dir = state_dir
+        self.server_pids = server_pids
+        self.progress = progress or (lambda phase, done, figures: None)
+        self.binary = binary
+
+    def run(self) -> tuple[dict[str, Any], TimeSeries]:
+        s = self.settings
+        backend = backend_for_stack(s.backend, self.endpoints, database=f"hdbpp_{s.label}")
+        backend.drop_schema()
+        backend.create_schema(s.schema_variant)
+        fleet = SubscriberFleet(self.load.tango_host, self.state_dir / s.label, binary=self.binary, attached=True)
+        try:
+            devices = self._start_subscribers(fleet, backend)
+            self.load.prepare(s.rate)
+            # ZeroMQ subscriptions reach the publisher asynchronously (the "slow joiner"): events pushed
+            # in the first moments after subscribing can be dropped before the filter arrives.
+            time.sleep(SETTLE_S)
+            size_before = backend.size_bytes()
+            load_started = datetime.now(timezone.utc)
+            series, phases = self._measure(fleet, devices)
+            drained = self._drain(fleet, devices)
+            final = {device: fleet.statistics(device, EXTRA_STATISTICS) for device in devices}
+            size_after = backend.size_bytes()
+            # Rows stamped before the load started are the initial values Tango sends on subscription.
+            accounting = self._account(backend.count_rows_by_attribute(since=load_started))
+        finally:
+            self.load.stop()
+            fleet.down()
+        summary = summarise(series, s, final, accounting, drained, phases)
+        summary["database_bytes"] = {"before": size_before, "after": size_after, "growth": size_after - size_before}
+        return summary, series
+
+    def _start_subscribers(self, fleet: SubscriberFleet, backend: Any) -> list[str]:
+        s = self.settings
+        lines = lib_configuration(s.backend, backend.database, postgres=self.endpoints.postgres,
+                                  mariadb=self.endpoints.mariadb, overrides=s.lib_overrides)
+        window_s = str(max(1, int(round(s.duration_s - s.warmup_s))))
+        specs = [SubscriberSpec(instance=n + 1, lib_configuration=tuple(lines),
+                                attributes=tuple(self.load.attributes[n::s.subscribers]),
+                                properties={"StatisticsTimeWindow": [window_s]})
+                 for n in range(s.subscribers)]
+        devices = fleet.up(specs)
+        wanted = len(self.load.attributes)
+        deadline = time.monotonic() + 90
+        started = 0.0
+        while time.monotonic() < deadline:
+            started = sum(float(fleet.statistics(d)["AttributeStartedNumber"] or 0) for d in devices)
+            if started >= wanted:
+                return devices
+            self.progress("subscribing", started / wanted, {"started": started})
+            time.sleep(0.5)
+        raise ServerError(f"subscribers started {started:.0f} of {wanted} attributes within 90 s")
+
+    def _probes(self, fleet: SubscriberFleet, devices: Sequence[str]) -> dict[str, Callable[[], dict[str, float]]]:
+        def subscribers() -> dict[str, float]:
+            totals: dict[str, float] = {}
+            for device in devices:
+                stats = fleet.statistics(device, EXTRA_STATISTICS)
+                for key in ("RowsStoredNumber", "PendingEventNumber", "LostEventNumber", "AttributeNokNumber",
+                            "DbErrorNumber", "SpooledEventNumber"):
+                    if stats.get(key) is not None:
+                        totals[key] = totals.get(key, 0.0) + float(stats[key])
+                for key in ("PendingEventAge", "AttributeMaxPendingNumber"):
+                    if stats.get(key) is not None:
+                        totals[key] = max(totals.get(key, 0.0), float(stats[key]))
+            return totals
+
+        probes: dict[str, Callable[[], dict[str, float]]] = {
+            "sub": subscribers,
+            "dev": lambda: {"emitted": self.load.emitted_total()},
+            "proc_subscribers": process_probe(fleet.pids()),
+            "proc_devices": process_probe(self.load.device_pids),
+        }
+        for name, pids in self.server_pids.items():
+            probes[f"proc_{name}"] = process_probe(list(pids))
+        return probes
+
+    def _measure(self, fleet: SubscriberFleet, devices: Sequence[str]) -> tuple[TimeSeries, list[dict[str, float]]]:
+        s = self.settings
+        rates = [s.rate, *s.rate_steps]
+        total_s = s.duration_s if not s.rate_steps else s.step_s * len(rates)
+        phases = []
+        sampler = Sampler(self._probes(fleet, devices), period_s=1.0)
+        self.load.start()
+        with sampler:
+            for index, rate in enumerate(rates):
+                if index:
+                    self.load.set_rate(rate)
+                start = sampler.elapsed_s()
+                phases.append({"rate": rate, "start_s": start})
+                end = start + (s.step_s if s.rate_steps else s.duration_s)
+                while sampler.elapsed_s() < end:
+                    latest = sampler.latest()
+                    self.progress(f"{s.backend} {s.label}", min(1.0, sampler.elapsed_s() / total_s), latest)
+                    if s.rate_steps and _step_saturated(sampler.series, start):
+                        break
+                    time.sleep(0.5)
+                phases[-1]["end_s"] = sampler.elapsed_s()
+                if s.rate_steps and _step_failed(sampler.series, start):
+                    break
+        self.load.stop()
+        return sampler.series, phases
+
+    def _drain(self, fleet: SubscriberFleet, devices: Sequence[str], timeout_s: float = 120.0) -> bool:
+        """Wait until every subscriber's queue is empty and its stored count stops moving."""
+        deadline = time.monotonic() + timeout_s
+        previous = None
+        while time.monotonic() < deadline:
+            stats = [fleet.statistics(d, EXTRA_STATISTICS) for d in devices]
+            pending = sum(float(st.get("PendingEventNumber") or st.get("AttributePendingNumber") or 0) for st in stats)
+            stored = sum(float(st.get("RowsStoredNumber") or 0) for st in stats)
+            if pending == 0 and stored == previous:
+                return True
+            previous = stored
+            self.progress("draining", 1.0, {"sub.PendingEventNumber": pending})
+            time.sleep(1.0)
+        return False
+
+    def _account(self, stored: dict[str, int]) -> dict[str, Any]:
+        emitted = self.load.emitted_per_attribute()
+        rows = []
+        for name in sorted(emitted):
+            got = stored.get(name, 0)
+            rows.append({"attribute": name, "emitted": emitted[name], "stored": got,
+                         "lost": max(0, emitted[name] - got), "extra": max(0, got - emitted[name])})
+        return {
+            "emitted": sum(r["emitted"] for r in rows), "stored": sum(r["stored"] for r in rows),
+            "lost": sum(r["lost"] for r in rows), "duplicates": sum(r["extra"] for r in rows),
+            "per_attribute": rows,
+        }
+
+
+def _step_saturated(series: TimeSeries, start_s: float) -> bool:
+    _, pending = series.column("sub.PendingEventNumber")
+    times, _ = series.column("sub.PendingEventNumber")
+    return measure.elettra_saturated([p for t, p in zip(times, pending) if t >= start_s])
+
+
+def _step_failed(series: TimeSeries, start_s: float) -> bool:
+    if _step_saturated(series, start_s):
+        return True
+    times, lost = series.column("sub.LostEventNumber")
+    _, nok = series.column("sub.AttributeNokNumber")
+    recent = [i for i, t in enumerate(times) if t >= start_s]
+    return any(lost[i] > 0 for i in recent) or any(i < len(nok) and nok[i] > 0 for i in recent)
+
+
+def summarise(series: TimeSeries, s: TrialSettings, final: dict[str, dict[str, Any]], accounting: dict[str, Any],
+              drained: bool, phases: list[dict[str, float]]) -> dict[str, Any]:
+    times, stored = series.column("sub.RowsStoredNumber")
+    rates = measure.rates_per_second(times, stored)
+    end_s = phases[0]["end_s"] if phases else None
+    steady = measure.steady(rates, s.warmup_s, end_s if not s.rate_steps else None)
+    _, pending = series.column("sub.PendingEventNumber")
+    _, pending_age = series.column("sub.PendingEventAge")
+    figures: dict[str, Any] = {
+        "backend": s.backend, "label": s.label, "offered_rate": s.rate, "subscribers": s.subscribers,
+        "lib_overrides": dict(s.lib_overrides), "duration_s": s.duration_s, "warmup_s": s.warmup_s,
+        "stored_rate": measure.distribution(steady).to_dict(),
+        "pending_events": {"max": max(pending, default=math.nan), "p99": measure.percentile(pending, 99)},
+        "pending_age_s": {"max": max(pending_age, default=math.nan), "p99": measure.percentile(pending_age, 99)},
+        "event_age_at_commit_s": _age_figures(final),
+        "cpu": _cpu_figures(series, s.warmup_s, end_s),
+        "accounting": accounting,
+        "drained": drained,
+        "sampling_failures": dict(series.failures),
+        "subscriber_final": final,
+    }
+    if s.rate_steps:
+        figures["saturation"] = _saturation_figures(series, phases)
+    elif steady:
+        figures["sustained_share"] = measure.sustained_share(steady, s.rate, slack=0.02)
+    return figures
+
+
+def _age_figures(final: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Worst subscriber's windowed figures (window = StatisticsTimeWindow = the steady part)."""
+    out: dict[str, Any] = {}
+    for key, name in (("p50", "EventAgeAtCommitP50"), ("p99", "EventAgeAtCommitP99"), ("max", "EventAgeAtCommitMax")):
+        values = [float(st[name]) for st in final.values() if st.get(name) is not None]
+        out[key] = max(values) if values else None
+    return out
+
+
+def _cpu_figures(series: TimeSeries, warmup_s: float, end_s: float | None) -> dict[str, Any]:
+    """CPU seconds per 1,000 stored events over the steady part, per process group."""
+    times, stored = series.column("sub.RowsStoredNumber")
+    window = [i for i, t in enumerate(times) if t >= warmup_s and (end_s is None or t <= end_s)]
+    out: dict[str, Any] = {}
+    if len(window) < 2:
+        return out
+    first, last = window[0], window[-1]
+    events = stored[last] - stored[first]
+    span_s = times[last] - times[first]
+    for column in series.columns:
+        if not column.endswith(".cpu_s"):
+            continue
+        t, cpu = series.column(column)
+        by_time = dict(zip(t, cpu))
+        if times[first] in by_time and times[last] in by_time:
+            used = by_time[times[last]] - by_time[times[first]]
+            group = column.removeprefix("proc_").removesuffix(".cpu_s")
+            out[group] = {"cores": used / span_s if span_s else math.nan,
+                          "us_per_event": used / events * 1e6 if events else math.nan}
+    return out
+
+
+def _saturation_figures(series: TimeSeries, phases: list[dict[str, float]]) -> dict[str, Any]:
+    times, stored = series.column("sub.RowsStoredNumber")
+    rates = measure.rates_per_second(times, stored)
+    steps = []
+    for phase in phases:
+        inside = [r for t, r in rates if phase["start_s"] + 1 <= t <= phase.get("end_s", math.inf)]
+        saturated = _step_saturated(series, phase["start_s"])
+        errors = int(_step_failed(series, phase["start_s"]) and not saturated)
+        steps.append(measure.SaturationStep(phase["rate"], measure.percentile(inside, 50), saturated, errors))
+    return {
+        "steps": [step.__dict__ for step in steps],
+        "last_sustainable_rate": measure.last_sustainable(steps),
+        "criterion": "pending grew 6 samples in a row without falling below half its peak, or lost/NOK events",
+    }

@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``hdbbench run <scenario>``: stack, devices, subscribers and measurements, then tear-down.
+
+The order of work per backend: the throughput trial at the scenario's rate, the batch-size sweep,
+the subscriber-count sweep, the saturation search, the sustained-load trial — each only when the
+scenario asks for it. Every backend gets the same seeded events (the devices are rewound between
+trials). Everything started here is attached to this process and stopped in ``finally``, on
+failure and Ctrl-C too; the run directory then says "interrupted" or "failed".
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from hdbbench import devices as device_launcher
+from hdbbench.insertion import LoadTarget, Trial, TrialSettings
+from hdbbench.results import RunDirectory, environment_facts, results_document
+from hdbbench.scenario import Scenario
+from hdbbench.settings import resolve_profile
+from hdbbench.stack import Stack, StackConfig, recorded_profile
+
+RESULTS_KIND = "insertion"
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    state_dir: Path = Path(".hdbbench")
+    runs_root: Path = Path("runs")
+    settings_overrides: dict[str, dict[str, str]] | None = None
+
+
+def _trials(scenario: Scenario, backend: str) -> list[TrialSettings]:
+    """The trials a scenario asks for on one backend, in order."""
+    m = scenario.measurements
+    base = dict(backend=backend, duration_s=scenario.duration_s, warmup_s=scenario.warmup_s,
+                subscribers=scenario.subscribers, lib_overrides=dict(scenario.lib_configuration),
+                schema_variant=scenario.schema_variant)
+    trials = []
+    if m.throughput:
+        trials.append(TrialSettings(label=f"{backend}_throughput", rate=scenario.rate, **base))  # type: ignore[arg-type]
+    sweep_s = max(scenario.warmup_s + 5, scenario.duration_s / 2)
+    sweep_rate = scenario.rate * 4  # offered above capacity, so the stored rate shows the capacity
+    for batch in m.batch_sweep:
+        trials.append(TrialSettings(**{**base, "label": f"{backend}_batch{batch}", "rate": sweep_rate,  # type: ignore[arg-type]
+                                       "duration_s": sweep_s,
+                                       "lib_overrides": {**base["lib_overrides"], "batch_size": str(batch)}}))  # type: ignore[dict-item]
+    for count in m.subscriber_sweep:
+        trials.append(TrialSettings(**{**base, "label": f"{backend}_subs{count}", "rate": sweep_rate,  # type: ignore[arg-type]
+                                       "duration_s": sweep_s, "subscribers": count}))
+    if m.saturation:
+        sat = m.saturation
+        steps = [sat.start_rate * (1 + sat.step) ** k for k in range(1, sat.max_steps)]
+        trials.append(TrialSettings(**{**base, "label": f"{backend}_saturation", "rate": sat.start_rate,  # type: ignore[arg-type]
+                                       "rate_steps": steps, "step_s": sat.step_s, "warmup_s": 0.0,
+                                       "duration_s": sat.step_s * sat.max_steps}))
+    if m.sustained:
+        trials.append(TrialSettings(**{**base, "label": f"{backend}_sustained", "rate": m.sustained.rate,  # type: ignore[arg-type]
+                                       "duration_s": m.sustained.duration_s}))
+    return trials
+
+
+def run_scenario(scenario: Scenario, options: RunOptions, console: Console | None = None) -> Path:
+    console = console or Console(stderr=True)
+    run = RunDirectory.create(options.runs_root, scenario.name)
+    run.write_json("scenario.json", scenario.to_dict())
+    console.print(f"run directory: {run.path}")
+    profile = resolve_profile(scenario.profile, options.settings_overrides)
+    stack = Stack(StackConfig(
+        state_dir=options.state_dir, profile=profile, tango_db=scenario.tango_db, attached=True, keep_running=True,
+        postgres_url=os.environ.get("HDBBENCH_POSTGRES_URL"), mariadb_url=os.environ.get("HDBBENCH_MARIADB_URL"),
+        tango_host=os.environ.get("HDBBENCH_TANGO_HOST"),
+    ))
+    was_up = stack.status()["all_ready"]
+    devices_dir = options.state_dir / "devices"
+    try:
+        with console.status("starting servers..."):
+            endpoints = stack.up()
+        status = stack.status()
+        server_pids = {name: [s["pid"]] for name, s in status["servers"].items()
+                       if s.get("pid") and name in ("postgres", "mariadb")}
+        versions = {name: s.get("version") for name, s in status["servers"].items()}
+        assert endpoints.tango is not None
+        with console.status("starting simulated devices..."):
+            fleet = device_launcher.up(endpoints.tango.tango_host, scenario.device_profile,
+                                       servers=scenario.servers, devices_per_server=scenario.devices_per_server,
+                                       seed=scenario.seed, state_dir=devices_dir, tie_to_parent=True)
+        load = _load_target(fleet)
+        # A stack that was already up is reused as it runs: record the settings in force, not the wish.
+        in_force = stack.settings_in_force()
+        profile_name = recorded_profile(options.state_dir) or profile.name
+        environment = environment_facts(versions, {"profile": profile_name, "servers": in_force,
+                                                   "reused_running_stack": was_up})
+        run.write_json("environment.json", environment)
+        results: dict[str, Any] = {"trials": []}
+        with _progress(console) as progress:
+            task = progress.add_task("starting", total=1.0)
+
+            def report(phase: str, done: float, latest: dict[str, float]) -> None:
+                rate = latest.get("sub.RowsStoredNumber")
+                pending = latest.get("sub.PendingEventNumber")
+                figures = f"stored {rate:,.0f}" if rate is not None else ""
+                if pending is not None:
+                    figures += f"  pending {pending:,.0f}"
+                progress.update(task, description=f"{phase:28s} {figures}", completed=done)
+
+            for backend in scenario.backends:
+                for settings in _trials(scenario, backend):
+                    progress.reset(task)
+                    trial = Trial(settings, endpoints, load, options.state_dir / "trials", server_pids, report)
+                    summary, series = trial.run()
+                    header, rows = series.as_table()
+                    _write_series(run, settings.label, header, rows)
+                    results["trials"].append(summary)
+                    run.write_json("results.json", results_document(RESULTS_KIND, scenario.to_dict(), environment,
+                                                                    results))
+        run.set_status("completed")
+        console.print(f"results: {run.path / 'results.json'}")
+        return run.path
+    except KeyboardInterrupt:
+        run.set_status("interrupted", error="interrupted by the user (Ctrl-C or SIGTERM)")
+        raise
+    except BaseException as exc:
+        run.set_status("failed", error=str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        raise
+    finally:
+        device_launcher.down(devices_dir)
+        if not was_up:
+            stack.down()
+
+
+def _write_series(run: RunDirectory, label: str, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    (run.path / "series").mkdir(exist_ok=True)
+    run.write_csv(f"series/{label}.csv", header, rows)
+
+
+def _load_target(fleet: Any) -> LoadTarget:
+    attributes = [f"tango://{fleet.tango_host}/{name}/{spec.name}".lower()
+                  for name, plan in fleet.devices.items() for spec in plan.specs if spec.mode == "push"]
+
+    def pids() -> list[int]:
+        return [rec.pid for rec in fleet.servers if rec.process() is not None]
+
+    return LoadTarget(tango_host=fleet.tango_host, devices=list(fleet.devices), attributes=attributes,
+                      device_pids=pids)
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+                    console=console, transient=False)

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: Apache-2.0
+"""`hdbbench run`: the small scenario end to end on every backend, refusals, and Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from hdbbench.results import load_results
+from hdbbench.runner import RunOptions, run_scenario
+from hdbbench.scenario import load_scenario
+from hdbbench.servers.endpoints import StackEndpoints
+from hdbbench.subscribers import DEFAULT_BINARY
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built: {DEFAULT_BINARY}")
+
+TRIAL_KEYS = {"stored_rate", "pending_events", "pending_age_s", "event_age_at_commit_s", "cpu", "accounting",
+              "database_bytes"}
+
+
+@pytest.fixture(scope="module")
+def small_run(stack_endpoints: StackEndpoints, test_state_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """One run of scenarios/small.toml on the session's servers (already up: the run reuses them)."""
+    runs = tmp_path_factory.mktemp("runs")
+    path = run_scenario(load_scenario(REPO / "scenarios" / "small.toml"),
+                        RunOptions(state_dir=test_state_dir, runs_root=runs))
+    return {"path": path, "doc": load_results(path / "results.json")}
+
+
+def test_small_scenario_holds_every_measurement(small_run: dict) -> None:
+    doc = small_run["doc"]
+    assert json.loads((small_run["path"] / "status.json").read_text())["state"] == "completed"
+    assert doc["scenario"]["seed"] == 7 and doc["environment"]["cores"] >= 1
+    trials = doc["results"]["trials"]
+    labels = {t["label"] for t in trials}
+    for backend in ("timescaledb", "postgresql", "mysql"):
+        for kind in ("throughput", "batch256", "batch2048", "subs2", "saturation", "sustained"):
+            assert f"{backend}_{kind}" in labels
+    for trial in trials:
+        assert TRIAL_KEYS <= set(trial), trial["label"]
+        assert trial["stored_rate"]["count"] > 0, trial["label"]
+        assert trial["event_age_at_commit_s"]["p99"] is not None
+        assert "subscribers" in trial["cpu"] and trial["cpu"]["subscribers"]["us_per_event"] > 0
+        assert (small_run["path"] / "series" / f"{trial['label']}.csv").exists()
+    assert all("sustained_share" in t for t in trials if t["label"].endswith("_sustained"))
+    saturation = [t for t in trials if t["label"].endswith("_saturation")]
+    assert all(t["saturation"]["steps"] for t in saturation)
+
+
+def test_loss_accounting_adds_up(small_run: dict) -> None:
+    for trial in small_run["doc"]["results"]["trials"]:
+        acc = trial["accounting"]
+        assert acc["emitted"] > 0, trial["label"]
+        assert acc["emitted"] == acc["stored"] + acc["lost"] - acc["duplicates"]
+        assert acc["lost"] == 0 and acc["duplicates"] == 0, (trial["label"], acc["lost"], acc["duplicates"])
+        assert sum(a["emitted"] for a in acc["per_attribute"]) == acc["emitted"]
+        assert len(acc["per_attribute"]) == 100
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (('backends = ["timescaledb", "postgresql", "mysql"]', 'backends = ["cassandra"]'), "unknown backend 'cassandra'"),
+    (('name = "small"\n', ""), "name is missing"),
+])
+def test_broken_scenario_is_refused_before_anything_starts(tmp_path: Path, edit: tuple[str, str], message: str) -> None:
+    scenario = tmp_path / "broken.toml"
+    scenario.write_text((REPO / "scenarios" / "small.toml").read_text().replace(*edit))
+    state = tmp_path / "state"
+    result = subprocess.run([sys.executable, "-m", "hdbbench", "run", str(scenario), "--state-dir", str(state),
+                             "--runs", str(tmp_path / "runs")], capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert result.returncode == 2 and message in result.stderr
+    assert not state.exists() and not (tmp_path / "runs").exists()
+
+
+def test_ctrl_c_leaves_no_process_and_an_interrupted_run(stack_endpoints: StackEndpoints, test_state_dir: Path,
+                                                          tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    env = {**os.environ, "HDBBENCH_STATE_DIR": str(test_state_dir)}
+    cli = subprocess.Popen([sys.executable, "-m", "hdbbench", "run", str(REPO / "scenarios" / "small.toml"),
+                            "--runs", str(runs)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           cwd=REPO, env=env)
+    deadline = time.monotonic() + 180
+    children: list[psutil.Process] = []
+    while time.monotonic() < deadline:  # interrupt once the subscriber of the first trial runs
+        children = psutil.Process(cli.pid).children(recursive=True)
+        if any("hdbbench-es" in " ".join(p.cmdline()) for p in children if p.is_running()):
+            break
+        time.sleep(0.2)
+    else:
+        pytest.fail("the run never started a subscriber")
+    cli.send_signal(signal.SIGINT)
+    _, stderr = cli.communicate(timeout=120)
+    assert cli.returncode == 130, stderr
+    _, alive = psutil.wait_procs(children, timeout=20)
+    assert alive == [], f"left running: {[p.cmdline() for p in alive]}"
+    (run_dir,) = runs.iterdir()
+    assert json.loads((run_dir / "status.json").read_text())["state"] == "interrupted"
