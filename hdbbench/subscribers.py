@@ -26,7 +26,8 @@ from hdbbench.servers.ports import pick_free_port
 from hdbbench.servers.process import ProcessRecord
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_BINARY = REPO / "build" / "subscriber" / "hdbbench-es"
+# HDBBENCH_SUBSCRIBER_BINARY points at another build (e.g. build-asan/subscriber/hdbbench-es).
+DEFAULT_BINARY = Path(os.environ.get("HDBBENCH_SUBSCRIBER_BINARY") or REPO / "build" / "subscriber" / "hdbbench-es")
 CLASS_NAME = "HdbEventSubscriber"
 DEVICE_PREFIX = "archiving/hdbbench-es"
 

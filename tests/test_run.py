@@ -27,6 +27,13 @@ TRIAL_KEYS = {"stored_rate", "pending_events", "pending_age_s", "event_age_at_co
               "database_bytes"}
 
 
+def _cmdline(proc: psutil.Process) -> str:
+    try:
+        return " ".join(proc.cmdline())
+    except psutil.Error:  # exited (or a zombie) meanwhile
+        return ""
+
+
 @pytest.fixture(scope="module")
 def small_run(stack_endpoints: StackEndpoints, test_state_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """One run of scenarios/small.toml on the session's servers (already up: the run reuses them)."""
@@ -91,7 +98,7 @@ def test_ctrl_c_leaves_no_process_and_an_interrupted_run(stack_endpoints: StackE
     children: list[psutil.Process] = []
     while time.monotonic() < deadline:  # interrupt once the subscriber of the first trial runs
         children = psutil.Process(cli.pid).children(recursive=True)
-        if any("hdbbench-es" in " ".join(p.cmdline()) for p in children if p.is_running()):
+        if any("hdbbench-es" in _cmdline(p) for p in children):
             break
         time.sleep(0.2)
     else:

@@ -27,6 +27,8 @@ def ephemeral_range() -> tuple[int, int]:
 
 def port_is_free(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # As the servers do: connections of a stopped server in TIME_WAIT must not make its port look busy.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((LOOPBACK, port))
         except OSError:

@@ -96,6 +96,7 @@ void HdbEventSubscriber::read_properties() {
 
 void HdbEventSubscriber::init_device() {
     fault_.clear();
+    ignored_lines_.clear();
     set_state(Tango::INIT);
     set_status("Initialising");
     attribute_list_.clear();
@@ -168,6 +169,7 @@ void HdbEventSubscriber::init_device() {
             archiver_->add_attribute(s);
         } catch (const std::exception &e) {
             log("error", "AttributeList line '" + l + "' ignored: " + e.what());
+            ignored_lines_.push_back("'" + l + "' (" + e.what() + ")");
         }
     }
     archiver_->start_threads();
@@ -211,6 +213,11 @@ void HdbEventSubscriber::always_executed_hook() {
         status = "All attributes stopped.";
     } else {
         status = "Archiving " + std::to_string(s.started.size()) + " attribute(s).";
+    }
+    if (!ignored_lines_.empty()) {
+        status += " " + std::to_string(ignored_lines_.size()) + " AttributeList line(s) ignored: " + ignored_lines_[0] +
+                  (ignored_lines_.size() > 1 ? " ..." : "") + ".";
+        if (state == Tango::ON || state == Tango::OFF) state = Tango::ALARM;
     }
     if (s.lost_events) {
         status += " " + std::to_string(s.lost_events) + " events LOST (queue and spool full: " + s.queue_error + ").";

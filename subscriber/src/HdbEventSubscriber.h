@@ -61,6 +61,7 @@ private:
     std::unique_ptr<hdbbench::Archiver> archiver_;
     std::unique_ptr<hdbbench::TangoSubscriptions> subscriptions_;
     std::string fault_;
+    std::vector<std::string> ignored_lines_;  // AttributeList lines that could not be parsed
     int log_level_ = 1;  // 0 disabled, 1 error, 2 warning, 3 info, 4 debug
     std::shared_ptr<const hdbbench::ArchiverSnapshot> snap_;
 

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// MySQL / MariaDB writer (MariaDB C connector). Tables att_<scalar|array>_<type>_<ro|rw>; arrays one
-// row per element (idx, dim_x_r, dim_y_r[, dim_x_w, dim_y_w]). Rows go through multi-row prepared
-// INSERTs (values are bound, never pasted into SQL); INSERT IGNORE makes replays and colliding error
-// rows harmless.
+// MySQL / MariaDB writer (MariaDB C connector). Tables att_<scalar|array>_<type>_<ro|rw> of
+// schemas/mysql/schema.sql; arrays one row per element (idx, dim_x_r, dim_y_r[, dim_x_w, dim_y_w]),
+// or one row per event with JSON values when the table has no `idx` column (json_array layout).
+// Rows go through prepared multi-row INSERTs (values are bound, never pasted into SQL text), at most
+// `batch_size` rows per statement and well under max_allowed_packet. With ignore_duplicates=1
+// (the default) they are INSERT IGNORE; otherwise a duplicate fails its statement, and the batch is
+// retried record by record, where a duplicate key counts as a duplicate and not as an error.
+// Columns are discovered from the catalog, so `lightschema` tables (no recv_time) work as they are.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -13,8 +19,11 @@
 #include "writer.h"
 
 struct st_mysql;
+struct st_mysql_stmt;
 
 namespace hdbbench {
+
+class MySqlParams;
 
 class MySqlWriter : public Writer {
 public:
@@ -29,30 +38,46 @@ public:
 private:
     struct TableInfo {
         bool exists = false;
-        std::vector<std::string> columns;
+        std::vector<std::string> columns;  // in ordinal order
         bool has(const std::string &c) const;
     };
-    struct Bound;
-    [[noreturn]] void fail(const std::string &what);
-    void query(const std::string &sql);
-    // Prepared statement execution with string/NULL parameters; returns rows of strings for SELECTs.
-    std::vector<std::vector<std::string>> exec(const std::string &sql, const std::vector<const std::string *> &params,
-                                               std::size_t *affected = nullptr);
-    void exec_bound(const std::string &sql, Bound &b, std::size_t *affected);
+    using Row = std::vector<std::optional<std::string>>;
+
+    [[noreturn]] void fail(const std::string &what, unsigned err, const std::string &msg);
+    void simple(const std::string &sql);
+    st_mysql_stmt *statement(const std::string &sql);
+    // Execute a prepared statement with bound parameters; returns the affected row count.
+    std::uint64_t exec(const std::string &sql, MySqlParams &params, std::uint64_t *insert_id = nullptr);
+    std::vector<Row> query(const std::string &sql, MySqlParams &params);
     const TableInfo &table_info(const std::string &table);
     unsigned att_id(const Record &r);
     unsigned error_desc_id(const std::string &desc);
     unsigned history_event_id(const std::string &event);
+    void insert_history(unsigned att, unsigned event_id, TimePoint t);
     void store(std::vector<Record> &batch, const std::vector<std::size_t> &idx, WriteResult &res);
+    void store_param(const Record &r, unsigned att);
+    void store_history(const Record &r, unsigned att);
+    // Returns the number of records (events) the table already had.
     std::size_t store_table(const std::string &table, int type, int format, bool rw, std::vector<Record> &batch,
                             const std::vector<std::size_t> &idx);
 
     LibConfig cfg_;
     st_mysql *conn_ = nullptr;
+    bool alive_ = false;
+    unsigned last_errno_ = 0;
+    std::uint64_t max_statement_bytes_ = 4u << 20;
+    std::map<std::string, st_mysql_stmt *> stmts_;              // per connection
     std::unordered_map<std::string, unsigned> att_ids_;
     std::unordered_map<std::string, unsigned> error_ids_;
-    std::unordered_map<std::string, unsigned> event_ids_;
-    std::map<std::string, TableInfo> tables_;
+    std::unordered_map<std::string, unsigned> event_ids_;        // per connection
+    std::unordered_map<std::string, unsigned> data_type_ids_;    // per connection
+    std::map<std::string, TableInfo> tables_;                    // per connection
 };
+
+// MySQL error numbers that mean the connection (or the server) is gone: the batch is kept and
+// retried after reconnecting.
+bool mysql_error_is_connection_lost(unsigned err);
+// At most `max_chars` UTF-8 characters of `s` (VARCHAR lengths count characters).
+std::string utf8_truncate(const std::string &s, std::size_t max_chars);
 
 }  // namespace hdbbench

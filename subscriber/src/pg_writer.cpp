@@ -287,7 +287,7 @@ int PgWriter::att_id(const Record &rec) {
     if (ins.rows() > 0) {
         id = ins.integer(0, 0);
         const std::string ids = std::to_string(id), ev = std::to_string(history_event_id("add")),
-                          t = pg_timestamp(now_us());
+                          t = pg_timestamp(add_event_time(rec));
         exec("INSERT INTO att_history (att_conf_id, att_history_event_id, event_time) VALUES ($1, $2, $3) "
              "ON CONFLICT DO NOTHING",
              {ids.c_str(), ev.c_str(), t.c_str()});
@@ -319,8 +319,14 @@ void PgWriter::store_param(const Record &r, int att) {
     std::string sql =
         "INSERT INTO att_parameter (att_conf_id, recv_time, label, unit, standard_unit, display_unit, format, "
         "archive_rel_change, archive_abs_change, archive_period, description";
-    sql += has_enum ? ", enum_labels) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12::text[])"
-                    : ") VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)";
+    // att_parameter has no key: a replayed batch (commit done, acknowledgement lost) must not add a
+    // second identical row, so the row goes in only if the attribute has none at that instant.
+    sql += std::string(has_enum ? ", enum_labels" : "") +
+           ") SELECT $1::integer, $2::timestamptz, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, "
+           "$9::text, $10::text, $11::text" +
+           (has_enum ? ", $12::text[]" : "") +
+           " WHERE NOT EXISTS (SELECT 1 FROM att_parameter WHERE att_conf_id = $1::integer AND recv_time = "
+           "$2::timestamptz)";
     std::vector<const char *> params = {id.c_str(), t.c_str(), p.label.c_str(), p.unit.c_str(),
                                         p.standard_unit.c_str(), p.display_unit.c_str(), p.format.c_str(),
                                         p.archive_rel_change.c_str(), p.archive_abs_change.c_str(),

@@ -85,6 +85,13 @@ std::string mysql_table_name(int type, int format, int write_type) {
     return std::string("att_") + f + "_" + type_suffix(type) + (write_type == kRead ? "_ro" : "_rw");
 }
 
+TimePoint add_event_time(const Record &r) {
+    TimePoint t = now_us();
+    const TimePoint own = r.kind == RecordKind::History ? r.data_time : r.recv_time;
+    if (own.time_since_epoch().count() > 0 && own < t) t = own;
+    return t - std::chrono::microseconds(1);
+}
+
 std::string json_quote(const std::string &s) {
     std::string o = "\"";
     for (unsigned char c : s) {

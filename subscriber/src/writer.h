@@ -80,6 +80,10 @@ std::string pg_table_name(int type, int format);
 // Table name of the MySQL layout: att_<scalar|array>_<type>_<ro|rw>.
 std::string mysql_table_name(int type, int format, int write_type);
 
+// Time of the `add` history event of an attribute first seen with record r: just before r
+// (its reception, or its own time for history records), so that `add` precedes `start`.
+TimePoint add_event_time(const Record &r);
+
 // Minimal JSON string quoting.
 std::string json_quote(const std::string &s);
 
