@@ -15,6 +15,8 @@ pg_config="/usr/lib/postgresql/$pg_major/bin/pg_config"
 apt_packages=(
   # compilers and build tools for the subscriber and the TimescaleDB build
   g++ make cmake pkg-config dpkg-dev xz-utils
+  # GoogleTest for the subscriber unit tests (ctest)
+  libgtest-dev
   # cppTango 9.3 headers and libraries (pulls omniORB and ZeroMQ development files)
   libtango-dev
   # PostgreSQL 15 server, client and server headers (TimescaleDB is built against them)
@@ -27,6 +29,8 @@ apt_packages=(
   python3-venv python3-dev
   # process and port tools used by the stack (ps, ss)
   procps iproute2
+  # headless browser: the report tests check that report.html renders offline
+  chromium
 )
 
 sudo_cmd=()
