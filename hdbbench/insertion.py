@@ -210,12 +210,13 @@ class Trial:
                 while sampler.elapsed_s() < end:
                     latest = sampler.latest()
                     self.progress(f"{s.backend} {s.label}", min(1.0, sampler.elapsed_s() / total_s), latest)
-                    if s.rate_steps and _step_saturated(sampler.series, start):
+                    if s.rate_steps and _step_failed(sampler.series, start, sampler.elapsed_s()):
                         break
                     time.sleep(0.5)
                 phases[-1]["end_s"] = sampler.elapsed_s()
-                if s.rate_steps and _step_failed(sampler.series, start):
-                    break
+                if s.rate_steps and (_step_failed(sampler.series, start, phases[-1]["end_s"])
+                                     or _source_rate(sampler.series, start, phases[-1]["end_s"]) < 0.9 * rate):
+                    break  # the subscriber saturated, or the devices cannot offer more
         self.load.stop()
         return sampler.series, phases
 
@@ -248,19 +249,35 @@ class Trial:
         }
 
 
-def _step_saturated(series: TimeSeries, start_s: float) -> bool:
-    _, pending = series.column("sub.PendingEventNumber")
-    times, _ = series.column("sub.PendingEventNumber")
-    return measure.elettra_saturated([p for t, p in zip(times, pending) if t >= start_s])
+def _saturated_until(series: TimeSeries, end_s: float) -> bool:
+    """Elettra's criterion over the pending queue sampled since the trial began (a queue that keeps
+    growing across steps is saturation too), up to end_s."""
+    times, pending = series.column("sub.PendingEventNumber")
+    return measure.elettra_saturated([p for t, p in zip(times, pending) if t <= end_s])
 
 
-def _step_failed(series: TimeSeries, start_s: float) -> bool:
-    if _step_saturated(series, start_s):
-        return True
-    times, lost = series.column("sub.LostEventNumber")
-    _, nok = series.column("sub.AttributeNokNumber")
-    recent = [i for i, t in enumerate(times) if t >= start_s]
-    return any(lost[i] > 0 for i in recent) or any(i < len(nok) and nok[i] > 0 for i in recent)
+def _errors_between(series: TimeSeries, start_s: float, end_s: float) -> bool:
+    """Lost events or attributes in error (NOK) during the step."""
+    for column in ("sub.LostEventNumber", "sub.AttributeNokNumber"):
+        times, values = series.column(column)
+        before = [v for t, v in zip(times, values) if t < start_s]
+        inside = [v for t, v in zip(times, values) if start_s <= t <= end_s]
+        if inside and max(inside) > (before[-1] if before else 0):
+            return True
+    return False
+
+
+def _source_rate(series: TimeSeries, start_s: float, end_s: float) -> float:
+    """What the devices actually emitted per second during the step."""
+    times, emitted = series.column("dev.emitted")
+    inside = [(t, e) for t, e in zip(times, emitted) if start_s <= t <= end_s]
+    if len(inside) < 2 or inside[-1][0] <= inside[0][0]:
+        return math.nan
+    return (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0])
+
+
+def _step_failed(series: TimeSeries, start_s: float, now_s: float) -> bool:
+    return _saturated_until(series, now_s) or _errors_between(series, start_s, now_s)
 
 
 def summarise(series: TimeSeries, s: TrialSettings, final: dict[str, dict[str, Any]], accounting: dict[str, Any],
@@ -326,14 +343,26 @@ def _cpu_figures(series: TimeSeries, warmup_s: float, end_s: float | None) -> di
 def _saturation_figures(series: TimeSeries, phases: list[dict[str, float]]) -> dict[str, Any]:
     times, stored = series.column("sub.RowsStoredNumber")
     rates = measure.rates_per_second(times, stored)
-    steps = []
+    steps, sources = [], []
     for phase in phases:
-        inside = [r for t, r in rates if phase["start_s"] + 1 <= t <= phase.get("end_s", math.inf)]
-        saturated = _step_saturated(series, phase["start_s"])
-        errors = int(_step_failed(series, phase["start_s"]) and not saturated)
+        start, end = phase["start_s"], phase.get("end_s", math.inf)
+        inside = [r for t, r in rates if start + 1 <= t <= end]
+        saturated = _saturated_until(series, end)
+        errors = int(_errors_between(series, start, end))
         steps.append(measure.SaturationStep(phase["rate"], measure.percentile(inside, 50), saturated, errors))
+        sources.append(_source_rate(series, start, end))
+    last = steps[-1] if steps else None
+    if last is not None and (last.saturated or last.errors):
+        limited_by = "subscriber"
+    elif steps and sources[-1] < 0.9 * steps[-1].offered_rate:
+        limited_by = "source"  # the devices could not push more: the subscriber's limit is higher
+    else:
+        limited_by = "none (last step reached)"
     return {
-        "steps": [step.__dict__ for step in steps],
-        "last_sustainable_rate": measure.last_sustainable(steps),
+        "steps": [step.__dict__ | {"source_rate": src} for step, src in zip(steps, sources)],
+        # A step the devices could not offer in full proves nothing about the subscriber: not counted.
+        "last_sustainable_rate": measure.last_sustainable(
+            [st for st, src in zip(steps, sources) if not src < 0.9 * st.offered_rate]),
+        "limited_by": limited_by,
         "criterion": "pending grew 6 samples in a row without falling below half its peak, or lost/NOK events",
     }
