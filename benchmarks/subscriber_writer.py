@@ -3,7 +3,7 @@
 
 Writer: `hdbbench-es-writer-bench` (subscriber/bench/writer_bench.cpp) — the C++ PgWriter/MySqlWriter
 fed from a synthetic in-process source in batches of 1000 events, each batch one transaction, with
-dedup + staging + ON CONFLICT (PostgreSQL/TimescaleDB) or multi-row INSERT IGNORE (MariaDB).
+dedup + binary COPY straight into the table, staging + ON CONFLICT only when a row is already stored (PostgreSQL/TimescaleDB) or multi-row INSERT IGNORE (MariaDB).
 Raw: the same rows (att_conf_id, data_time, value_r, quality) as text, loaded with psql `\\copy`
 (PostgreSQL/TimescaleDB) or `LOAD DATA LOCAL INFILE` (MariaDB), one statement, into a fresh schema.
 Figures are events/s; spectra rows are 1000-element arrays (one array value on PostgreSQL, 1000

@@ -360,6 +360,35 @@ void PgWriter::store_history(const Record &r, int att) {
          {id.c_str(), ev.c_str(), t.c_str()});
 }
 
+bool PgWriter::copy_buffer(const std::string &target, const pgcopy::Buffer &b) {
+    {
+        Result r(PQexec(conn_, ("COPY " + target + " FROM STDIN (FORMAT binary)").c_str()));
+        if (PQresultStatus(r.get()) != PGRES_COPY_IN) fail("COPY into " + target);
+    }
+    if (PQputCopyData(conn_, b.data().data(), static_cast<int>(b.size())) != 1) fail("COPY data");
+    if (PQputCopyEnd(conn_, nullptr) != 1) fail("COPY end");
+    Result r(PQgetResult(conn_));
+    const bool ok = PQresultStatus(r.get()) == PGRES_COMMAND_OK;
+    const char *state = ok ? nullptr : PQresultErrorField(r.get(), PG_DIAG_SQLSTATE);
+    std::string msg = ok ? "" : PQresultErrorMessage(r.get());
+    while (PGresult *extra = PQgetResult(conn_)) PQclear(extra);
+    if (ok) return true;
+    if (state != nullptr && std::string(state) == "23505") return false;  // unique_violation
+    throw DbError("COPY into " + target + ": " + msg, PQstatus(conn_) != CONNECTION_OK);
+}
+
+bool PgWriter::direct_copy_ok(int type, int format, const TableInfo &ti) {
+    // Unsigned types (numeric domains) and enums (label columns) need the casts of the staging path.
+    if (type == kDevUChar || type == kDevUShort || type == kDevULong || type == kDevULong64 || type == kDevEnum) {
+        return false;
+    }
+    const std::string value = std::string(stage_type(type).sql) + (format == kScalar ? "" : "[]");
+    const std::map<std::string, std::string> want = {
+        {"att_conf_id", "integer"}, {"data_time", "timestamp with time zone"}, {"value_r", value},
+        {"value_w", value}, {"quality", "smallint"}, {"att_error_desc_id", "integer"}, {"details", "json"}};
+    return ti.columns == want;
+}
+
 std::size_t PgWriter::store_table(const std::string &table, int type, int format, std::vector<Record> &batch,
                                   const std::vector<std::size_t> &idx) {
     const TableInfo &ti = table_info(table);
@@ -409,19 +438,18 @@ std::size_t PgWriter::store_table(const std::string &table, int type, int format
         }
     }
     b.finish();
-    {
-        Result r(PQexec(conn_, ("COPY " + stage + " FROM STDIN (FORMAT binary)").c_str()));
-        if (PQresultStatus(r.get()) != PGRES_COPY_IN) fail("COPY into " + stage);
+    if (direct_copy_ok(type, format, ti)) {
+        // Fast path: COPY straight into the table. A row that is already stored (a replay after a
+        // lost commit acknowledgement) makes it fail as a whole; the staging path then skips it.
+        exec("SAVEPOINT direct_copy");
+        if (copy_buffer(table + " (att_conf_id, data_time, value_r, value_w, quality, att_error_desc_id, details)",
+                        b)) {
+            exec("RELEASE SAVEPOINT direct_copy");
+            return 0;
+        }
+        exec("ROLLBACK TO SAVEPOINT direct_copy");
     }
-    if (PQputCopyData(conn_, b.data().data(), static_cast<int>(b.size())) != 1) fail("COPY data");
-    if (PQputCopyEnd(conn_, nullptr) != 1) fail("COPY end");
-    {
-        Result r(PQgetResult(conn_));
-        const bool ok = PQresultStatus(r.get()) == PGRES_COMMAND_OK;
-        std::string msg = ok ? "" : PQresultErrorMessage(r.get());
-        while (PGresult *extra = PQgetResult(conn_)) PQclear(extra);
-        if (!ok) throw DbError("COPY into " + stage + ": " + msg, PQstatus(conn_) != CONNECTION_OK);
-    }
+    if (!copy_buffer(stage, b)) throw DbError("COPY into " + stage + ": unexpected unique violation", false);
     static const char *cols[] = {"att_conf_id", "data_time", "value_r", "value_w", "quality",
                                  "att_error_desc_id", "details", "value_r_label", "value_w_label"};
     std::string ins = "INSERT INTO " + table + " (", sel;

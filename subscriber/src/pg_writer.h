@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "pgcopy.h"
 #include "writer.h"
 
 struct pg_conn;
@@ -43,6 +44,8 @@ private:
     void store(std::vector<Record> &batch, const std::vector<std::size_t> &idx, WriteResult &res);
     void store_param(const Record &r, int att);
     void store_history(const Record &r, int att);
+    bool copy_buffer(const std::string &target, const pgcopy::Buffer &b);  // false: unique violation
+    static bool direct_copy_ok(int type, int format, const TableInfo &ti);
     std::size_t store_table(const std::string &table, int type, int format, std::vector<Record> &batch,
                             const std::vector<std::size_t> &idx);
 
