@@ -178,7 +178,8 @@ class Trial:
                             "DbErrorNumber", "SpooledEventNumber"):
                     if stats.get(key) is not None:
                         totals[key] = totals.get(key, 0.0) + float(stats[key])
-                for key in ("PendingEventAge", "AttributeMaxPendingNumber"):
+                for key in ("PendingEventAge", "AttributeMaxPendingNumber", "EventAgeAtCommitP50",
+                            "EventAgeAtCommitP99", "EventAgeAtCommitMax"):
                     if stats.get(key) is not None:
                         totals[key] = max(totals.get(key, 0.0), float(stats[key]))
             return totals
@@ -294,7 +295,7 @@ def summarise(series: TimeSeries, s: TrialSettings, final: dict[str, dict[str, A
         "stored_rate": measure.distribution(steady).to_dict(),
         "pending_events": {"max": max(pending, default=math.nan), "p99": measure.percentile(pending, 99)},
         "pending_age_s": {"max": max(pending_age, default=math.nan), "p99": measure.percentile(pending_age, 99)},
-        "event_age_at_commit_s": _age_figures(final),
+        "event_age_at_commit_s": _age_figures(series, end_s, final),
         "cpu": _cpu_figures(series, s.warmup_s, end_s),
         "accounting": accounting,
         "drained": drained,
@@ -308,12 +309,18 @@ def summarise(series: TimeSeries, s: TrialSettings, final: dict[str, dict[str, A
     return figures
 
 
-def _age_figures(final: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Worst subscriber's windowed figures (window = StatisticsTimeWindow = the steady part)."""
-    out: dict[str, Any] = {}
+def _age_figures(series: TimeSeries, end_s: float | None, final: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The subscribers' windowed figures (window = StatisticsTimeWindow = the steady part) as sampled at
+    the end of the steady part, worst subscriber; after the load has stopped the window would empty."""
+    out: dict[str, Any] = {"window": "steady part, read at its end"}
     for key, name in (("p50", "EventAgeAtCommitP50"), ("p99", "EventAgeAtCommitP99"), ("max", "EventAgeAtCommitMax")):
-        values = [float(st[name]) for st in final.values() if st.get(name) is not None]
-        out[key] = max(values) if values else None
+        times, values = series.column(f"sub.{name}")
+        at_end = [v for t, v in zip(times, values) if end_s is None or t <= end_s]
+        if at_end:
+            out[key] = at_end[-1]
+        else:
+            finals = [float(st[name]) for st in final.values() if st.get(name) is not None]
+            out[key] = max(finals) if finals else None
     return out
 
 

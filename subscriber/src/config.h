@@ -32,7 +32,7 @@ struct LibConfig {
     bool lightschema = false;
     bool json_array = false;
     std::string logging_level = "error";
-    std::chrono::milliseconds flush_interval{100};
+    std::chrono::milliseconds flush_interval{10};  // short: under load batches fill anyway; idle, latency wins
     std::size_t queue_capacity = 200000;
     std::string spool_dir;        // empty: no disk spool (memory only)
     std::uint64_t spool_limit_mb = 1024;
