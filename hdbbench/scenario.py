@@ -36,6 +36,9 @@ The resolved scenario (every default filled in) is saved in the run directory.
     subscriber_sweep = [1, 2]
     saturation = { start_rate = 2000, step = 0.10, step_s = 10, max_steps = 15 }
     sustained = { rate = 2000, duration_s = 60 }
+
+    [report]
+    weights = { saturation_rate = 2, event_age_p99 = 1 }   # ranking criteria (hdbbench.ranking), >= 0
 """
 
 from __future__ import annotations
@@ -75,6 +78,11 @@ class Measurements:
 
 
 @dataclass(frozen=True)
+class ReportOptions:
+    weights: tuple[tuple[str, float], ...] = ()  # ranking criterion -> weight; empty: the balanced set
+
+
+@dataclass(frozen=True)
 class Scenario:
     name: str
     source: Path
@@ -92,12 +100,14 @@ class Scenario:
     duration_s: float = 60.0
     warmup_s: float = 10.0
     measurements: Measurements = field(default_factory=Measurements)
+    report: ReportOptions = field(default_factory=ReportOptions)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["source"] = str(self.source)
         data["device_profile"] = str(self.device_profile)
         data["lib_configuration"] = dict(self.lib_configuration)
+        data["report"] = {"weights": dict(self.report.weights)}
         return data
 
 
@@ -215,12 +225,13 @@ def parse_scenario(document: dict[str, Any], source: Path) -> Scenario:
     load.finish()
 
     measurements = _parse_measurements(top.sub("measurements") or _Reader(source, {}, "measurements"))
+    report = _parse_report(top.sub("report") or _Reader(source, {}, "report"))
     top.finish()
     return Scenario(
         name=name, source=source, seed=seed, backends=backends, profile=profile, tango_db=tango_db,
         schema_variant=variant, device_profile=device_profile, servers=servers, devices_per_server=per_server,
         subscribers=subscribers, lib_configuration=lib_configuration, rate=rate, duration_s=duration,
-        warmup_s=warmup, measurements=measurements,
+        warmup_s=warmup, measurements=measurements, report=report,
     )
 
 
@@ -247,3 +258,18 @@ def _parse_measurements(reader: _Reader) -> Measurements:
         sus.finish()
     reader.finish()
     return Measurements(throughput, batch_sweep, subscriber_sweep, saturation, sustained)
+
+
+def _parse_report(reader: _Reader) -> ReportOptions:
+    from hdbbench.ranking import CRITERION_NAMES
+
+    weights = reader.get("weights", dict, {})
+    for name, value in weights.items():
+        if name not in CRITERION_NAMES:
+            raise reader.fail("weights", f"names an unknown criterion {name!r}; known: {', '.join(CRITERION_NAMES)}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise reader.fail("weights", f"weight of {name!r} must be a number >= 0, got {value!r}")
+    if weights and not any(weights.values()):
+        raise reader.fail("weights", "must give at least one weight > 0")
+    reader.finish()
+    return ReportOptions(tuple((str(k), float(v)) for k, v in weights.items()))

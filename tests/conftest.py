@@ -100,3 +100,18 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         for log in sorted(TEST_STATE_DIR.glob("*/server.log")):
             tail = log.read_text(errors="replace").splitlines()[-15:]
             report.sections.append((f"server log {log.parent.name}", "\n".join(tail)))
+
+
+@pytest.fixture(scope="session")
+def small_run_dir(stack_endpoints: StackEndpoints, test_state_dir: Path,
+                  tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One run of scenarios/small.toml on the session's servers (already up: the run reuses them),
+    shared by the tests of the runner and of the report."""
+    from hdbbench.runner import RunOptions, run_scenario
+    from hdbbench.scenario import load_scenario
+    from hdbbench.subscribers import DEFAULT_BINARY
+
+    if not DEFAULT_BINARY.exists():
+        pytest.skip(f"subscriber not built: {DEFAULT_BINARY}")
+    return run_scenario(load_scenario(REPO / "scenarios" / "small.toml"),
+                        RunOptions(state_dir=test_state_dir, runs_root=tmp_path_factory.mktemp("runs")))

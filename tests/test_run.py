@@ -15,8 +15,6 @@ import psutil
 import pytest
 
 from hdbbench.results import load_results
-from hdbbench.runner import RunOptions, run_scenario
-from hdbbench.scenario import load_scenario
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import DEFAULT_BINARY
 from tests.conftest import REPO
@@ -35,12 +33,8 @@ def _cmdline(proc: psutil.Process) -> str:
 
 
 @pytest.fixture(scope="module")
-def small_run(stack_endpoints: StackEndpoints, test_state_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """One run of scenarios/small.toml on the session's servers (already up: the run reuses them)."""
-    runs = tmp_path_factory.mktemp("runs")
-    path = run_scenario(load_scenario(REPO / "scenarios" / "small.toml"),
-                        RunOptions(state_dir=test_state_dir, runs_root=runs))
-    return {"path": path, "doc": load_results(path / "results.json")}
+def small_run(small_run_dir: Path) -> dict:
+    return {"path": small_run_dir, "doc": load_results(small_run_dir / "results.json")}
 
 
 def test_small_scenario_holds_every_measurement(small_run: dict) -> None:

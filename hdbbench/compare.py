@@ -1,0 +1,197 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``hdbbench compare <run> <run> ...``: the same figures across runs, as ratios to the first run.
+
+Runs may differ in settings, machine or subscriber. For every backend present and every figure
+of the ranking criteria, each later run is shown as value and ratio to the first run, with a verdict:
+
+* per-second distributions (median stored rate, peak sweep rate): **not significant** when the
+  p1..p99 ranges of the two runs overlap, else significant;
+* last sustainable rate: **not significant** when the two differ by no more than one step of the
+  search (the step fraction of the smaller rate), since rates between steps were not measured;
+* figures without repeats (event age p99, CPU per event, sustained share, query slope, bytes per
+  event): **no spread** — the ratio is shown, but no claim of significance can be made.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.table import Table
+
+from hdbbench import ranking
+from hdbbench import report_data as data
+from hdbbench import report_plots as plots
+from hdbbench.report import criteria_table, render_page, Section, _table
+from hdbbench.report_data import dig, num
+from hdbbench.report_text import Finding, Spread, fmt, overlaps
+
+NOT_SIGNIFICANT, SIGNIFICANT, NO_SPREAD = "not significant", "significant", "no spread"
+
+
+@dataclass(frozen=True)
+class Figure:
+    value: float | None
+    spread: Spread | None = None
+    step: float | None = None   # saturation search step fraction
+
+
+@dataclass(frozen=True)
+class Row:
+    backend: str
+    criterion: str
+    figures: tuple[Figure, ...]          # one per run
+    ratios: tuple[float | None, ...]     # to the first run
+    verdicts: tuple[str, ...]            # first run: ""
+
+
+def run_figures(run_dir: Path) -> dict[str, dict[str, Figure]]:
+    """backend → criterion → figure (with its spread where the run measured one)."""
+    table = criteria_table(run_dir)
+    out = {b: {name: Figure(v) for name, v in row.items()} for b, row in table.items()}
+    loaded = data.load_file(run_dir, data.FILES["insertion"])
+    if not loaded.document:
+        return out
+    view = data.insertion_view(run_dir, loaded.document)
+    step = num(dig(loaded.document, "scenario", "measurements", "saturation", "step"))
+    for backend in view.backends:
+        row = out.setdefault(backend, {})
+        if (main := view.one(backend, "throughput")) and (s := Spread.of(main.trial.get("stored_rate"))):
+            row["stored_median"] = Figure(s.median, s)
+        sweeps = [(s, t) for t in view.trials if t.backend == backend and t.kind in ("batch", "subs")
+                  if (s := Spread.of(t.trial.get("stored_rate")))]
+        if sweeps:
+            top = max(sweeps, key=lambda st: st[0].median)[0]
+            row["peak_rate"] = Figure(top.median, top)
+        if "saturation_rate" in row:
+            row["saturation_rate"] = Figure(row["saturation_rate"].value, step=step)
+    return out
+
+
+def verdict(base: Figure, other: Figure) -> str:
+    if base.value is None or other.value is None:
+        return ""
+    if base.spread and other.spread:
+        return NOT_SIGNIFICANT if overlaps(base.spread, other.spread) else SIGNIFICANT
+    if base.step is not None and other.step is not None:
+        smaller = min(base.value, other.value)
+        return NOT_SIGNIFICANT if abs(base.value - other.value) <= smaller * base.step * 1.0001 else SIGNIFICANT
+    return NO_SPREAD
+
+
+def compare_rows(runs: Sequence[dict[str, dict[str, Figure]]]) -> list[Row]:
+    backends = list(dict.fromkeys(b for run in runs for b in run))
+    rows = []
+    for backend in backends:
+        for name in ranking.CRITERION_NAMES:
+            figures = tuple(run.get(backend, {}).get(name, Figure(None)) for run in runs)
+            if all(f.value is None for f in figures):
+                continue
+            base = figures[0]
+            ratios = tuple(_ratio(base.value, f.value) for f in figures)
+            verdicts = ("",) + tuple(verdict(base, f) for f in figures[1:])
+            rows.append(Row(backend, name, figures, ratios, verdicts))
+    return rows
+
+
+def _ratio(base: float | None, value: float | None) -> float | None:
+    """value / base; none when either is missing or the base is not positive (a slope that changes sign
+    has no meaningful ratio)."""
+    if base is None or value is None or base <= 0 or value < 0:
+        return None
+    return value / base
+
+
+def run_labels(paths: Sequence[Path]) -> list[str]:
+    labels = []
+    for i, path in enumerate(paths):
+        label = Path(path).name or str(path)
+        labels.append(label if label not in labels else f"{label} ({i + 1})")
+    return labels
+
+
+def _cell(figure: Figure, ratio: float | None, verdict_text: str) -> str:
+    if figure.value is None:
+        return "–"
+    if not verdict_text:
+        return fmt(figure.value)
+    ratio_text = f"{ratio:.2f}×" if ratio is not None and math.isfinite(ratio) else "–"
+    return f"{fmt(figure.value)} ({ratio_text}, {verdict_text})"
+
+
+def terminal_table(rows: Sequence[Row], labels: Sequence[str]) -> Table:
+    table = Table(title="hdbbench compare (ratios to the first run)")
+    table.add_column("backend")
+    table.add_column("figure")
+    for label in labels:
+        table.add_column(label, justify="right")
+    for row in rows:
+        crit = ranking.criterion(row.criterion)
+        table.add_row(row.backend, f"{crit.label} {'↑' if crit.higher_is_better else '↓'}",
+                      *(_cell(f, r, v) for f, r, v in zip(row.figures, row.ratios, row.verdicts)))
+    return table
+
+
+def summary(rows: Sequence[Row], labels: Sequence[str]) -> Finding:
+    finding = Finding()
+    for row in rows:
+        crit = ranking.criterion(row.criterion)
+        for label, figure, ratio, word in zip(labels[1:], row.figures[1:], row.ratios[1:], row.verdicts[1:]):
+            if word == SIGNIFICANT and ratio is not None:
+                better = (ratio > 1) == crit.higher_is_better
+                finding.sentences.append(f"{row.backend}, {crit.label}: {label} is {ratio:.2f}× the first run — "
+                                         f"{'better' if better else 'worse'}, beyond the spread.")
+    if not finding.sentences:
+        finding.sentences.append("No difference beyond the spread: every figure with a spread overlaps the first run.")
+    if any(NO_SPREAD in r.verdicts for r in rows):
+        finding.warnings.append("Figures marked 'no spread' are single values: repeat the runs to judge them.")
+    finding.recommendation = ("Act only on the differences called significant; the others are within the noise of "
+                              "these runs.")
+    return finding
+
+
+def write_html(paths: Sequence[Path], output: Path) -> Path:
+    labels = run_labels(paths)
+    runs = [run_figures(Path(p)) for p in paths]
+    rows = compare_rows(runs)
+    colours = plots.Colours(labels)
+    section = Section("compare", "Figures across runs")
+    for name in dict.fromkeys(r.criterion for r in rows):
+        crit = ranking.criterion(name)
+        mine = [r for r in rows if r.criterion == name]
+        values = {label: [r.figures[i].value for r in mine] for i, label in enumerate(labels)}
+        errors = {label: [(r.figures[i].spread.p1, r.figures[i].spread.p99) if r.figures[i].spread else None
+                          for r in mine] for i, label in enumerate(labels)}
+        section.figures.append((f"{crit.label} ({crit.unit}) {'higher' if crit.higher_is_better else 'lower'} is "
+                                "better; bars p1..p99 where measured",
+                                plots.bars([r.backend for r in mine], values, colours, crit.unit or "share",
+                                           errors=errors)))
+    section.tables.append(_table(["backend", "figure"] + labels,
+                                 [[r.backend, ranking.criterion(r.criterion).label] +
+                                  [_cell(f, q, v) for f, q, v in zip(r.figures, r.ratios, r.verdicts)] for r in rows],
+                                 "value (ratio to the first run, verdict)"))
+    section.note = __doc__.split("\n\n", 1)[1].replace("*", "").replace("\n", " ") if __doc__ else ""
+    section.finding = summary(rows, labels)
+    env = Section("environments", "Runs and their environments")
+    env.tables.append(_table(["run"] + labels, _environment_rows(paths), "what differs between the runs"))
+    path = Path(output)
+    path.write_text(render_page("hdbbench compare", [section, env], [],
+                                "first run: " + html.escape(str(paths[0]))))
+    return path
+
+
+def _environment_rows(paths: Sequence[Path]) -> list[list[str]]:
+    envs = [data.load_json(Path(p) / "environment.json") for p in paths]
+    scenarios = [data.load_json(Path(p) / "scenario.json") for p in paths]
+    facts = [("path", lambda e, s, p: str(p)), ("host", lambda e, s, p: e.get("hostname")),
+             ("CPU", lambda e, s, p: e.get("cpu_model")), ("cores", lambda e, s, p: e.get("cores")),
+             ("disk", lambda e, s, p: dig(e, "disk", "type")), ("kernel", lambda e, s, p: e.get("kernel")),
+             ("profile", lambda e, s, p: dig(e, "settings", "profile") or s.get("profile")),
+             ("subscribers", lambda e, s, p: s.get("subscribers")),
+             ("lib_configuration", lambda e, s, p: s.get("lib_configuration")),
+             ("rate", lambda e, s, p: s.get("rate")), ("seed", lambda e, s, p: s.get("seed"))]
+    return [[name] + [str(get(e, s, p) if get(e, s, p) is not None else "–") for e, s, p in zip(envs, scenarios, paths)]
+            for name, get in facts]

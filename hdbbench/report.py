@@ -1,0 +1,584 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``hdbbench report <run dir>``: one self-contained ``report.html`` built only from the run's files.
+
+Sections render from whatever the run directory holds (see report_data for the files and their
+shapes): insertion (throughput, queue lag, batch and subscriber sweeps, saturation, sustained load,
+CPU, loss), extraction, disk, sizing, the multi-criteria ranking and the environment. A section
+without its file says so in one line. Each section is figures, a table, then words generated from
+the same numbers (report_text) and a recommendation. Plots are inline SVG; there is no script, no
+external style sheet, font or image, so the file opens from disk with no network.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hdbbench import measure, ranking
+from hdbbench import report_data as data
+from hdbbench import report_plots as plots
+from hdbbench import report_text as text
+from hdbbench.report_data import Insertion, dig, num
+from hdbbench.report_text import Finding, Spread, fmt, fmt_bytes
+
+REPORT_NAME = "report.html"
+DAY_S = 86400.0
+
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    figures: list[tuple[str, str]] = field(default_factory=list)   # (caption, svg)
+    tables: list[str] = field(default_factory=list)                 # html
+    finding: Finding | None = None
+    missing: str | None = None
+    note: str = ""
+
+
+# --- figures per backend (also used by compare) ---------------------------------------------------
+def criteria_table(run_dir: Path) -> dict[str, dict[str, float | None]]:
+    """backend → ranking criterion → figure, from every results file present."""
+    table: dict[str, dict[str, float | None]] = {}
+    loaded = data.load_file(run_dir, data.FILES["insertion"])
+    if loaded.document:
+        view = data.insertion_view(run_dir, loaded.document)
+        for backend in view.backends:
+            table[backend] = _insertion_criteria(view, backend)
+    for backend, row in _extraction_criteria(run_dir).items():
+        table.setdefault(backend, {}).update(row)
+    for backend, value in _disk_criteria(run_dir).items():
+        table.setdefault(backend, {})["bytes_per_event"] = value
+    return table
+
+
+def _insertion_criteria(view: Insertion, backend: str) -> dict[str, float | None]:
+    main = view.one(backend, "throughput")
+    sat = view.one(backend, "saturation")
+    sus = view.one(backend, "sustained")
+    sweeps = [t for t in view.trials if t.backend == backend and t.kind in ("batch", "subs")]
+    batch_pts = _sweep_points(view, backend, "batch")
+    slope = measure.fit_log2([p[0] for p in batch_pts], [p[1] for p in batch_pts]).slope if len(batch_pts) > 1 else None
+    medians = [num(dig(t.trial, "stored_rate", "median")) for t in sweeps]
+    return {
+        "stored_median": num(dig(main.trial, "stored_rate", "median")) if main else None,
+        "peak_rate": max((m for m in medians if m is not None), default=None),
+        "saturation_rate": num(dig(sat.trial, "saturation", "last_sustainable_rate")) if sat else None,
+        "sustained_share": num(sus.trial.get("sustained_share")) if sus else None,
+        "batch_slope": slope if slope is not None and math.isfinite(slope) else None,
+        "event_age_p99": num(dig(main.trial, "event_age_at_commit_s", "p99")) if main else None,
+        "pending_max": num(dig(main.trial, "pending_events", "max")) if main else None,
+        "cpu_us_per_event": data.archiving_cpu_us(main.trial, backend) if main else None,
+    }
+
+
+def _sweep_points(view: Insertion, backend: str, kind: str) -> list[tuple[float, float, float, float]]:
+    """(x, median, p1, p99) for the batch (x = batch size) or subscriber (x = count) trials."""
+    out = []
+    for t in view.trials:
+        if t.backend != backend or t.kind != kind:
+            continue
+        x = t.batch if kind == "batch" else t.subscribers
+        spread = Spread.of(t.trial.get("stored_rate"))
+        if x is not None and spread is not None:
+            out.append((float(x), spread.median, spread.p1, spread.p99))
+    return sorted(out)
+
+
+def _query_subset(figures: Sequence[data.QueryFigure]) -> list[data.QueryFigure]:
+    """Warm and clustered queries when the file has them (the steady state), else everything."""
+    preferred = [f for f in figures if f.cold is not True and f.clustered is not False and f.p95_s is not None]
+    return preferred or [f for f in figures if f.p95_s is not None]
+
+
+def _query_p95_by_interval(figures: Sequence[data.QueryFigure], backend: str) -> list[tuple[float, float]]:
+    by_interval: dict[float, list[float]] = {}
+    for f in _query_subset([f for f in figures if f.backend == backend]):
+        by_interval.setdefault(f.interval_s, []).append(f.p95_s or 0.0)
+    return sorted((k, measure.percentile(v, 50)) for k, v in by_interval.items())
+
+
+def _extraction_criteria(run_dir: Path) -> dict[str, dict[str, float | None]]:
+    loaded = data.load_file(run_dir, data.FILES["extraction"])
+    figures = data.extraction_figures(loaded.document) if loaded.document else []
+    out: dict[str, dict[str, float | None]] = {}
+    for backend in dict.fromkeys(f.backend for f in figures):
+        pts = _query_p95_by_interval(figures, backend)
+        fit = measure.fit_line([p[0] / DAY_S for p in pts], [p[1] for p in pts]) if len(pts) > 1 else None
+        out[backend] = {"query_p95_slope": fit.slope if fit and math.isfinite(fit.slope) else None,
+                        "query_p95": pts[-1][1] if pts else None}
+    return out
+
+
+def _disk_criteria(run_dir: Path) -> dict[str, float | None]:
+    """backend → bytes per event over all measured tables of its first variant."""
+    loaded = data.load_file(run_dir, data.FILES["disk"])
+    sizes = data.disk_figures(loaded.document) if loaded.document else []
+    out: dict[str, float | None] = {}
+    for backend in dict.fromkeys(s.backend for s in sizes):
+        variant = next(s.variant for s in sizes if s.backend == backend)
+        rows = [s for s in sizes if s.backend == backend and s.variant == variant and s.bytes_per_event]
+        total = sum(s.data_bytes + s.index_bytes + s.toast_bytes for s in rows)
+        events = sum((s.data_bytes + s.index_bytes + s.toast_bytes) / (s.bytes_per_event or 1) for s in rows)
+        out[backend] = total / events if events else None
+    return out
+
+
+# --- insertion sections ------------------------------------------------------------------------
+def _series(view: Insertion, label: str) -> dict[str, list[float]]:
+    return data.read_series(view.series_dir / f"{label}.csv")
+
+
+def throughput_section(view: Insertion, colours: plots.Colours) -> Section:
+    section = Section("throughput", "Insertion throughput")
+    trials = {b: t for b in view.backends if (t := view.one(b, "throughput"))}
+    if not trials:
+        section.missing = "No throughput trial in this run ([measurements] throughput = false)."
+        return section
+    over_time = {b: data.stored_rates(_series(view, t.label)) for b, t in trials.items()}
+    offered = {b: num(t.trial.get("offered_rate")) for b, t in trials.items()}
+    same_offer = len(set(offered.values())) == 1
+    section.figures.append(("Rows stored per second over time (throughput trial)", plots.lines(
+        over_time, colours, "time since start (s)", "stored rate (events/s)",
+        hline=next(iter(offered.values())) if same_offer else None, hline_label="offered rate",
+        shade_to=view.warmup_s)))
+    steady = {b: measure.steady(s, view.warmup_s) for b, s in over_time.items()}
+    section.figures.append(("Distribution of the per-second stored rate after warm-up (whiskers p1..p99)",
+                            plots.distributions(steady, colours, "stored rate (events/s)")))
+    spreads = {b: s for b, t in trials.items() if (s := Spread.of(t.trial.get("stored_rate")))}
+    lost = {b: int(num(dig(t.trial, "accounting", "lost")) or 0) for b, t in trials.items()}
+    rows = [[b, fmt(offered[b]), fmt(s.median), fmt(s.p1), fmt(s.p99),
+             fmt(num(dig(trials[b].trial, "stored_rate", "mean"))), str(s.count), f"{lost[b]:,}"]
+            for b, s in spreads.items()]
+    section.tables.append(_table(["backend", "offered", "median", "p1", "p99", "mean", "seconds", "lost"], rows,
+                                 "events/s; per-second rates after warm-up"))
+    section.finding = text.throughput(spreads, offered, lost)
+    return section
+
+
+def lag_section(view: Insertion, colours: plots.Colours) -> Section:
+    section = Section("lag", "Queue lag")
+    trials = {b: t for b in view.backends if (t := view.one(b, "throughput"))}
+    if not trials:
+        section.missing = "No throughput trial, so no queue lag figures."
+        return section
+    series = {b: _series(view, t.label) for b, t in trials.items()}
+    section.figures.append(("Pending queue length (events waiting), 1 Hz", plots.lines(
+        {b: data.column(s, "sub.PendingEventNumber") for b, s in series.items()}, colours,
+        "time since start (s)", "pending events")))
+    section.figures.append(("Age of the oldest pending event, 1 Hz", plots.lines(
+        {b: data.column(s, "sub.PendingEventAge") for b, s in series.items()}, colours,
+        "time since start (s)", "pending event age (s)")))
+    ages = {b: t.trial.get("event_age_at_commit_s") or {} for b, t in trials.items()}
+    groups = ["p50", "p99", "max"]
+    section.figures.append(("Event age at commit (commit time − source timestamp)", plots.bars(
+        groups, {b: [num(a.get(g)) for g in groups] for b, a in ages.items()}, colours, "seconds")))
+    rows = [[b, fmt(num(a.get("p50"))), fmt(num(a.get("p99"))), fmt(num(a.get("max"))),
+             fmt(num(dig(trials[b].trial, "pending_events", "max"))),
+             fmt(num(dig(trials[b].trial, "pending_age_s", "max")))] for b, a in ages.items()]
+    section.tables.append(_table(["backend", "age p50 (s)", "age p99 (s)", "age max (s)", "pending max",
+                                  "pending age max (s)"], rows, "throughput trial"))
+    section.finding = text.lag({b: num(a.get("p99")) for b, a in ages.items()},
+                               {b: num(a.get("max")) for b, a in ages.items()},
+                               {b: num(dig(t.trial, "pending_events", "max")) for b, t in trials.items()})
+    return section
+
+
+def batch_section(view: Insertion, colours: plots.Colours) -> Section:
+    section = Section("batch", "Rate against batch size")
+    points = {b: pts for b in view.backends if (pts := _sweep_points(view, b, "batch"))}
+    if not points:
+        section.missing = "No batch-size sweep in this run ([measurements] batch_sweep is empty)."
+        return section
+    fits = {b: measure.fit_log2([p[0] for p in pts], [p[1] for p in pts]) for b, pts in points.items()}
+    usable = {b: (f.slope, f.intercept) for b, f in fits.items() if math.isfinite(f.slope)}
+    section.figures.append(("Median stored rate (bars p1..p99) against batch size, log2 axis; dotted: fit",
+                            plots.sweep(points, colours, "batch size (log2)", "stored rate (events/s)", log2=True,
+                                        fits=usable)))
+    rows = [[b, f"{p[0]:g}", fmt(p[1]), fmt(p[2]), fmt(p[3])] for b, pts in points.items() for p in pts]
+    section.tables.append(_table(["backend", "batch size", "median", "p1", "p99"], rows,
+                                 "offered above capacity (4 × the scenario rate), so the stored rate is capacity"))
+    section.tables.append(_table(["backend", "slope (events/s per doubling)", "r²"],
+                                 [[b, fmt(f.slope), fmt(f.r2)] for b, f in fits.items()], "fit of rate on log2(batch)"))
+    section.finding = text.batch_sweep(
+        {b: [(int(p[0]), Spread(p[1], p[2], p[3], 0)) for p in pts] for b, pts in points.items()},
+        {b: s for b, (s, _) in usable.items()})
+    return section
+
+
+def subscribers_section(view: Insertion, colours: plots.Colours) -> Section:
+    section = Section("subscribers", "Rate against subscribers")
+    points = {b: pts for b in view.backends if (pts := _sweep_points(view, b, "subs"))}
+    if not points:
+        section.missing = "No subscriber-count sweep in this run ([measurements] subscriber_sweep is empty)."
+        return section
+    scaling = {b: measure.fit_scaling([p[0] for p in pts], [p[1] for p in pts]) for b, pts in points.items()}
+    fits = {b: (s.fit.slope, s.fit.intercept) for b, s in scaling.items() if math.isfinite(s.fit.slope)}
+    section.figures.append(("Median stored rate (bars p1..p99) against the number of subscribers", plots.sweep(
+        points, colours, "subscribers", "stored rate (events/s)", fits=fits)))
+    rows = [[b, f"{p[0]:g}", fmt(p[1]), fmt(p[2]), fmt(p[3])] for b, pts in points.items() for p in pts]
+    section.tables.append(_table(["backend", "subscribers", "median", "p1", "p99"], rows, "events/s"))
+    section.finding = text.subscriber_sweep({b: [(int(p[0]), p[1]) for p in pts] for b, pts in points.items()},
+                                            {b: s for b, (s, _) in fits.items()},
+                                            {b: s.saturation_at for b, s in scaling.items()})
+    return section
+
+
+def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
+    section = Section("saturation", "Saturation search")
+    trials = {b: t for b in view.backends if (t := view.one(b, "saturation"))}
+    if not trials:
+        section.missing = "No saturation search in this run ([measurements] saturation is not set)."
+        return section
+    steps = {b: [(num(s.get("offered_rate")) or 0.0, num(s.get("stored_median")) or 0.0, bool(s.get("saturated"))
+                  or bool(s.get("errors"))) for s in dig(t.trial, "saturation", "steps") or []]
+             for b, t in trials.items()}
+    section.figures.append(("Stored median per step against the offered rate (× = saturated or errors)",
+                            plots.saturation(steps, colours)))
+    last = {b: num(dig(t.trial, "saturation", "last_sustainable_rate")) for b, t in trials.items()}
+    section.figures.append(("Last sustainable rate", plots.bars(["last sustainable rate"],
+                                                                {b: [v] for b, v in last.items()}, colours,
+                                                                "events/s")))
+    rows = [[b, fmt(o), fmt(m), "yes" if s else "no"] for b, pts in steps.items() for o, m, s in pts]
+    criterion = next((dig(t.trial, "saturation", "criterion") for t in trials.values()), "") or ""
+    section.tables.append(_table(["backend", "offered", "stored median", "saturated"], rows, f"rule: {criterion}"))
+    section.finding = text.saturation(last, {b: max((p[0] for p in s), default=0.0) for b, s in steps.items()},
+                                      {b: any(p[2] for p in s) for b, s in steps.items()})
+    return section
+
+
+def sustained_section(view: Insertion, colours: plots.Colours) -> Section:
+    section = Section("sustained", "Sustained load")
+    trials = {b: t for b in view.backends if (t := view.one(b, "sustained"))}
+    if not trials:
+        section.missing = "No sustained-load trial in this run ([measurements] sustained is not set)."
+        return section
+    shares = {b: num(t.trial.get("sustained_share")) for b, t in trials.items()}
+    section.figures.append(("Share of seconds at or above the offered rate (dashed: 99 % = stable)", plots.bars(
+        ["sustained share"], {b: [v] for b, v in shares.items()}, colours, "share of seconds", hline=0.99)))
+    section.finding = text.sustained(shares, {b: num(t.trial.get("offered_rate")) for b, t in trials.items()})
+    return section
+
+
+def cpu_section(view: Insertion) -> Section:
+    section = Section("cpu", "CPU per stored event")
+    trials = {b: t for b in view.backends if (t := view.one(b, "throughput"))}
+    groups = sorted({g for t in trials.values() for g in (t.trial.get("cpu") or {})})
+    if not trials or not groups:
+        section.missing = "No CPU figures in this run."
+        return section
+    values = {g: [num(dig(trials[b].trial, "cpu", g, "us_per_event")) for b in trials] for g in groups}
+    section.figures.append(("CPU µs per stored event by process group (throughput trial)", plots.bars(
+        list(trials), values, plots.Colours(groups, plots.PROCESS_PALETTE), "µs per event")))
+    rows = [[b] + [fmt(num(dig(t.trial, "cpu", g, "us_per_event"))) for g in groups] for b, t in trials.items()]
+    section.tables.append(_table(["backend"] + groups, rows, "µs of CPU per stored event"))
+    section.finding = text.cpu({b: data.archiving_cpu_us(t.trial, b) for b, t in trials.items()})
+    return section
+
+
+def loss_section(view: Insertion) -> Section:
+    section = Section("loss", "Loss accounting")
+    rows = [(t.label, int(num(dig(t.trial, "accounting", k)) or 0)) for t in view.trials
+            for k in ("emitted",)]
+    full = [(t.label, *(int(num(dig(t.trial, "accounting", k)) or 0) for k in ("emitted", "stored", "lost",
+                                                                                   "duplicates")))
+            for t in view.trials]
+    if not rows:
+        section.missing = "No trials in this run."
+        return section
+    section.tables.append(_table(["trial", "emitted", "stored", "lost", "duplicates"],
+                                 [[r[0]] + [f"{v:,}" for v in r[1:]] for r in full], "per trial, all attributes"))
+    section.finding = text.loss(full)  # type: ignore[arg-type]
+    return section
+
+
+# --- extraction, disk, sizing --------------------------------------------------------------------
+def extraction_section(run_dir: Path, colours: plots.Colours) -> Section:
+    section = Section("extraction", "Extraction")
+    loaded = data.load_file(run_dir, data.FILES["extraction"])
+    if not loaded.document:
+        section.missing = f"No extraction results: {loaded.problem}. Run the extraction benchmark to fill this section."
+        return section
+    figures = data.extraction_figures(loaded.document)
+    if not figures:
+        section.missing = (f"extraction.json holds no query times this report can read (results keys: "
+                           f"{', '.join(sorted(loaded.document.get('results') or {})) or 'none'}).")
+        return section
+    backends = list(dict.fromkeys(f.backend for f in figures))
+    series = {b: _query_p95_by_interval(figures, b) for b in backends}
+    section.figures.append(("Query time p95 against interval length (warm, clustered where measured)",
+                            plots.loglog({b: [(x / 3600, y) for x, y in pts] for b, pts in series.items()},
+                                         colours, "interval length (hours)", "p95 (s)")))
+    longest = max(f.interval_s for f in figures)
+    combos = [(c, k) for c in (True, False) for k in (False, True)
+              if any(f.cold is c and f.clustered is k for f in figures)]
+    if combos:
+        names = [f"{'cold' if c else 'warm'}, {'clustered' if k else 'unclustered'}" for c, k in combos]
+        values = {b: [_p95_at(figures, b, longest, c, k) for c, k in combos] for b in backends}
+        section.figures.append((f"p95 at the longest interval ({fmt(longest / 3600)} h): cache × layout",
+                                plots.bars(names, values, colours, "p95 (s)")))
+    rows = [[f.backend, fmt(f.interval_s / 3600), _yes_no(f.cold, "cold", "warm"),
+             _yes_no(f.clustered, "clustered", "unclustered"), fmt(f.p50_s), fmt(f.p95_s), str(f.count or "–")]
+            for f in figures]
+    section.tables.append(_table(["backend", "interval (h)", "cache", "layout", "p50 (s)", "p95 (s)", "queries"],
+                                 rows, ""))
+    crit = _extraction_criteria(run_dir)
+    section.finding = text.extraction({b: crit.get(b, {}).get("query_p95_slope") for b in backends},
+                                      {b: crit.get(b, {}).get("query_p95") for b in backends},
+                                      {b: _cold_warm(figures, b, longest) for b in backends})
+    section.finding.warnings += loaded.warnings
+    return section
+
+
+def _yes_no(flag: bool | None, yes: str, no: str) -> str:
+    return "–" if flag is None else yes if flag else no
+
+
+def _p95_at(figures: Sequence[data.QueryFigure], backend: str, interval: float, cold: bool,
+            clustered: bool) -> float | None:
+    found = [f.p95_s for f in figures if f.backend == backend and f.interval_s == interval and f.cold is cold
+             and f.clustered is clustered and f.p95_s is not None]
+    return found[0] if found else None
+
+
+def _cold_warm(figures: Sequence[data.QueryFigure], backend: str, interval: float) -> float | None:
+    cold = [f.p95_s for f in figures if f.backend == backend and f.interval_s == interval and f.cold and f.p95_s]
+    warm = [f.p95_s for f in figures if f.backend == backend and f.interval_s == interval and f.cold is False
+            and f.p95_s]
+    return cold[0] / warm[0] if cold and warm else None
+
+
+def disk_section(run_dir: Path) -> Section:
+    section = Section("disk", "Disk usage")
+    loaded = data.load_file(run_dir, data.FILES["disk"])
+    if not loaded.document:
+        section.missing = f"No disk results: {loaded.problem}. Run the disk-usage benchmark to fill this section."
+        return section
+    sizes = data.disk_figures(loaded.document)
+    if not sizes:
+        section.missing = (f"disk.json holds no table sizes this report can read (results keys: "
+                           f"{', '.join(sorted(loaded.document.get('results') or {})) or 'none'}).")
+        return section
+    groups = [f"{s.backend} {s.variant}".strip() + f"\n{s.table}" for s in sizes]
+    parts = {"data": [s.data_bytes / 2 ** 20 for s in sizes], "index": [s.index_bytes / 2 ** 20 for s in sizes],
+             "toast": [s.toast_bytes / 2 ** 20 for s in sizes]}
+    section.figures.append(("Disk per table, stacked data / index / TOAST", plots.stacked(groups, parts, "MiB")))
+    rows = [[s.backend, s.variant, s.table, fmt_bytes(s.data_bytes), fmt_bytes(s.index_bytes),
+             fmt_bytes(s.toast_bytes), fmt(s.bytes_per_event)] for s in sizes]
+    section.tables.append(_table(["backend", "variant", "table", "data", "index", "toast", "bytes/event"], rows, ""))
+    totals: dict[str, float] = {}
+    criteria = _disk_criteria(run_dir)
+    for s in sizes:
+        if s.variant == next(x.variant for x in sizes if x.backend == s.backend):
+            totals[s.backend] = totals.get(s.backend, 0.0) + s.data_bytes + s.index_bytes + s.toast_bytes
+    section.finding = text.disk(criteria, totals)
+    section.finding.warnings += loaded.warnings
+    return section
+
+
+def sizing_section(run_dir: Path, colours: plots.Colours) -> Section:
+    section = Section("sizing", "Sizing projection")
+    loaded = data.load_file(run_dir, data.FILES["sizing"])
+    if not loaded.document:
+        section.missing = f"No sizing projection: {loaded.problem}. `hdbbench size plan` writes it."
+        return section
+    projection = data.sizing_figures(loaded.document)
+    if not projection:
+        section.missing = (f"sizing.json holds no projection this report can read (results keys: "
+                           f"{', '.join(sorted(loaded.document.get('results') or {})) or 'none'}).")
+        return section
+    names = list(projection)
+    section.figures.append(("Projected disk at retention per backend and variant", plots.bars(
+        ["at retention"], {n: [projection[n]["total"] / 2 ** 30] for n in names}, plots.Colours(names), "GiB")))
+    rows = [[n, fmt_bytes(v["total"]), fmt_bytes(v.get("bytes_per_day")), fmt_bytes(v.get("bytes_per_year")),
+             "no: unmeasured groups left out" if v.get("incomplete") else "yes"] for n, v in projection.items()]
+    section.tables.append(_table(["backend / variant", "at retention", "per day", "per year", "complete"], rows, ""))
+    section.finding = text.sizing({b: v["total"] for b, v in projection.items()})
+    section.finding.warnings += loaded.warnings
+    return section
+
+
+# --- ranking and environment --------------------------------------------------------------------
+def ranking_section(table: Mapping[str, Mapping[str, float | None]], weights: Mapping[str, float] | None,
+                    weights_source: str, colours: plots.Colours) -> Section:
+    section = Section("ranking", "Ranking: criteria combined")
+    if len(table) < 2:
+        section.missing = "A ranking needs at least two backends with figures."
+        return section
+    extra = {weights_source: dict(weights)} if weights else {}
+    rankings = ranking.rank_across_sets(table, extra)
+    primary = weights_source if weights else "balanced"
+    main = rankings[primary]
+    names = list(main.criteria)
+    crit = [ranking.criterion(n) for n in names]
+    raw_rows = [[b] + [fmt(main.raw[b][n]) for n in names] + [f"{main.scores[b]:.3f}", str(main.rank_of(b))]
+                for b in main.order]
+    head = [f"{c.label} ({c.unit}) {'↑' if c.higher_is_better else '↓'}" for c in crit]
+    section.tables.append(_table(["backend"] + head + ["score", "rank"], raw_rows,
+                                 f"weights ({primary}): " + ", ".join(f"{n} {main.weights[n]:.2f}" for n in names)
+                                 + "; ↑ higher is better, ↓ lower is better"))
+    section.figures.append(("Each criterion normalised to the best backend (1 = best)", plots.heat(
+        list(main.order), [c.label for c in crit], [[main.normalised[b][n] for n in names] for b in main.order])))
+    sets = list(rankings)
+    section.figures.append(("Score under each weight set", plots.bars(
+        sets, {b: [rankings[s].scores[b] for s in sets] for b in main.order}, colours, "score (0..1)")))
+    section.tables.append(_table(["weight set"] + [f"rank {i + 1}" for i in range(len(main.order))],
+                                 [[s] + [f"{b} ({rankings[s].scores[b]:.2f})" for b in rankings[s].order] for s in sets],
+                                 "weight sets multiply the criteria of one group (throughput, latency, cost, query, "
+                                 "disk) by 4"))
+    section.note = ("Normalisation: ratio to the best (value/max, or min/value when lower is better) when every "
+                    "figure is positive, else min–max; a missing figure scores 0. Weights are scaled to sum 1.")
+    section.finding = text.ranking({s: r.order for s, r in rankings.items()}, primary)
+    return section
+
+
+def environment_section(run_dir: Path, insertion_doc: Mapping[str, Any] | None) -> Section:
+    section = Section("environment", "Environment and settings")
+    env = data.load_json(run_dir / "environment.json") or dict((insertion_doc or {}).get("environment") or {})
+    scenario = data.load_json(run_dir / "scenario.json") or dict((insertion_doc or {}).get("scenario") or {})
+    if not env:
+        section.missing = "environment.json is not in this run directory."
+        return section
+    facts = [("CPU", env.get("cpu_model")), ("cores", env.get("cores")),
+             ("memory", fmt_bytes(num(env.get("memory_bytes")))),
+             ("disk", f"{dig(env, 'disk', 'device') or '?'} ({dig(env, 'disk', 'type') or 'unknown type'}), "
+                      f"{fmt_bytes(num(dig(env, 'disk', 'free_bytes')))} free"),
+             ("kernel", env.get("kernel")), ("OS", env.get("os")), ("host", env.get("hostname")),
+             ("Python", env.get("python")), ("hdbbench commit", env.get("hdbbench_commit")),
+             ("TimescaleDB built", env.get("timescaledb_built")),
+             ("OS page cache can be dropped", env.get("drop_caches_writable"))]
+    section.tables.append(_table(["fact", "value"], [[k, str(v)] for k, v in facts], "machine"))
+    versions = [[f"server {k}", str(v)] for k, v in (env.get("servers") or {}).items()]
+    versions += [[f"package {k}", str(v)] for k, v in (env.get("packages") or {}).items()]
+    section.tables.append(_table(["component", "version"], versions, "versions"))
+    section.tables.append(_table(["setting", "value"], _flatten(env.get("settings") or {}), "settings in force"))
+    section.tables.append(_table(["scenario key", "value"], _flatten(scenario), "scenario as resolved"))
+    return section
+
+
+def _flatten(value: Any, prefix: str = "") -> list[list[str]]:
+    if isinstance(value, Mapping):
+        rows: list[list[str]] = []
+        for k, v in value.items():
+            rows += _flatten(v, f"{prefix}.{k}" if prefix else str(k))
+        return rows
+    return [[prefix, str(value)]]
+
+
+# --- assembly --------------------------------------------------------------------------------------
+def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) -> tuple[list[Section], list[str]]:
+    """Every section of the report and page-level warnings (status, format)."""
+    loaded = data.load_file(run_dir, data.FILES["insertion"])
+    notes = list(loaded.warnings)
+    status = data.load_json(run_dir / "status.json")
+    if status.get("state") not in (None, "completed"):
+        notes.append(f"This run is {status.get('state')}: {status.get('error') or 'figures may be partial'}.")
+    doc = loaded.document
+    view = data.insertion_view(run_dir, doc) if doc else None
+    colours = plots.Colours(view.backends if view else [])
+    sections: list[Section] = []
+    if view and view.trials:
+        sections += [throughput_section(view, colours), lag_section(view, colours), batch_section(view, colours),
+                     subscribers_section(view, colours), saturation_section(view, colours),
+                     sustained_section(view, colours), cpu_section(view), loss_section(view)]
+    else:
+        sections.append(Section("insertion", "Insertion", missing=f"No insertion results: "
+                                                                  f"{loaded.problem or 'no trials'}."))
+    sections += [extraction_section(run_dir, colours), disk_section(run_dir), sizing_section(run_dir, colours)]
+    chosen, source = _weights(weights, doc, run_dir)
+    sections.append(ranking_section(criteria_table(run_dir), chosen, source, colours))
+    sections.append(environment_section(run_dir, doc))
+    return sections, notes
+
+
+def _weights(cli: Mapping[str, float] | None, doc: Mapping[str, Any] | None,
+             run_dir: Path) -> tuple[dict[str, float] | None, str]:
+    if cli:
+        return dict(cli), "command line"
+    scenario = data.load_json(run_dir / "scenario.json") or dict((doc or {}).get("scenario") or {})
+    found = dig(scenario, "report", "weights")
+    if isinstance(found, Mapping) and found:
+        clean = {str(k): float(v) for k, v in found.items() if num(v) is not None and str(k) in ranking.CRITERION_NAMES}
+        if clean and any(clean.values()):
+            return clean, "scenario"
+    return None, "balanced"
+
+
+def write_report(run_dir: Path, weights: Mapping[str, float] | None = None) -> Path:
+    """Write ``report.html`` into `run_dir` and return its path."""
+    run_dir = Path(run_dir)
+    sections, notes = build_sections(run_dir, weights)
+    path = run_dir / REPORT_NAME
+    tmp = path.with_suffix(".html.tmp")
+    tmp.write_text(render_page(f"hdbbench report — {run_dir.name}", sections, notes, _subtitle(run_dir)))
+    tmp.replace(path)
+    return path
+
+
+def _subtitle(run_dir: Path) -> str:
+    scenario = data.load_json(run_dir / "scenario.json")
+    status = data.load_json(run_dir / "status.json")
+    return (f"scenario {scenario.get('name', '?')}, seed {scenario.get('seed', '?')}, profile "
+            f"{scenario.get('profile', '?')}, schema {scenario.get('schema_variant', '?')}; run "
+            f"{status.get('state', '?')}, {status.get('started', '?')} → {status.get('ended', '–')}")
+
+
+# --- HTML ---------------------------------------------------------------------------------------------
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:1em 2em;
+color:#222;line-height:1.45}
+h1{font-size:1.6em;margin-bottom:.1em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:2em}
+.sub{color:#666;margin-top:0}nav{display:flex;flex-wrap:wrap;gap:.3em 1.2em}nav a{white-space:nowrap}
+figure{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top}figure svg{max-width:100%;height:auto}
+figcaption{font-size:.85em;color:#555;max-width:640px}
+table{border-collapse:collapse;margin:.6em 0;font-size:.85em}td,th{border:1px solid #ddd;padding:.2em .6em;
+text-align:right}td:first-child,th:first-child{text-align:left}th{background:#f4f4f4}caption{caption-side:bottom;
+font-size:.8em;color:#666;text-align:left}
+.finding{background:#f6f9fc;border-left:4px solid #1f77b4;padding:.5em 1em;margin:.8em 0}
+.warn{background:#fff8e1;border-left:4px solid #f0a500;padding:.4em 1em;margin:.4em 0;font-size:.9em}
+.missing{color:#777;font-style:italic}.rec{font-weight:600}.note{font-size:.85em;color:#555}
+"""
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], caption: str) -> str:
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    thead = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table>{cap}<thead><tr>{thead}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def render_finding(finding: Finding) -> str:
+    out = "<div class='finding'>" + "".join(f"<p>{html.escape(s)}</p>" for s in finding.sentences)
+    if finding.recommendation:
+        out += f"<p class='rec'>Recommendation: {html.escape(finding.recommendation)}</p>"
+    out += "</div>"
+    return out + "".join(f"<div class='warn'>⚠ {html.escape(w)}</div>" for w in finding.warnings)
+
+
+def render_section(section: Section) -> str:
+    out = f"<section id='{section.key}'><h2>{html.escape(section.title)}</h2>"
+    if section.missing:
+        return out + f"<p class='missing'>{html.escape(section.missing)}</p></section>"
+    for caption, svg in section.figures:
+        out += f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
+    out += "".join(section.tables)
+    if section.note:
+        out += f"<p class='note'>{html.escape(section.note)}</p>"
+    if section.finding:
+        out += render_finding(section.finding)
+    return out + "</section>"
+
+
+def render_page(title: str, sections: Sequence[Section], notes: Sequence[str], subtitle: str = "") -> str:
+    nav = "".join(f"<a href='#{s.key}'>{html.escape(s.title)}</a>" for s in sections)
+    banner = "".join(f"<div class='warn'>⚠ {html.escape(n)}</div>" for n in notes)
+    body = "".join(render_section(s) for s in sections)
+    return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<meta name='viewport' content='width=device-width, initial-scale=1'><style>{CSS}</style></head>"
+            f"<body><h1>{html.escape(title)}</h1><p class='sub'>{html.escape(subtitle)}</p><nav>{nav}</nav>"
+            f"{banner}{body}<footer class='note'><p>Generated by hdbbench from the files of this run directory "
+            "only. Words under each figure are computed from its numbers.</p></footer></body></html>\n")

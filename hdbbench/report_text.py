@@ -1,0 +1,393 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Words after numbers: the sentences under each table and plot, generated from the figures only.
+
+Every sentence is computed from the numbers it speaks about (which backend is best, by what ratio,
+whether a difference is within the spread, whether anything was lost), so a sentence cannot
+contradict its figure. Warnings follow pyperf: few samples or a wide spread make a figure noisy,
+and a difference within the spread is called "not significant" instead of given a percentage.
+
+Rules, stated once:
+
+* **not significant**: two per-second distributions whose p1..p99 ranges overlap;
+* **few samples**: fewer than ``MIN_SAMPLES`` per-second values;
+* **high spread**: (p99 − p1) / median above ``HIGH_SPREAD``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+MIN_SAMPLES = 10
+HIGH_SPREAD = 0.20
+KEEP_UP = 0.99      # a stored median at >= 99 % of the offered rate kept up
+STABLE_SHARE = 0.99  # methodology: stable = >= 99 % of seconds at or above the offered rate
+
+
+@dataclass
+class Finding:
+    """What a section's figures say: sentences, warnings, and what to do."""
+
+    sentences: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    recommendation: str = ""
+
+
+@dataclass(frozen=True)
+class Spread:
+    """A per-second distribution as the results file stores it."""
+
+    median: float
+    p1: float
+    p99: float
+    count: int
+
+    @classmethod
+    def of(cls, data: Mapping[str, object] | None) -> Spread | None:
+        if not isinstance(data, Mapping):
+            return None
+        values = [data.get(k) for k in ("median", "p1", "p99", "count")]
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
+            return None
+        median, p1, p99, count = (float(v) for v in values)  # type: ignore[arg-type]
+        return cls(median, p1, p99, int(count))
+
+
+def fmt(value: float | None, unit: str = "") -> str:
+    """Three significant figures, thousands separated; '–' when missing."""
+    if value is None or not math.isfinite(value):
+        return "–"
+    magnitude = abs(value)
+    if magnitude >= 1000:
+        text = f"{value:,.0f}"
+    elif magnitude >= 1 or magnitude == 0:
+        text = f"{value:.3g}" if magnitude < 100 else f"{value:.0f}"
+    else:
+        text = f"{value:.3g}"
+    return f"{text} {unit}".strip() if unit else text
+
+
+def fmt_bytes(value: float | None) -> str:
+    if value is None or not math.isfinite(value):
+        return "–"
+    for unit, size in (("TiB", 2 ** 40), ("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if abs(value) >= size:
+            return f"{value / size:.3g} {unit}"
+    return f"{value:.0f} B"
+
+
+def overlaps(a: Spread, b: Spread) -> bool:
+    return a.p1 <= b.p99 and b.p1 <= a.p99
+
+
+def spread_warnings(name: str, spread: Spread) -> list[str]:
+    out = []
+    if spread.count < MIN_SAMPLES:
+        out.append(f"{name}: only {spread.count} per-second samples (fewer than {MIN_SAMPLES}); "
+                   "run longer before trusting this figure.")
+    if spread.median > 0 and (spread.p99 - spread.p1) / spread.median > HIGH_SPREAD:
+        out.append(f"{name}: high spread, p1..p99 = {fmt(spread.p1)}..{fmt(spread.p99)} around a median of "
+                   f"{fmt(spread.median)} ({(spread.p99 - spread.p1) / spread.median:.0%} of it); "
+                   "the machine may be noisy or the run too short.")
+    return out
+
+
+def best(values: Mapping[str, float | None], higher_is_better: bool = True) -> list[tuple[str, float]]:
+    """Contestants with a figure, best first (ties by name)."""
+    present = [(k, float(v)) for k, v in values.items() if v is not None and math.isfinite(v)]
+    return sorted(present, key=lambda kv: ((-kv[1] if higher_is_better else kv[1]), kv[0]))
+
+
+def leaders(ordered: Sequence[tuple[str, float]]) -> str:
+    """The name of the best, or "a, b and c (tied)" when several share the best figure."""
+    tied = [name for name, value in ordered if math.isclose(value, ordered[0][1], rel_tol=1e-9, abs_tol=1e-12)]
+    if len(tied) == 1:
+        return tied[0]
+    return ", ".join(tied[:-1]) + f" and {tied[-1]} (tied)"
+
+
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}×" if b else "∞×"
+
+
+# --- insertion ---------------------------------------------------------------------------------
+def throughput(spreads: Mapping[str, Spread], offered: Mapping[str, float | None],
+               lost: Mapping[str, int]) -> Finding:
+    finding = Finding()
+    ordered = best({k: s.median for k, s in spreads.items()})
+    if not ordered:
+        finding.sentences.append("No backend has a stored-rate distribution.")
+        return finding
+    top, top_median = ordered[0]
+    finding.sentences.append(f"{top} had the highest median stored rate, {fmt(top_median, 'events/s')}.")
+    for other, median in ordered[1:]:
+        verdict = ("not significant: the p1..p99 ranges overlap" if overlaps(spreads[top], spreads[other])
+                   else "significant: the p1..p99 ranges do not overlap")
+        finding.sentences.append(f"{top} / {other} = {_ratio(top_median, median)} ({fmt(median, 'events/s')}; "
+                                 f"{verdict}).")
+    kept = [b for b, s in spreads.items() if (o := offered.get(b)) and s.median >= KEEP_UP * o]
+    if kept and len(kept) == len(spreads):
+        finding.sentences.append("Every backend kept up with the offered rate, so this trial shows the offered "
+                                 "load, not capacity: the sweeps and the saturation search measure capacity.")
+    finding.sentences.append(_loss_sentence(lost))
+    for backend, spread in spreads.items():
+        finding.warnings += spread_warnings(f"{backend} stored rate", spread)
+    finding.recommendation = _throughput_advice(ordered, spreads, kept, lost)
+    return finding
+
+
+def _throughput_advice(ordered: Sequence[tuple[str, float]], spreads: Mapping[str, Spread],
+                       kept: Sequence[str], lost: Mapping[str, int]) -> str:
+    losing = [b for b, n in lost.items() if n > 0]
+    if losing:
+        return f"Do not plan with {', '.join(losing)} at this load until the loss is explained."
+    if len(kept) == len(spreads):
+        return "Choose by capacity (saturation, sweeps) and by lag, not by this trial."
+    top = ordered[0][0]
+    if len(ordered) > 1 and not overlaps(spreads[top], spreads[ordered[1][0]]):
+        return f"For throughput at this load, prefer {top}."
+    return "The difference is within the spread: repeat with longer trials before choosing on throughput."
+
+
+def _loss_sentence(lost: Mapping[str, int]) -> str:
+    losing = {b: n for b, n in lost.items() if n > 0}
+    if not losing:
+        return "No event was lost: emitted equals stored for every attribute."
+    return "Events were LOST: " + ", ".join(f"{b} {n:,}" for b, n in losing.items()) + "."
+
+
+def lag(age_p99: Mapping[str, float | None], age_max: Mapping[str, float | None],
+        pending_max: Mapping[str, float | None]) -> Finding:
+    finding = Finding()
+    ordered = best(age_p99, higher_is_better=False)
+    if not ordered:
+        finding.sentences.append("No event age at commit was recorded.")
+        return finding
+    top, value = ordered[0]
+    finding.sentences.append(f"{top} committed events youngest: event age p99 {fmt(value, 's')}.")
+    for other, v in ordered[1:]:
+        finding.sentences.append(f"{other}: p99 {fmt(v, 's')}, {_ratio(v, value)} that of {top}.")
+    pend = best(pending_max, higher_is_better=False)
+    if pend:
+        finding.sentences.append("Largest pending queue: " + ", ".join(f"{b} {fmt(v, 'events')}" for b, v in pend) + ".")
+    worst_max = best(age_max)
+    if worst_max:
+        finding.sentences.append(f"The oldest event at commit was {fmt(worst_max[0][1], 's')} ({worst_max[0][0]}).")
+    finding.warnings.append("Event age p99 is one number per trial, not a distribution of repeats: "
+                            "differences below a few milliseconds are within timer and sampling resolution.")
+    finding.recommendation = (f"Where freshness matters (alarms, live plots), prefer {top}." if len(ordered) > 1
+                              else "Only one backend measured: compare runs to judge lag.")
+    return finding
+
+
+def batch_sweep(points: Mapping[str, Sequence[tuple[int, Spread]]], slopes: Mapping[str, float | None]) -> Finding:
+    """points: backend → (batch size, stored-rate spread); slopes: events/s per doubling of the batch."""
+    finding = Finding()
+    ordered = best(slopes)
+    if not ordered:
+        finding.sentences.append("A slope needs at least two batch sizes per backend; the rates are shown as measured.")
+    significant: list[str] = []
+    for backend, slope in ordered:
+        pts = sorted(points.get(backend, []), key=lambda p: p[0])
+        within = len(pts) > 1 and overlaps(pts[0][1], pts[-1][1])
+        verdict = ("not significant: smallest and largest batch overlap in p1..p99" if within
+                   else "significant: smallest and largest batch do not overlap in p1..p99")
+        if not within and slope > 0:
+            significant.append(backend)
+        finding.sentences.append(f"{backend}: {'+' if slope >= 0 else ''}{fmt(slope, 'events/s')} per doubling of "
+                                 f"the batch size ({verdict}).")
+    peak = best({b: max(s.median for _, s in pts) for b, pts in points.items() if pts})
+    if peak:
+        batch = max(points[peak[0][0]], key=lambda p: p[1].median)[0]
+        finding.sentences.append(f"Highest median in the sweep: {peak[0][0]}, {fmt(peak[0][1], 'events/s')} "
+                                 f"at batch size {batch}.")
+    if any(len(p) < 3 for p in points.values()):
+        finding.warnings.append("Fewer than three batch sizes: the fit is a line through the points, "
+                                "it cannot show where the gain flattens.")
+    if significant:
+        finding.recommendation = (f"Larger batches raise the rate on {', '.join(significant)}; set batch_size "
+                                  "towards the largest size that kept lag acceptable.")
+    elif ordered:
+        finding.recommendation = ("No backend gained significantly from larger batches in this sweep: keep the "
+                                  "smaller batch (it lowers lag), or sweep at a higher offered rate.")
+    return finding
+
+
+def subscriber_sweep(points: Mapping[str, Sequence[tuple[int, float]]], slopes: Mapping[str, float | None],
+                     saturation_at: Mapping[str, float | None]) -> Finding:
+    finding = Finding()
+    peak = best({b: max(r for _, r in pts) for b, pts in points.items() if pts})
+    for backend, rate in peak:
+        count = max(points[backend], key=lambda p: p[1])[0]
+        slope = slopes.get(backend)
+        slope_text = (f", {fmt(slope, 'events/s')} per added subscriber in the linear part" if slope is not None
+                      else " (one subscriber count: no slope)")
+        sat = saturation_at.get(backend)
+        sat_text = f"; stops scaling at {sat:g} subscribers" if sat is not None else ""
+        finding.sentences.append(f"{backend}: best {fmt(rate, 'events/s')} with {count} subscriber(s){slope_text}"
+                                 f"{sat_text}.")
+    if not peak:
+        finding.sentences.append("No subscriber-count sweep in this run.")
+        return finding
+    if any(len(p) < 2 for p in points.values()):
+        finding.warnings.append("Add subscriber counts (e.g. 1, 2, 4) to the sweep to see the slope and "
+                                "where it saturates.")
+    finding.recommendation = f"For several writers, {peak[0][0]} stored most in this sweep."
+    return finding
+
+
+def saturation(last: Mapping[str, float | None], highest_offered: Mapping[str, float],
+               saturated: Mapping[str, bool]) -> Finding:
+    finding = Finding()
+    ordered = best(last)
+    for backend, rate in ordered:
+        state = ("saturated at the next step" if saturated.get(backend)
+                 else f"never saturated up to the last step ({fmt(highest_offered.get(backend), 'events/s')})")
+        finding.sentences.append(f"{backend}: last sustainable rate {fmt(rate, 'events/s')}, {state}.")
+    missing = [b for b, v in last.items() if v is None]
+    if missing:
+        finding.sentences.append(f"{', '.join(missing)}: saturated or failed already at the first step.")
+    if len(ordered) > 1 and ordered[0][1] == ordered[-1][1]:
+        finding.sentences.append("Every backend reached the same last sustainable rate: the search does not "
+                                 "separate them.")
+    elif len(ordered) > 1:
+        finding.sentences.append(f"Highest: {leaders(ordered)}, {_ratio(ordered[0][1], ordered[-1][1])} the "
+                                 f"lowest ({ordered[-1][0]}).")
+    unsaturated = [b for b in last if not saturated.get(b)]
+    if unsaturated:
+        finding.warnings.append(f"{', '.join(unsaturated)} did not saturate: the search stopped at max_steps, the "
+                                "true limit is higher. Raise [measurements] saturation.max_steps or start_rate.")
+    if ordered:
+        finding.recommendation = (f"Plan with at most {fmt(ordered[0][1], 'events/s')} per subscriber on "
+                                  f"{leaders(ordered)}, less a margin; rates between steps were not measured.")
+    return finding
+
+
+def sustained(shares: Mapping[str, float | None], offered: Mapping[str, float | None]) -> Finding:
+    finding = Finding()
+    ordered = best(shares)
+    for backend, share in ordered:
+        verdict = "stable" if share >= STABLE_SHARE else "NOT stable"
+        finding.sentences.append(f"{backend}: {share:.0%} of seconds at or above {fmt(offered.get(backend), 'events/s')}"
+                                 f" — {verdict} (stable = ≥ {STABLE_SHARE:.0%}).")
+    if not ordered:
+        finding.sentences.append("No sustained-load trial in this run.")
+        return finding
+    stable = [b for b, s in ordered if s >= STABLE_SHARE]
+    if not stable:
+        finding.warnings.append("No backend was stable. With a 1 Hz sampler a second can miss events by timing "
+                                "alone; a short trial makes each such second weigh a lot.")
+    finding.recommendation = (f"Stable at this rate: {', '.join(stable)}." if stable
+                              else "Lower the offered rate or lengthen the trial before relying on it.")
+    return finding
+
+
+def cpu(us_per_event: Mapping[str, float | None]) -> Finding:
+    finding = Finding()
+    ordered = best(us_per_event, higher_is_better=False)
+    if not ordered:
+        finding.sentences.append("No CPU figures were recorded.")
+        return finding
+    top, value = ordered[0]
+    finding.sentences.append(f"{top} spent the least CPU per stored event on the archiving path (subscriber + "
+                             f"database server): {fmt(value, 'µs')}.")
+    for other, v in ordered[1:]:
+        finding.sentences.append(f"{other}: {fmt(v, 'µs')} ({_ratio(v, value)}).")
+    finding.warnings.append("CPU is sampled from /proc at 1 Hz with 10 ms clock ticks: at low rates a few "
+                            "ticks decide the figure.")
+    finding.recommendation = f"On a busy archiving host, {top} leaves the most CPU for other work."
+    return finding
+
+
+def loss(rows: Sequence[tuple[str, int, int, int, int]]) -> Finding:
+    """rows: (trial label, emitted, stored, lost, duplicates)."""
+    finding = Finding()
+    emitted = sum(r[1] for r in rows)
+    lost_rows = [r for r in rows if r[3] > 0 or r[4] > 0]
+    finding.sentences.append(f"{len(rows)} trials, {emitted:,} events emitted in all.")
+    if not lost_rows:
+        finding.sentences.append("Zero events lost and zero duplicates in every trial.")
+        finding.recommendation = "The no-loss claim holds for this run."
+    else:
+        for label, _, _, lost_n, dup in lost_rows:
+            finding.sentences.append(f"{label}: {lost_n:,} lost, {dup:,} duplicates.")
+        finding.recommendation = "A no-loss claim fails for the trials above: read their logs before using their rates."
+    return finding
+
+
+# --- extraction, disk, sizing --------------------------------------------------------------------
+def extraction(slopes_s_per_day: Mapping[str, float | None], longest_p95: Mapping[str, float | None],
+               cold_warm: Mapping[str, float | None]) -> Finding:
+    """cold_warm: backend → cold p95 / warm p95 at the longest interval."""
+    finding = Finding()
+    ordered = best(slopes_s_per_day, higher_is_better=False)
+    for backend, slope in ordered:
+        inverse = f", i.e. {fmt(1 / slope, 'days of interval')} per second" if slope > 0 else ""
+        finding.sentences.append(f"{backend}: p95 grows by {fmt(slope, 's')} per day of interval{inverse}.")
+    if ordered:
+        finding.sentences.append(f"Flattest (best figure of merit): {ordered[0][0]}.")
+    p95 = best(longest_p95, higher_is_better=False)
+    if p95:
+        finding.sentences.append("p95 at the longest interval: " + ", ".join(f"{b} {fmt(v, 's')}" for b, v in p95) + ".")
+    for backend, ratio in cold_warm.items():
+        if ratio is not None:
+            finding.sentences.append(f"{backend}: cold / warm p95 = {ratio:.2f}×.")
+    if not ordered and not p95:
+        finding.sentences.append("No query times could be read.")
+    finding.recommendation = (f"For long-range extraction prefer {ordered[0][0]}." if ordered
+                              else "Measure at least two interval lengths to fit a slope.")
+    return finding
+
+
+def disk(per_event: Mapping[str, float | None], totals: Mapping[str, float]) -> Finding:
+    finding = Finding()
+    ordered = best(per_event, higher_is_better=False)
+    for backend, value in ordered:
+        finding.sentences.append(f"{backend}: {fmt(value, 'bytes/event')} over all tables "
+                                 f"({fmt_bytes(totals.get(backend))}).")
+    if len(ordered) > 1:
+        finding.sentences.append(f"{ordered[-1][0]} needs {_ratio(ordered[-1][1], ordered[0][1])} the disk of "
+                                 f"{ordered[0][0]} per event.")
+    if not ordered:
+        finding.sentences.append("No table sizes could be read.")
+    finding.recommendation = (f"Where disk is the constraint, prefer {ordered[0][0]}." if ordered else "")
+    return finding
+
+
+def sizing(totals: Mapping[str, float]) -> Finding:
+    finding = Finding()
+    ordered = best(totals, higher_is_better=False)
+    for backend, value in ordered:
+        finding.sentences.append(f"{backend}: projected {fmt_bytes(value)}.")
+    if len(ordered) > 1:
+        finding.sentences.append(f"Smallest projection: {ordered[0][0]}; the largest ({ordered[-1][0]}) is "
+                                 f"{_ratio(ordered[-1][1], ordered[0][1])} of it.")
+    finding.warnings.append("A projection multiplies measured bytes/event by the inventory: check it against a "
+                            "measured run before buying disks.")
+    finding.recommendation = (f"Provision for {fmt_bytes(ordered[0][1])} or more on {ordered[0][0]}, plus WAL and "
+                              "headroom." if ordered else "")
+    return finding
+
+
+def ranking(orders: Mapping[str, Sequence[str]], primary: str) -> Finding:
+    finding = Finding()
+    if primary not in orders or not orders[primary]:
+        finding.sentences.append("Nothing to rank.")
+        return finding
+    winner = orders[primary][0]
+    finding.sentences.append(f"With the {primary} weights, {winner} ranks first "
+                             f"({' > '.join(orders[primary])}).")
+    winners = {name: order[0] for name, order in orders.items() if order}
+    changed = {name: w for name, w in winners.items() if w != winner}
+    if changed:
+        finding.sentences.append("The winner changes with the weights: " +
+                                 ", ".join(f"{name} → {w}" for name, w in changed.items()) + ".")
+        finding.recommendation = ("No backend wins on every emphasis: choose the weight set that matches your "
+                                  "facility's priorities.")
+    else:
+        finding.sentences.append(f"{winner} ranks first under every weight set shown.")
+        finding.recommendation = f"{winner} is the robust choice for the measured criteria."
+    finding.warnings.append("A ranking is only as good as its criteria: check the noisy-figure warnings in the "
+                            "sections above before relying on small score differences.")
+    return finding

@@ -1,0 +1,303 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The report and compare: ranking and words on synthetic results, every section on a synthetic run
+directory with all four results files, a real (trimmed) run of the small scenario, offline HTML, and a
+render in headless Chromium when it is installed."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hdbbench import compare, ranking, report_text
+from hdbbench.errors import ConfigError
+from hdbbench.report import write_report
+from hdbbench.report_text import Spread
+from hdbbench.results import results_document
+from hdbbench.scenario import parse_scenario
+from tests.conftest import REPO
+
+BACKENDS = ("timescaledb", "postgresql", "mysql")
+MEDIANS = {"timescaledb": 1900.0, "postgresql": 1500.0, "mysql": 1200.0}
+
+
+# --- synthetic results -------------------------------------------------------------------------
+def _trial(backend: str, kind: str, median: float, **extra: Any) -> dict[str, Any]:
+    label = f"{backend}_{kind}"
+    return {
+        "backend": backend, "label": label, "offered_rate": 2000.0, "subscribers": 1,
+        "lib_overrides": {"batch_size": "1000"},
+        "stored_rate": {"count": 30, "median": median, "p1": median * 0.97, "p99": median * 1.02,
+                        "mean": median * 0.99, "min": median * 0.9, "max": median * 1.03},
+        "pending_events": {"max": 5000 / median * 100, "p99": 40.0},
+        "pending_age_s": {"max": 0.2, "p99": 0.1},
+        "event_age_at_commit_s": {"p50": 100 / median, "p99": 300 / median, "max": 500 / median},
+        "cpu": {"subscribers": {"cores": 0.1, "us_per_event": 20.0},
+                "postgres": {"cores": 0.1, "us_per_event": 30.0 if backend != "mysql" else 0.0},
+                "mariadb": {"cores": 0.1, "us_per_event": 25.0 if backend == "mysql" else 0.0},
+                "devices": {"cores": 0.1, "us_per_event": 50.0}},
+        "accounting": {"emitted": 1000, "stored": 1000, "lost": 0, "duplicates": 0, "per_attribute": []},
+        **extra,
+    }
+
+
+def _trials(backend: str) -> list[dict[str, Any]]:
+    m = MEDIANS[backend]
+    steps = [{"offered_rate": 1000.0 * 1.1 ** k, "stored_median": min(1000.0 * 1.1 ** k, m), "saturated": False,
+              "errors": 0} for k in range(4)]
+    last = max(s["offered_rate"] for s in steps if s["offered_rate"] <= m)
+    for s in steps:
+        s["saturated"] = s["offered_rate"] > m
+    return [
+        _trial(backend, "throughput", m, sustained_share=1.0),
+        _trial(backend, "batch256", m * 0.7), _trial(backend, "batch1024", m * 0.85), _trial(backend, "batch4096", m),
+        _trial(backend, "subs1", m), _trial(backend, "subs2", m * 1.8, subscribers=2),
+        _trial(backend, "saturation", m, saturation={"steps": steps, "last_sustainable_rate": last,
+                                                     "criterion": "Elettra"}),
+        _trial(backend, "sustained", m, sustained_share=0.995 if backend != "mysql" else 0.9),
+    ]
+
+
+def _write(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, indent=1))
+
+
+def make_run(root: Path, with_others: bool = True) -> Path:
+    run = root / "20260101T000000Z-synthetic"
+    (run / "series").mkdir(parents=True)
+    scenario = {"name": "synthetic", "seed": 1, "backends": list(BACKENDS), "warmup_s": 2.0, "profile": "relaxed",
+                "measurements": {"saturation": {"step": 0.1}}}
+    env = {"hostname": "h", "cpu_model": "Test CPU", "cores": 8, "memory_bytes": 2 ** 34, "kernel": "6.1",
+           "disk": {"device": "nvme0n1", "type": "non-rotational"}, "packages": {"numpy": "2"},
+           "servers": {"postgres": "PostgreSQL 15"}, "settings": {"profile": "relaxed"}}
+    trials = [t for b in BACKENDS for t in _trials(b)]
+    _write(run / "scenario.json", scenario)
+    _write(run / "environment.json", env)
+    _write(run / "status.json", {"state": "completed", "started": "x", "ended": "y"})
+    _write(run / "results.json", results_document("insertion", scenario, env, {"trials": trials}))
+    for t in trials:
+        with open(run / "series" / f"{t['label']}.csv", "w", newline="") as out:
+            writer = csv.writer(out)
+            writer.writerow(["t_s", "sub.RowsStoredNumber", "sub.PendingEventNumber", "sub.PendingEventAge"])
+            for k in range(12):
+                writer.writerow([k, k * t["stored_rate"]["median"], 10 + k % 3, 0.05])
+    if with_others:
+        _write_others(run, scenario, env)
+    return run
+
+
+def _write_others(run: Path, scenario: dict[str, Any], env: dict[str, Any]) -> None:
+    queries = [{"backend": b, "interval_s": i, "cold": cold, "clustered": cl, "p50_s": base * i / 3600 / 2,
+                "p95_s": base * i / 3600, "count": 100}
+               for b, base in (("timescaledb", 0.01), ("postgresql", 0.02), ("mysql", 0.04))
+               for i in (3600, 86400, 604800) for cold in (True, False) for cl in (True, False)]
+    _write(run / "extraction.json", results_document("extraction", scenario, env, {"queries": queries}))
+    cases = [{"backend": b, "variant": "pk+2", "table": f"att_scalar_{t}", "case_type": t, "case_format": "scalar",
+              "case_write": "ro", "events": 10000, "data_per_event": d, "index_per_event": d / 2,
+              "toast_per_event": 0.0, "bytes_per_event": d * 1.5}
+             for b, d in (("timescaledb", 60.0), ("postgresql", 70.0), ("mysql", 90.0)) for t in ("devdouble", "devlong")]
+    _write(run / "disk.json", results_document("disk", scenario, env, {"cases": cases}))
+    projections = [{"backend": b, "variant": "pk+2", "complete": True, "bytes_per_day": v, "bytes_per_year": v * 365,
+                    "bytes_at_retention": v * 730, "groups": []}
+                   for b, v in (("timescaledb", 1e9), ("postgresql", 1.2e9), ("mysql", 1.6e9))]
+    _write(run / "sizing.json", results_document("disk-plan", scenario, env, {"projections": projections}))
+
+
+# --- offline and section checks ------------------------------------------------------------------
+SECTIONS = ("throughput", "lag", "batch", "subscribers", "saturation", "sustained", "cpu", "loss", "extraction",
+            "disk", "sizing", "ranking", "environment")
+
+
+def sections_of(page: str) -> dict[str, str]:
+    parts = re.split(r"<section id='([a-z]+)'>", page)
+    return {parts[i]: parts[i + 1] for i in range(1, len(parts) - 1, 2)}
+
+
+def assert_offline(page: str) -> None:
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page, re.I)
+    assert "<script" not in page.lower() and "<link" not in page.lower() and "@import" not in page
+    assert "@font-face" not in page and "url(http" not in page
+    # the only absolute URLs left are XML namespace names, which are never fetched
+    assert set(re.findall(r"https?://[^\s\"'<>]+", page)) <= {"http://www.w3.org/2000/svg",
+                                                                "http://www.w3.org/1999/xlink"}
+
+
+def render_in_chromium(html_file: Path, tmp_path: Path) -> Path:
+    browser = shutil.which("chromium")
+    if browser is None:
+        pytest.skip("chromium is not installed (scripts/setup.sh installs it)")
+    png = tmp_path / "report.png"
+    cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+           "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp_path / 'chrome'}",
+           "--window-size=1200,3000", f"--screenshot={png}", html_file.resolve().as_uri()]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=90, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert png.exists() and png.stat().st_size > 10_000, done.stderr[-2000:]
+    assert "Uncaught" not in done.stderr and "ERR_" not in done.stderr, done.stderr[-2000:]
+    return png
+
+
+@pytest.fixture(scope="module")
+def synthetic_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    run = make_run(tmp_path_factory.mktemp("report"))
+    path = write_report(run)
+    return path, path.read_text()
+
+
+def test_every_section_has_figures_and_words(synthetic_report: tuple[Path, str]) -> None:
+    _, page = synthetic_report
+    found = sections_of(page)
+    for key in SECTIONS:
+        assert key in found, key
+        if key not in ("loss", "environment"):
+            assert "<svg" in found[key], f"{key} has no figure"
+        if key != "environment":
+            assert "class='finding'" in found[key] and "Recommendation" in found[key], key
+    assert "class='missing'" not in page
+    assert "Test CPU" in found["environment"] and "nvme0n1 (non-rotational)" in found["environment"]
+
+
+def test_report_is_self_contained(synthetic_report: tuple[Path, str]) -> None:
+    assert_offline(synthetic_report[1])
+
+
+def test_words_agree_with_numbers(synthetic_report: tuple[Path, str]) -> None:
+    found = sections_of(synthetic_report[1])
+    fastest = max(MEDIANS, key=lambda b: MEDIANS[b])
+    assert f"{fastest} had the highest median stored rate, 1,900 events/s." in found["throughput"]
+    assert "timescaledb / mysql = 1.58×" in found["throughput"] and "significant: the p1..p99 ranges do not" in \
+        found["throughput"]
+    assert "No event was lost" in found["throughput"]
+    assert "timescaledb committed events youngest" in found["lag"]
+    assert "Flattest (best figure of merit): timescaledb." in found["extraction"]
+    assert "Where disk is the constraint, prefer timescaledb." in found["disk"]
+    assert "mysql: 90% of seconds" in found["sustained"] and "NOT stable" in found["sustained"]
+    assert "With the balanced weights, timescaledb ranks first" in found["ranking"]
+
+
+def test_missing_sections_say_so(tmp_path: Path) -> None:
+    run = make_run(tmp_path, with_others=False)
+    found = sections_of(write_report(run).read_text())
+    for key, words in (("extraction", "extraction.json is not in this run directory"),
+                       ("disk", "disk.json is not in this run directory"),
+                       ("sizing", "sizing.json is not in this run directory")):
+        assert "class='missing'" in found[key] and words in found[key], key
+
+
+def test_report_renders_in_headless_chromium(synthetic_report: tuple[Path, str], tmp_path: Path) -> None:
+    render_in_chromium(synthetic_report[0], tmp_path)
+
+
+# --- ranking, words and compare on synthetic numbers ---------------------------------------------
+def test_ranking_normalises_to_the_best_and_weights_change_the_winner() -> None:
+    table = {"a": {"stored_median": 2000.0, "event_age_p99": 0.4},
+             "b": {"stored_median": 1000.0, "event_age_p99": 0.1}}
+    r = ranking.rank(table, {"stored_median": 1, "event_age_p99": 1})
+    assert r.normalised["a"] == {"stored_median": 1.0, "event_age_p99": 0.25}
+    assert r.normalised["b"] == {"stored_median": 0.5, "event_age_p99": 1.0}
+    assert r.order == ("b", "a") and r.scores["b"] == pytest.approx(0.75)
+    sets = ranking.rank_across_sets(table)
+    assert sets["throughput-first"].order[0] == "a" and sets["latency-first"].order[0] == "b"
+    assert "disk-first" not in sets  # no disk figures: that set would repeat "balanced"
+    words = report_text.ranking({k: v.order for k, v in sets.items()}, "balanced")
+    assert "The winner changes with the weights" in " ".join(words.sentences)
+
+
+def test_ranking_negative_slopes_and_missing_figures() -> None:
+    col = ranking.normalise({"a": -2.0, "b": 30.0, "c": None}, higher_is_better=True)
+    assert col == {"a": 0.0, "b": 1.0, "c": None}
+    r = ranking.rank({"a": {"batch_slope": -2.0}, "b": {"batch_slope": 30.0}, "c": {}}, {"batch_slope": 1})
+    assert r.scores["c"] == 0.0 and r.order[0] == "b"
+
+
+def test_weights_are_validated() -> None:
+    assert ranking.parse_weights("saturation_rate=2, event_age_p99=1") == {"saturation_rate": 2.0,
+                                                                          "event_age_p99": 1.0}
+    for bad, message in (("speed=1", "unknown criterion 'speed'"), ("stored_median", "is not name=weight"),
+                         ("stored_median=-1", ">= 0"), ("stored_median=0", "at least one weight")):
+        with pytest.raises(ConfigError, match=message):
+            ranking.parse_weights(bad)
+
+
+def test_scenario_report_table(tmp_path: Path) -> None:
+    doc = {"name": "x", "report": {"weights": {"saturation_rate": 2, "bytes_per_event": 1}}}
+    scenario = parse_scenario(doc, tmp_path / "x.toml")
+    assert scenario.to_dict()["report"] == {"weights": {"saturation_rate": 2.0, "bytes_per_event": 1.0}}
+    with pytest.raises(ConfigError, match=r"\[report\] weights names an unknown criterion 'speed'"):
+        parse_scenario({"name": "x", "report": {"weights": {"speed": 1}}}, tmp_path / "x.toml")
+    with pytest.raises(ConfigError, match=r"\[report\] colour is not a known key"):
+        parse_scenario({"name": "x", "report": {"colour": "red"}}, tmp_path / "x.toml")
+
+
+def test_throughput_words_call_overlap_not_significant() -> None:
+    spreads = {"a": Spread(1010, 900, 1100, 30), "b": Spread(1000, 950, 1050, 5)}
+    finding = report_text.throughput(spreads, {"a": 2000, "b": 2000}, {"a": 0, "b": 3})
+    text = " ".join(finding.sentences)
+    assert text.startswith("a had the highest median") and "not significant" in text
+    assert "Events were LOST: b 3." in text and "b" in finding.recommendation
+    assert any("only 5 per-second samples" in w for w in finding.warnings)
+
+
+def test_saturation_words_on_ties_and_unsaturated() -> None:
+    finding = report_text.saturation({"a": 550.0, "b": 550.0}, {"a": 550.0, "b": 550.0}, {"a": False, "b": False})
+    assert "does not separate them" in " ".join(finding.sentences)
+    assert "a and b (tied)" in finding.recommendation and "did not saturate" in finding.warnings[0]
+
+
+def test_compare_verdicts_follow_the_stated_rules(tmp_path: Path) -> None:
+    wide, narrow_far = Spread(1000, 900, 1100, 30), Spread(1500, 1450, 1550, 30)
+    assert compare.verdict(compare.Figure(1000, wide), compare.Figure(1050, Spread(1050, 1000, 1090, 30))) == \
+        compare.NOT_SIGNIFICANT
+    assert compare.verdict(compare.Figure(1000, wide), compare.Figure(1500, narrow_far)) == compare.SIGNIFICANT
+    assert compare.verdict(compare.Figure(1000, step=0.1), compare.Figure(1100, step=0.1)) == compare.NOT_SIGNIFICANT
+    assert compare.verdict(compare.Figure(1000, step=0.1), compare.Figure(1331, step=0.1)) == compare.SIGNIFICANT
+    assert compare.verdict(compare.Figure(0.1), compare.Figure(0.2)) == compare.NO_SPREAD
+    first, second = make_run(tmp_path / "one"), make_run(tmp_path / "two")
+    page = compare.write_html([first, second], tmp_path / "compare.html").read_text()
+    assert_offline(page)
+    assert "<svg" in page and "1.00×, not significant" in page and "Test CPU" in page
+
+
+# --- a real run: the small scenario, trimmed to two backends --------------------------------------
+@pytest.fixture(scope="module")
+def real_report(real_run_dir: Path) -> tuple[Path, str]:
+    path = write_report(real_run_dir)
+    return path, path.read_text()
+
+
+@pytest.fixture(scope="module")
+def real_run_dir(small_run_dir: Path) -> Path:
+    """The session's run of scenarios/small.toml (tests/conftest.py), shared with tests/test_run.py."""
+    return small_run_dir
+
+
+def test_real_run_report_holds_its_sections(real_report: tuple[Path, str], tmp_path: Path) -> None:
+    path, page = real_report
+    found = sections_of(page)
+    for key in ("throughput", "lag", "batch", "saturation", "sustained", "cpu", "loss", "ranking"):
+        assert ("<svg" in found[key] or key == "loss") and "Recommendation" in found[key], key
+    assert "<svg" in found["subscribers"]
+    for key in ("extraction", "disk", "sizing"):
+        assert "class='missing'" in found[key], key
+    assert_offline(page)
+    render_in_chromium(path, tmp_path)
+
+
+def test_real_run_words_agree_with_results(real_report: tuple[Path, str]) -> None:
+    path, page = real_report
+    doc = json.loads((path.parent / "results.json").read_text())
+    main = {t["backend"]: t for t in doc["results"]["trials"] if t["label"].endswith("_throughput")}
+    top = sorted(main, key=lambda b: (-main[b]["stored_rate"]["median"], b))[0]
+    found = sections_of(page)
+    assert f"{top} had the highest median stored rate" in found["throughput"]
+    lost = sum(t["accounting"]["lost"] for t in doc["results"]["trials"])
+    assert ("Zero events lost" in found["loss"]) == (lost == 0)
+    age = {b: t["event_age_at_commit_s"]["p99"] for b, t in main.items()}
+    youngest = sorted(age, key=lambda b: (age[b], b))[0]
+    assert f"{youngest} committed events youngest" in found["lag"]
