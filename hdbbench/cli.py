@@ -129,7 +129,10 @@ def _sigterm_as_interrupt(signum: int, frame: Any) -> NoReturn:
 def _register_groups() -> None:
     """Groups that live beside their modules join here, one line each."""
     for module, name in (("hdbbench.cli_schema", "schema"), ("hdbbench.cli_devices", "devices"),
-                         ("hdbbench.cli_subscribers", "subscribers"), ("hdbbench.cli_run", "run")):
+                         ("hdbbench.cli_subscribers", "subscribers"), ("hdbbench.cli_run", "run"),
+                         ("hdbbench.cli_size", "size"), ("hdbbench.cli_report", "report"),
+                         ("hdbbench.cli_report", "compare"),
+                         ("hdbbench.cli_extract", "data"), ("hdbbench.cli_extract", "extract")):
         try:
             imported = __import__(module, fromlist=[name])
         except ModuleNotFoundError as exc:
