@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import click
 
 from hdbbench.runner import RunOptions, run_scenario
 from hdbbench.scenario import load_scenario
-from hdbbench.settings import parse_overrides
+from hdbbench.settings import PROFILE_NAMES, parse_overrides
 from hdbbench.stack import DEFAULT_STATE_DIR
 
 
@@ -21,12 +22,17 @@ from hdbbench.stack import DEFAULT_STATE_DIR
               help="Where run directories are created.")
 @click.option("--set", "overrides", multiple=True, metavar="SERVER.NAME=VALUE",
               help="Override a server setting for this run, e.g. postgres.shared_buffers=512MB.")
-def run(scenario_file: Path, state_dir: Path, runs_root: Path, overrides: tuple[str, ...]) -> None:
+@click.option("--profile", type=click.Choice(PROFILE_NAMES), default=None,
+              help="Settings profile for this run instead of the scenario's [stack] profile.")
+def run(scenario_file: Path, state_dir: Path, runs_root: Path, overrides: tuple[str, ...],
+        profile: str | None) -> None:
     """Run SCENARIO_FILE: start everything, measure each backend in turn, stop everything."""
     scenario = load_scenario(scenario_file)  # refused before anything starts
+    if profile:
+        scenario = dataclasses.replace(scenario, profile=profile, name=f"{scenario.name}-{profile}")
     path = run_scenario(scenario, RunOptions(state_dir=state_dir, runs_root=runs_root,
                                              settings_overrides=parse_overrides(overrides)))
     click.echo(str(path))
-    from hdbbench.report import write_report
+    from hdbbench.report import write_report  # matplotlib loads only when a report is written
 
     click.echo(f"report: {write_report(path)}")
