@@ -14,14 +14,11 @@ Children can be tied to the parent (PR_SET_PDEATHSIG) and are stopped if `up` fa
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import random
 import re
 import signal
-import socket
-import subprocess
 import sys
 import time
 import tomllib
@@ -35,6 +32,9 @@ import psutil
 
 from hdbbench import emitter as em
 from hdbbench.errors import ConfigError, ServerError
+from hdbbench.servers import process
+from hdbbench.servers.ports import port_is_free
+from hdbbench.servers.process import ProcessRecord
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SERVER_SCRIPT = REPO_ROOT / "devices" / "HdbBenchSim.py"
@@ -303,13 +303,7 @@ class ServerRecord:
 
     def process(self) -> psutil.Process | None:
         """The live process, or None if it exited or the pid now belongs to another process."""
-        try:
-            proc = psutil.Process(self.pid)
-            if abs(proc.create_time() - self.create_time) > 0.01 or proc.status() == psutil.STATUS_ZOMBIE:
-                return None
-            return proc
-        except psutil.Error:
-            return None
+        return ProcessRecord(self.pid, self.create_time, []).process()
 
 
 @dataclass
@@ -349,15 +343,6 @@ def load_fleet(state_dir: str | Path = DEFAULT_STATE_DIR) -> Fleet | None:
     return Fleet(data["tango_host"], data["profile"], Path(state_dir), devices, servers)
 
 
-def _port_is_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
 def pick_ports(n: int, port_range: tuple[int, int] = DEFAULT_PORT_RANGE, taken: set[int] | None = None) -> list[int]:
     """n free loopback ports in port_range (never the ephemeral range), in random order."""
     lo, hi = port_range
@@ -366,19 +351,12 @@ def pick_ports(n: int, port_range: tuple[int, int] = DEFAULT_PORT_RANGE, taken: 
     taken = taken if taken is not None else set()
     out: list[int] = []
     for port in random.sample(range(lo, hi), hi - lo):
-        if port not in taken and _port_is_free(port):
+        if port not in taken and port_is_free(port):
             out.append(port)
             taken.add(port)
             if len(out) == n:
                 return out
     raise ServerError(f"no {n} free ports in {lo}-{hi}")
-
-
-def _die_with_parent() -> None:
-    """preexec_fn: the child gets SIGTERM when the parent (thread) that started it dies."""
-    libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    pr_set_pdeathsig = 1
-    libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
 
 
 def _tango_db(tango_host: str) -> Any:
@@ -433,12 +411,8 @@ def _start_server(fleet: Fleet, instance: str, devices: tuple[str, ...], tie_to_
     env = dict(os.environ, TANGO_HOST=fleet.tango_host, TANGO_ZMQ_EVENT_PORT=str(ev),
                TANGO_ZMQ_HEARTBEAT_PORT=str(hb), PYTHONUNBUFFERED="1")
     cmd = [sys.executable, str(SERVER_SCRIPT), instance, "-ORBendPoint", f"giop:tcp:127.0.0.1:{orb}"]
-    with open(log, "ab") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                                cwd=REPO_ROOT, start_new_session=True,
-                                preexec_fn=_die_with_parent if tie_to_parent else None)
-    create_time = psutil.Process(proc.pid).create_time()
-    return ServerRecord(instance, proc.pid, create_time, orb, ev, hb, str(log), devices)
+    _, record = process.spawn(cmd, log_path=log, attached=tie_to_parent, env=env, cwd=REPO_ROOT)
+    return ServerRecord(instance, record.pid, record.create_time, orb, ev, hb, str(log), devices)
 
 
 def _wait_exported(fleet: Fleet, timeout_s: float) -> None:

@@ -21,7 +21,6 @@ from hdbbench.report import write_report
 from hdbbench.report_text import Spread
 from hdbbench.results import results_document
 from hdbbench.scenario import parse_scenario
-from tests.conftest import REPO
 
 BACKENDS = ("timescaledb", "postgresql", "mysql")
 MEDIANS = {"timescaledb": 1900.0, "postgresql": 1500.0, "mysql": 1200.0}

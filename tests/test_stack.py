@@ -21,7 +21,7 @@ import tango
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.servers.ports import pick_free_port
 from hdbbench.servers.process import ProcessRecord
-from tests.conftest import REPO, test_stack_config
+from tests.conftest import REPO
 
 HDBBENCH = [sys.executable, "-m", "hdbbench"]
 

@@ -15,7 +15,6 @@ duplicate), and the loss is visible (stored < emitted, error rows present).
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 from collections.abc import Iterator
