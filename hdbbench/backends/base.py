@@ -174,6 +174,37 @@ def _compare_named(table: str, kind: str, exp: dict[str, IndexDef], got: dict[st
     return diffs
 
 
+@dataclass(frozen=True)
+class TableSize:
+    """Bytes one data table occupies, as its server reports them, split into parts that add up.
+
+    data_bytes: heap / clustered index (InnoDB: DATA_LENGTH, off-page columns included);
+    index_bytes: secondary indexes and the PostgreSQL primary key;
+    toast_bytes: TOAST heap + TOAST index (PostgreSQL/TimescaleDB; 0 where the engine keeps overflow
+      pages inside the data figure);
+    free_bytes: file space of the table in no index yet (InnoDB tablespace slack; 0 elsewhere);
+    total_bytes: the server's own total (pg_total_relation_size, hypertable_detailed_size, the
+      tablespace FILE_SIZE); equals the sum of the parts.
+    allocated_bytes: file-system blocks when they differ from total_bytes (sparse InnoDB files with
+      PAGE_COMPRESSED), else None. parts: chunks / partitions / tablespaces the table spans.
+    """
+
+    table: str
+    data_bytes: int
+    index_bytes: int
+    toast_bytes: int
+    free_bytes: int
+    total_bytes: int
+    allocated_bytes: int | None = None
+    engine: str = ""
+    parts: int = 1
+
+    @property
+    def disk_bytes(self) -> int:
+        """What the table costs on disk: allocated blocks when known, else the total."""
+        return self.total_bytes if self.allocated_bytes is None else self.allocated_bytes
+
+
 class BulkWriter(abc.ABC):
     """Stores HDB++ rows the way a subscriber does, in batches.
 
@@ -264,6 +295,15 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def size_bytes(self) -> int:
         """Bytes the HDB++ database occupies on disk (data, indexes, TOAST), as the server reports it."""
+
+    def table_sizes(self, tables: Sequence[str]) -> list[TableSize]:
+        """Sizes of the named data tables (with their chunks/partitions), one TableSize each, in order."""
+        raise NotImplementedError(f"{self.name}: table sizes are not implemented")
+
+    def log_positions(self) -> dict[str, int | None]:
+        """Write-ahead / binary log positions in bytes (server-wide): PostgreSQL {"wal"}, MariaDB
+        {"binlog", "redo"}; None when that log is off. Differences of two calls are log growth."""
+        raise NotImplementedError(f"{self.name}: log positions are not implemented")
 
     @abc.abstractmethod
     def fetch_events(self, att_name: str) -> list[Event]:

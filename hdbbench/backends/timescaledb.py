@@ -23,3 +23,7 @@ class TimescaleBackend(PgBackend):
             raise ConfigError(
                 "timescaledb: hypertables are always chunked; set the chunk size with interval=<N>d instead of 'partitioned'"
             )
+
+    def bucket_sql(self, bucket_s: int) -> str:
+        """Aggregation buckets with TimescaleDB's time_bucket (the extraction query sets)."""
+        return f"time_bucket(interval '{int(bucket_s)} seconds', data_time)"

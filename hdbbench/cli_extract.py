@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: Apache-2.0
+"""`hdbbench data generate | dump | load` and `hdbbench extract <query set>`.
+
+    hdbbench data generate query_sets/small.toml --backend timescaledb --create --order time
+    hdbbench data dump --backend mysql --type devdouble --order pk dumps/devdouble-pk.csv
+    hdbbench data load --backend postgresql --create dumps/devdouble-pk.csv
+    hdbbench extract query_sets/small.toml --backend timescaledb --backend mysql --variant pk --variant pk+2
+
+Everything runs against the stack of `--state-dir` (`hdbbench stack up`); `extract` restarts its
+servers for cold runs, so it needs a private stack there.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn, TimeRemainingColumn,
+)
+from rich.text import Text
+
+from hdbbench.backends import BACKENDS, Backend, backend_for_stack
+from hdbbench.datagen import ORDERS, generate, load_inventory
+from hdbbench.stack import DEFAULT_STATE_DIR, Stack, StackConfig, load_endpoints
+
+console = Console(stderr=True)
+_state_opt = click.option("--state-dir", type=click.Path(path_type=Path), envvar="HDBBENCH_STATE_DIR",
+                          default=DEFAULT_STATE_DIR, show_default=True)
+_db_opt = click.option("--database", default="hdbpp", show_default=True, help="the HDB++ database name")
+_create_opt = click.option("--create", is_flag=True, help="Create the database and schema first (refuses an existing one).")
+_variant_opt = click.option("--variant", default=None, help="Schema variant with --create (pk | pk+2, ...).")
+
+
+def _backend(name: str, state_dir: Path, database: str, create: bool, variant: str | None) -> Backend:
+    backend = backend_for_stack(name, load_endpoints(state_dir), database)
+    if create:
+        backend.create_schema(variant)
+    return backend
+
+
+@click.group()
+def data() -> None:
+    """Generate HDB++ data, dump a data table to CSV, bulk-load a dump."""
+
+
+@data.command("generate")
+@click.argument("inventory", type=click.Path(path_type=Path))
+@click.option("--backend", "backend_name", type=click.Choice(BACKENDS), required=True)
+@click.option("--order", type=click.Choice(ORDERS), default=None, help="pk = by (att_conf_id, data_time); time = by data_time. Default: the inventory's.")
+@_create_opt
+@_variant_opt
+@_db_opt
+@_state_opt
+def generate_cmd(inventory: Path, backend_name: str, order: str | None, create: bool, variant: str | None,
+                 database: str, state_dir: Path) -> None:
+    """Write the data set of INVENTORY (a TOML file; a query set's [data] table works) into a backend."""
+    inv = load_inventory(inventory)
+    backend = _backend(backend_name, state_dir, database, create, variant)
+    with _progress() as progress:
+        task = progress.add_task(f"{backend_name} {order or inv.order} order", total=inv.expected_rows())
+        result = generate(backend, inv, order, progress=lambda n: progress.advance(task, n))
+    click.echo(json.dumps(result.to_dict(), indent=2))
+
+
+@data.command("dump")
+@click.argument("out", type=click.Path(path_type=Path))
+@click.option("--backend", "backend_name", type=click.Choice(BACKENDS), required=True)
+@click.option("--type", "tango_type", default="devdouble", show_default=True, help="Tango type suffix of the scalar table.")
+@click.option("--order", type=click.Choice(ORDERS), default="pk", show_default=True)
+@_db_opt
+@_state_opt
+def dump_cmd(out: Path, backend_name: str, tango_type: str, order: str, database: str, state_dir: Path) -> None:
+    """Dump the scalar table of one type to OUT (CSV) and OUT's .json sidecar."""
+    from hdbbench.dumps import dump
+
+    backend = _backend(backend_name, state_dir, database, False, None)
+    with console.status(f"dumping {tango_type} from {backend_name} by {order}..."):
+        result = dump(backend, tango_type, order, out)
+    click.echo(json.dumps(result.to_dict(), indent=2))
+
+
+@data.command("load")
+@click.argument("dump_file", type=click.Path(path_type=Path))
+@click.option("--backend", "backend_name", type=click.Choice(BACKENDS), required=True)
+@_create_opt
+@_variant_opt
+@_db_opt
+@_state_opt
+def load_cmd(dump_file: Path, backend_name: str, create: bool, variant: str | None, database: str, state_dir: Path) -> None:
+    """Bulk-load DUMP_FILE (COPY / LOAD DATA); print the load time and the size after it."""
+    from hdbbench.dumps import load
+
+    backend = _backend(backend_name, state_dir, database, create, variant)
+    with console.status(f"loading {dump_file} into {backend_name}..."):
+        result = load(backend, dump_file)
+    click.echo(json.dumps(result.to_dict(), indent=2))
+
+
+@click.command("extract")
+@click.argument("query_set", type=click.Path(path_type=Path))
+@click.option("--backend", "backends", multiple=True, type=click.Choice(BACKENDS), help="Repeatable; default: all three.")
+@click.option("--variant", "variants", multiple=True, help="Index variant(s), repeatable; default: pk and pk+2.")
+@click.option("--order", type=click.Choice(ORDERS), default=None, help="Load order of the data set (default: its own).")
+@click.option("--no-cluster", is_flag=True, help="Measure only the data as loaded.")
+@click.option("--no-cold", is_flag=True, help="Never restart servers (first runs instead of cold ones).")
+@click.option("--no-drop-caches", is_flag=True, help="Restart servers but leave the OS page cache alone.")
+@click.option("--keep", is_flag=True, help="Keep the databases afterwards.")
+@click.option("--runs", "runs_root", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
+@_state_opt
+def extract(query_set: Path, backends: tuple[str, ...], variants: tuple[str, ...], order: str | None, no_cluster: bool,
+            no_cold: bool, no_drop_caches: bool, keep: bool, runs_root: Path, state_dir: Path) -> None:
+    """Measure QUERY_SET on each backend: cold/warm, unclustered/clustered, per index variant."""
+    from hdbbench.extraction import ExtractionOptions, run_extraction
+    from hdbbench.queries import load_query_set
+
+    qs = load_query_set(query_set)  # refused before anything starts
+    options = ExtractionOptions(backends=backends or BACKENDS, variants=variants or ("pk", "pk+2"), order=order,
+                                cluster=not no_cluster, drop_caches=not no_drop_caches, keep=keep)
+    options.check()
+    endpoints = load_endpoints(state_dir)
+    stack = None if no_cold else _running_stack(state_dir)
+    with console.status("extraction...") as status:
+        path = run_extraction(qs, endpoints, options, runs_root, stack, progress=lambda text: status.update(text))
+    click.echo(str(path))
+
+
+def _running_stack(state_dir: Path) -> Stack:
+    """The stack `hdbbench stack up` started in state_dir, with the settings it runs with (for restarts)."""
+    from hdbbench.settings import SettingsProfile
+
+    recorded = json.loads((Path(state_dir) / "stack.json").read_text())["profile"]
+    profile = SettingsProfile(recorded["name"], recorded.get("postgres", {}), recorded.get("mariadb", {}))
+    return Stack(StackConfig(state_dir=state_dir, profile=profile, components=("postgres", "mariadb"), keep_running=True))
+
+
+class _RateColumn(ProgressColumn):
+    """Events per second of a task."""
+
+    def render(self, task: Task) -> Text:
+        return Text(f"{task.speed:,.0f} ev/s" if task.speed else "- ev/s")
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), _RateColumn(),
+                    TimeElapsedColumn(), TimeRemainingColumn(), console=console)

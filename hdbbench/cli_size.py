@@ -1,0 +1,238 @@
+# SPDX-License-Identifier: Apache-2.0
+"""`hdbbench size measure | plan`: disk usage per Tango type, and sizing for facility planning.
+
+    hdbbench size measure [--backend timescaledb ...] [--variant pk+2 | --variant mysql=pk,page_compressed ...]
+                          [--case devdouble --case spectrum:devdouble:1000 ...] [--events 20000]
+                          [--inventory inventories/example-facility.toml --simulated-s 3600 --scale 0.01]
+    hdbbench size plan inventories/example-facility.toml --from runs/<run>/results.json [--check runs/<run>]
+
+`measure` writes a run directory (results.json of kind "disk", sizes.csv, fits.csv, inventory.csv);
+`plan` writes one of kind "disk-plan" (projection.csv, check.csv) and prints the projection; with
+--check it exits 1 when a projection misses the measured size by more than 10 %.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from hdbbench.backends import BACKENDS
+from hdbbench.errors import ConfigError
+from hdbbench.results import RunDirectory, environment_facts, load_results, results_document
+from hdbbench.stack import DEFAULT_STATE_DIR
+
+console = Console(stderr=True)
+
+
+@click.group()
+def size() -> None:
+    """Disk usage per Tango type and backend; projections for a facility inventory."""
+
+
+def variants_for(backends: Sequence[str], given: Sequence[str]) -> dict[str, list[str]]:
+    """`--variant pk` applies to every backend; `--variant mysql=pk,myrocks` to one."""
+    from hdbbench.disk import DEFAULT_VARIANTS, STORAGE_CLAUSES
+
+    if not given:
+        return {b: list(DEFAULT_VARIANTS[b]) for b in backends}
+    chosen: dict[str, list[str]] = {b: [] for b in backends}
+    for text in given:
+        name, sep, variant = text.partition("=")
+        if sep and name not in BACKENDS:
+            raise ConfigError(f"--variant {text!r}: unknown backend {name!r} (known: {', '.join(BACKENDS)})")
+        for b in ([name] if sep else backends):
+            v = variant if sep else text
+            if b in chosen and (b == "mysql" or not any(s in v.split(",") for s in STORAGE_CLAUSES)):
+                chosen[b].append(v)
+    return chosen
+
+
+@size.command("measure")
+@click.option("--state-dir", type=click.Path(path_type=Path), envvar="HDBBENCH_STATE_DIR", default=DEFAULT_STATE_DIR,
+              show_default=True, help="The stack to measure on (hdbbench stack up).")
+@click.option("--backend", "backends", multiple=True, type=click.Choice(BACKENDS), help="Default: all three.")
+@click.option("--variant", "variants", multiple=True, metavar="[BACKEND=]VARIANT",
+              help="pk | pk+2 [,partitioned|,interval=<N>d]; MariaDB also ,compressed | ,page_compressed | ,myrocks.")
+@click.option("--case", "cases", multiple=True, metavar="SPEC",
+              help="[scalar|spectrum|image:]<type>[:<n>|<x>x<y>][:ro|rw]; default: every scalar type + devdouble spectra.")
+@click.option("--events", default=20_000, show_default=True, help="Events per scalar case.")
+@click.option("--attributes", default=20, show_default=True, help="Attributes per case.")
+@click.option("--array-sizes", default="10,100,1000", show_default=True, help="Default devdouble spectrum sizes.")
+@click.option("--inventory", type=click.Path(path_type=Path), help="Also load this inventory (for plan --check).")
+@click.option("--simulated-s", default=3600.0, show_default=True, help="Inventory run: seconds of archiving loaded.")
+@click.option("--scale", default=0.01, show_default=True, help="Inventory run: share of each group's attributes.")
+@click.option("--seed", default=42, show_default=True)
+@click.option("--runs", "runs_root", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
+@click.option("--name", default="disk", show_default=True, help="Run directory name suffix.")
+def measure(state_dir: Path, backends: tuple[str, ...], variants: tuple[str, ...], cases: tuple[str, ...], events: int,
+            attributes: int, array_sizes: str, inventory: Path | None, simulated_s: float, scale: float, seed: int,
+            runs_root: Path, name: str) -> None:
+    """Bytes per event of each type/format/write table on each backend and variant."""
+    from hdbbench.disk import default_cases, parse_case
+    from hdbbench.sizing import load_inventory
+    from hdbbench.stack import load_endpoints
+
+    inv = load_inventory(inventory) if inventory else None
+    sizes = [int(s) for s in array_sizes.split(",") if s.strip()]
+    case_list = [parse_case(c, events, attributes) for c in cases] or default_cases(events, attributes, sizes)
+    chosen = variants_for(backends or BACKENDS, variants)
+    endpoints = load_endpoints(state_dir)
+    path = run_measure(endpoints, chosen, case_list, seed, runs_root, name,
+                       (inv, simulated_s, scale) if inv else None)
+    click.echo(str(path))
+
+
+def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[Any], seed: int, runs_root: Path,
+                name: str, inventory_run: tuple[Any, float, float] | None = None) -> Path:
+    """Measure every backend/variant, write results.json + CSVs into a new run directory; return its path."""
+    from hdbbench import disk
+
+    run = RunDirectory.create(runs_root, name)
+    try:
+        rows, variants, inv_runs = [], [], []
+        for backend, names in chosen.items():
+            endpoint = endpoints.mariadb if backend == "mysql" else endpoints.postgres
+            if endpoint is None:
+                variants += [{"backend": backend, "variant": v, "unavailable": "no server in the stack"} for v in names]
+                continue
+            for v in names:
+                console.print(f"size: {backend} {v} ...")
+                outcome = disk.measure_variant(backend, endpoint, v, cases, seed)
+                variants.append({"backend": backend, "variant": outcome.variant, "unavailable": outcome.unavailable})
+                rows += [r.to_dict() for r in outcome.results]
+                if inventory_run:
+                    inv_runs.append(_inventory_run(disk, backend, endpoint, v, inventory_run, seed))
+        _write_measure(run, endpoints, chosen, cases, seed, rows, variants, inv_runs, inventory_run)
+        run.set_status("completed")
+    except BaseException as exc:
+        run.set_status("interrupted" if isinstance(exc, KeyboardInterrupt) else "failed", str(exc))
+        raise
+    return run.path
+
+
+def _inventory_run(disk: Any, backend: str, endpoint: Any, variant: str, spec: tuple[Any, float, float],
+                   seed: int) -> dict[str, Any]:
+    inv, simulated_s, scale = spec
+    groups = [(g.label, g.case(simulated_s, scale)) for g in inv.groups]
+    results = []
+    for v in ([variant, f"{variant},clustered"] if backend != "mysql" else [variant]):
+        console.print(f"size: {backend} {v} inventory {inv.name} ...")
+        results.append(disk.measure_inventory(backend, endpoint, v, groups, seed).to_dict())
+    return {"runs": results}
+
+
+def _write_measure(run: RunDirectory, endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[Any], seed: int,
+                   rows: list[dict[str, Any]], variants: list[dict[str, Any]], inv_runs: list[dict[str, Any]],
+                   inventory_run: tuple[Any, float, float] | None) -> None:
+    from hdbbench import disk
+
+    flat_inv = [r for item in inv_runs for r in item["runs"]]
+    scenario = {"variants": chosen, "cases": [c.to_dict() for c in cases], "seed": seed, "loader": "bulk_writer",
+                "inventory": inventory_run[0].to_dict() if inventory_run else None,
+                "simulated_s": inventory_run[1] if inventory_run else None,
+                "scale": inventory_run[2] if inventory_run else None}
+    results = {"cases": rows, "fits": disk.array_fits(rows), "variants": variants, "inventory_runs": flat_inv,
+               "raw_bytes": "8 (timestamp) + 4 (attribute id) + 1 (quality) + value bytes of each side present"}
+    run.write_json("results.json", results_document("disk", scenario, environment_facts(disk.server_facts(endpoints)),
+                                                    results))
+    log_cols = [f"{k}_per_event" for k in disk.LOG_NAMES]
+    run.write_csv("sizes.csv", [*disk.CSV_COLUMNS, *log_cols], (disk.csv_row(r) for r in rows))
+    run.write_csv("fits.csv", ["backend", "variant", "type", "format", "write", "elements", "a_bytes",
+                               "b_bytes_per_element", "r2"],
+                  ([f[k] if k != "elements" else " ".join(map(str, f[k])) for k in
+                    ("backend", "variant", "type", "format", "write", "elements", "a_bytes", "b_bytes_per_element", "r2")]
+                   for f in results["fits"]))
+    run.write_csv("inventory.csv", ["backend", "variant", "measured_bytes", "unavailable"],
+                  ([r["backend"], r["variant"], r["measured_bytes"], r["unavailable"]] for r in flat_inv))
+
+
+@size.command("plan")
+@click.argument("inventory_file", type=click.Path(path_type=Path))
+@click.option("--from", "results_file", type=click.Path(path_type=Path), required=True,
+              help="results.json of a `size measure` run (or its run directory).")
+@click.option("--check", "check_dir", type=click.Path(path_type=Path),
+              help="A `size measure --inventory` run directory to compare the projection with (target ±10 %).")
+@click.option("--runs", "runs_root", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
+def plan(inventory_file: Path, results_file: Path, check_dir: Path | None, runs_root: Path) -> None:
+    """Project disk per backend and variant for INVENTORY_FILE from measured bytes per event."""
+    from hdbbench import sizing
+
+    inventory = sizing.load_inventory(inventory_file)  # refused before anything else
+    results = _load(results_file)
+    projections = sizing.project(inventory, results)
+    if not projections:
+        raise ConfigError(f"{results_file}: holds no measured cases")
+    checks = sizing.check(inventory, results, _load(check_dir)) if check_dir else []
+    path = _write_plan(runs_root, inventory, results_file, check_dir, projections, checks)
+    _print_plan(inventory, projections, checks)
+    click.echo(str(path))
+    if check_dir and not all(c["within_tolerance"] for c in checks):
+        raise SystemExit(1)
+
+
+def _load(path: Path) -> dict[str, Any]:
+    path = Path(path)
+    target = path / "results.json" if path.is_dir() else path
+    if not target.exists():
+        raise ConfigError(f"no results file at {target}")
+    try:
+        data = load_results(target)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    if data.get("kind") != "disk":
+        raise ConfigError(f"{target}: results of kind {data.get('kind')!r}, expected 'disk' (hdbbench size measure)")
+    return data
+
+
+def _write_plan(runs_root: Path, inventory: Any, results_file: Path, check_dir: Path | None,
+                projections: list[dict[str, Any]], checks: list[dict[str, Any]]) -> Path:
+    run = RunDirectory.create(runs_root, f"plan-{inventory.name}")
+    scenario = {"inventory": inventory.to_dict(), "from": str(results_file), "check": str(check_dir) if check_dir else None}
+    run.write_json("results.json", results_document("disk-plan", scenario, environment_facts(),
+                                                    {"projections": projections, "checks": checks}))
+    run.write_csv("projection.csv", ["backend", "variant", "group", "events_per_day", "bytes_per_event", "source",
+                                     "bytes_per_day", "retention_days", "bytes_at_retention", "share_at_retention"],
+                  ([p["backend"], p["variant"], g["label"], g["events_per_day"], g["bytes_per_event"], g["source"],
+                    g["bytes_per_day"], g["retention_days"], g["bytes_at_retention"], g["share_at_retention"]]
+                   for p in projections for g in p["groups"]))
+    run.write_csv("check.csv", ["backend", "variant", "projected_bytes", "measured_bytes", "error", "within_tolerance"],
+                  ([c["backend"], c["variant"], c["projected_bytes"], c["measured_bytes"], c["error"],
+                    c["within_tolerance"]] for c in checks))
+    run.set_status("completed")
+    return run.path
+
+
+def human(n: float | None) -> str:
+    if n is None or not math.isfinite(n):
+        return "-"
+    for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
+        if abs(n) < 1000 or unit == "PB":
+            return f"{n:.1f} {unit}" if unit != "B" else f"{n:.0f} B"
+        n /= 1000.0
+    return "-"
+
+
+def _print_plan(inventory: Any, projections: list[dict[str, Any]], checks: list[dict[str, Any]]) -> None:
+    table = Table(title=f"projected disk for {inventory.name} (decimal units)", expand=False)
+    for col in ("backend", "variant", "per day", "per month", "per year", "at retention", "log/day", "complete"):
+        table.add_column(col)
+    for p in projections:
+        logs = ", ".join(f"{k} {human(v)}" for k, v in p["log_bytes_per_day"].items())
+        table.add_row(p["backend"], p["variant"], human(p["bytes_per_day"]), human(p["bytes_per_month"]),
+                      human(p["bytes_per_year"]), human(p["bytes_at_retention"]), logs or "-",
+                      "yes" if p["complete"] else "NO")
+    Console(width=160).print(table)
+    if checks:
+        ct = Table(title="projection versus measured run (target ±10 %)")
+        for col in ("backend", "variant", "projected", "measured", "error"):
+            ct.add_column(col)
+        for c in checks:
+            err = f"{100 * c['error']:+.1f} %" if c["error"] is not None else "n/a " + ",".join(c["unmeasured_groups"])
+            ct.add_row(c["backend"], c["variant"], human(c["projected_bytes"]), human(c["measured_bytes"]), err)
+        Console(width=160).print(ct)

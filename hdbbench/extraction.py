@@ -1,0 +1,480 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The extraction benchmark: a query set on every backend, cold and warm, unclustered and clustered.
+
+For each index variant (pk, pk+2) and backend, a fresh database gets the query set's data set
+(datagen, in the chosen load order); the set's queries are resolved once, against the first
+backend's catalogue, so every backend runs exactly the same queries. Each database is measured as
+loaded ("unclustered"), then after `Backend.cluster()` ("clustered"; its time and the size change
+are recorded).
+
+Per query and state:
+- cold (groups with `cold = true`): the server is restarted through the stack and, when
+  /proc/sys/vm/drop_caches is writable, the OS page cache is dropped; then the client run. Without
+  a private stack the query's first run is recorded as "first" instead, and the mode says so.
+- first: the first run of a query that is not run cold (random sets: a random range is not cached).
+- warm: the same query repeated at once.
+Client time runs from sending the query to the last row fetched, through a server-side cursor
+(PostgreSQL) or an unbuffered one (MariaDB), so big results never sit in memory. Server time and
+pages come from a separate execution under EXPLAIN (ANALYZE, BUFFERS) / ANALYZE FORMAT=JSON: after
+the warm run (warm), and, with `cold_explain`, after a second restart (cold).
+
+Validation: before measuring, every query's result is fetched once more and summarised (values,
+sum of time stamps in µs weighted by values per row, sum of values); every backend and variant must
+agree with the first one, within float tolerance, or the run fails with a `ValidationError` naming
+the query and the two backends.
+
+Results: a run directory with `results.json` (kind "extraction": loads, clustering, validation,
+p50/p95/max per group, interval length and temperature, p95-against-interval fits) and
+`queries.csv` (every measured run).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from hdbbench.backends import SchemaVariant, backend_for_stack
+from hdbbench.datagen import ORDERS, generate
+from hdbbench.errors import ConfigError, HdbbenchError, ServerError
+from hdbbench.measure import fit_line, percentile
+from hdbbench.queries import BoundQuery, Query, QuerySet, attribute_ids, bind, catalog_of, resolve
+from hdbbench.results import RunDirectory, environment_facts, results_document
+
+DROP_CACHES = Path("/proc/sys/vm/drop_caches")
+SERVER_OF = {"timescaledb": "postgres", "postgresql": "postgres", "mysql": "mariadb"}
+REL_TOL = 1e-9
+CSV_COLUMNS = ("backend", "variant", "state", "query", "group", "kind", "att_name", "interval_s", "temperature",
+               "client_s", "rows", "server_ms", "planning_ms", "pages_read", "pages_hit", "server_source", "cold_mode")
+
+
+class ValidationError(HdbbenchError):
+    """Two backends returned different rows for the same query."""
+
+
+# ----------------------------------------------------------------------------------- checksums
+
+
+_EPOCH = datetime(1970, 1, 1)
+
+
+def time_us(value: datetime) -> int:
+    """µs since the Unix epoch; naive values are UTC (MariaDB datetime(6))."""
+    if value.tzinfo is not None:
+        value = value.astimezone(timezone.utc).replace(tzinfo=None)
+    return (value - _EPOCH) // _ONE_US
+
+
+_ONE_US = datetime(1970, 1, 1, 0, 0, 0, 1) - _EPOCH
+
+
+@dataclass
+class Checksum:
+    """Order-independent summary of a result: rows, values per row (array elements), time stamps and values."""
+
+    rows: int = 0
+    items: int = 0
+    nulls: int = 0
+    time_us_sum: int = 0
+    value_sum: float = 0.0
+
+    def add(self, block: Sequence[Sequence[Any]]) -> None:
+        partial: list[float] = []
+        for row in block:
+            items = 1
+            for value in row[1:]:
+                if isinstance(value, list):
+                    items = len(value)
+                    self._values(value, partial)
+                else:
+                    self._values([value], partial)
+            self.rows += 1
+            self.items += items
+            self.time_us_sum += time_us(row[0]) * items
+        self.value_sum += math.fsum(partial)
+
+    def _values(self, values: Sequence[Any], out: list[float]) -> None:
+        for v in values:
+            if v is None:
+                self.nulls += 1
+            else:
+                out.append(float(v) if isinstance(v, (Decimal, bool)) else v)
+
+    def matches(self, other: Checksum) -> bool:
+        tol = REL_TOL * max(1.0, abs(self.value_sum), abs(other.value_sum))
+        return (self.items, self.nulls, self.time_us_sum) == (other.items, other.nulls, other.time_us_sum) and \
+            abs(self.value_sum - other.value_sum) <= tol
+
+    def describe(self) -> str:
+        return f"{self.items} values ({self.nulls} NULL), time sum {self.time_us_sum} us, value sum {self.value_sum:.12g}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def checksum(backend: Any, conn: Any, bq: BoundQuery, fetch_rows: int) -> Checksum:
+    result = Checksum()
+    backend.stream(conn, bq.sql, bq.params, fetch_rows, result.add)
+    return result
+
+
+class Validator:
+    """Holds the first backend's checksum of each query and checks every later one against it."""
+
+    def __init__(self) -> None:
+        self.reference: dict[str, tuple[str, Checksum]] = {}
+
+    def check(self, who: str, query_id: str, got: Checksum) -> None:
+        if query_id not in self.reference:
+            self.reference[query_id] = (who, got)
+            return
+        ref_who, ref = self.reference[query_id]
+        if not ref.matches(got):
+            raise ValidationError(f"query {query_id}: {ref_who} and {who} return different rows: "
+                                  f"{ref.describe()} vs {got.describe()}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {qid: {"reference": who} | c.to_dict() for qid, (who, c) in self.reference.items()}
+
+
+# ------------------------------------------------------------------------------------- cold runs
+
+
+class ColdStarter:
+    """Restarts a backend's server through the stack and drops the OS page cache when allowed."""
+
+    def __init__(self, stack: Any | None, drop_caches: bool = True) -> None:
+        self.stack = stack
+        self.drop_caches = drop_caches
+        self.dropped: bool | None = None  # learnt at the first restart
+
+    @property
+    def enabled(self) -> bool:
+        return self.stack is not None
+
+    def mode(self) -> str:
+        if self.stack is None:
+            return "not restarted (no private stack): cold runs are recorded as first runs"
+        pool = "; MariaDB without buffer-pool dump/load"
+        if self.dropped:
+            return "server restarted, OS page cache dropped" + pool
+        why = "disabled" if not self.drop_caches else f"{DROP_CACHES} not writable"
+        return f"server restarted, OS cache not dropped ({why})" + pool
+
+    def restart(self, backend: Any) -> str:
+        name = SERVER_OF[backend.name]
+        server = getattr(self.stack, "_servers", {}).get(name)
+        if server is None:
+            raise ServerError(f"cold runs restart the {name} server, and the stack does not own one (external server?)")
+        before = server.meta().get("port")
+        if name == "mariadb":
+            _no_buffer_pool_dump(backend)
+        server.down()
+        if name == "mariadb":
+            # InnoDB reloads the pages it dumped at shutdown: a cold start must not.
+            (server.data_dir / "ib_buffer_pool").unlink(missing_ok=True)
+        self._drop()
+        endpoint = server.up()
+        if before and endpoint.port != before:
+            raise ServerError(f"{name} came back on port {endpoint.port} instead of {before}; cold runs need the same port")
+        return self.mode()
+
+    def _drop(self) -> None:
+        if not self.drop_caches or self.dropped is False:
+            return
+        os.sync()
+        try:
+            with open(DROP_CACHES, "w") as out:
+                out.write("3\n")
+            self.dropped = True
+        except OSError:
+            self.dropped = False
+
+
+def _no_buffer_pool_dump(backend: Any) -> None:
+    conn = backend.reader()
+    try:
+        conn.cursor().execute("SET GLOBAL innodb_buffer_pool_dump_at_shutdown = OFF")
+    finally:
+        conn.close()
+
+
+# --------------------------------------------------------------------------------- measurement
+
+
+def client_run(backend: Any, conn: Any, bq: BoundQuery, fetch_rows: int) -> tuple[float, int]:
+    """Seconds from sending the query to the last row fetched, and the rows fetched."""
+    started = time.perf_counter()
+    rows = backend.stream(conn, bq.sql, bq.params, fetch_rows, _discard)
+    return time.perf_counter() - started, rows
+
+
+def _discard(block: list[Any]) -> None:
+    return None
+
+
+@dataclass
+class Context:
+    """Where a measurement belongs, and the session its queries run in (one, as an application's)."""
+
+    backend: Any
+    variant: str
+    state: str
+    starter: ColdStarter
+    fetch_rows: int
+    cold_explain: bool
+    conn: Any = None
+
+    def session(self) -> Any:
+        if self.conn is None:
+            self.conn = self.backend.reader()
+        return self.conn
+
+    def restart(self) -> str:
+        self.close()
+        return self.starter.restart(self.backend)
+
+    def close(self) -> None:
+        if self.conn is not None:
+            try:
+                self.conn.close()
+            except Exception:  # the server went away under it: nothing to close
+                pass
+            self.conn = None
+
+
+def measure_query(ctx: Context, bq: BoundQuery) -> list[dict[str, Any]]:
+    """The first (or cold) and warm runs of one query, with server figures where measured."""
+    q = bq.query
+    cold = q.cold and ctx.starter.enabled
+    mode = ctx.restart() if cold else "no restart"
+    conn = ctx.session()
+    first_s, first_rows = client_run(ctx.backend, conn, bq, ctx.fetch_rows)
+    warm_s, warm_rows = client_run(ctx.backend, conn, bq, ctx.fetch_rows)
+    warm_server = ctx.backend.explain(conn, bq.sql, bq.params)
+    first_server: dict[str, Any] = {}
+    if cold and ctx.cold_explain:
+        ctx.restart()
+        first_server = ctx.backend.explain(ctx.session(), bq.sql, bq.params)
+    first = _record(ctx, q, "cold" if cold else "first", first_s, first_rows, first_server, mode)
+    warm = _record(ctx, q, "warm", warm_s, warm_rows, warm_server, "repeated at once")
+    return [first, warm]
+
+
+def _record(ctx: Context, q: Query, temperature: str, client_s: float, rows: int, server: dict[str, Any],
+            mode: str) -> dict[str, Any]:
+    return {
+        "backend": ctx.backend.name, "variant": ctx.variant, "state": ctx.state, "query": q.id, "group": q.group,
+        "kind": q.kind, "att_name": q.att_name, "interval_s": q.interval_s, "temperature": temperature,
+        "client_s": client_s, "rows": rows, "server_ms": server.get("server_ms"), "planning_ms": server.get("planning_ms"),
+        "pages_read": server.get("pages_read"), "pages_hit": server.get("pages_hit"),
+        "server_source": server.get("server_source"), "cold_mode": mode,
+    }
+
+
+# ------------------------------------------------------------------------------------ summaries
+
+
+def _stats(values: list[float]) -> dict[str, float | int]:
+    return {"count": len(values), "p50": percentile(values, 50), "p95": percentile(values, 95),
+            "max": max(values) if values else math.nan}
+
+
+def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """p50/p95/max of client and server time per backend, variant, state, group, interval and temperature."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        groups[(r["backend"], r["variant"], r["state"], r["group"], r["interval_s"], r["temperature"])].append(r)
+    out = []
+    for (backend, variant, state, group, interval, temp), rs in groups.items():
+        server = [float(r["server_ms"]) / 1000 for r in rs if r["server_ms"] is not None]
+        reads = [int(r["pages_read"]) for r in rs if r["pages_read"] is not None]
+        out.append({
+            "backend": backend, "variant": variant, "state": state, "group": group, "interval_s": interval,
+            "temperature": temp, "client_s": _stats([r["client_s"] for r in rs]), "server_s": _stats(server),
+            "rows_mean": sum(r["rows"] for r in rs) / len(rs),
+            "pages_read_mean": sum(reads) / len(reads) if reads else None,
+        })
+    return out
+
+
+def fits(summary: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """p95 client time against interval length, per backend, variant, state, group and temperature."""
+    series: dict[tuple[Any, ...], list[tuple[float, float]]] = defaultdict(list)
+    for s in summary:
+        series[(s["backend"], s["variant"], s["state"], s["group"], s["temperature"])].append(
+            (s["interval_s"], s["client_s"]["p95"]))
+    out = []
+    for (backend, variant, state, group, temp), points in series.items():
+        if len({x for x, _ in points}) < 2:
+            continue
+        fit = fit_line([x for x, _ in points], [y for _, y in points])
+        out.append({"backend": backend, "variant": variant, "state": state, "group": group, "temperature": temp,
+                    "points": len(points), "slope_s_per_s": fit.slope, "intercept_s": fit.intercept, "r2": fit.r2,
+                    "inverse_slope": 1 / fit.slope if fit.slope and math.isfinite(fit.slope) else None})
+    return out
+
+
+# ------------------------------------------------------------------------------------------ run
+
+
+@dataclass(frozen=True)
+class ExtractionOptions:
+    backends: tuple[str, ...] = ("timescaledb", "postgresql", "mysql")
+    variants: tuple[str, ...] = ("pk", "pk+2")  # "default" = each backend's published one
+    order: str | None = None         # load order; None = the data set's
+    cluster: bool = True
+    drop_caches: bool = True
+    database_prefix: str = "hdbx"
+    keep: bool = False               # keep the databases afterwards
+    validate: bool = True
+
+    def check(self) -> None:
+        if not self.backends:
+            raise ConfigError("name at least one backend")
+        for v in self.variants:
+            if v != "default" and SchemaVariant.parse(v).indexes is None:
+                raise ConfigError(f"variant {v!r}: give the index set (pk or pk+2), or 'default' for each backend's own")
+        if self.order is not None and self.order not in ORDERS:
+            raise ConfigError(f"unknown load order {self.order!r} (known: {', '.join(ORDERS)})")
+
+
+@dataclass
+class _Progress:
+    callback: Callable[[str], None] | None = None
+
+    def __call__(self, text: str) -> None:
+        if self.callback is not None:
+            self.callback(text)
+
+
+@dataclass
+class _State:
+    records: list[dict[str, Any]] = field(default_factory=list)
+    loads: list[dict[str, Any]] = field(default_factory=list)
+    clustering: list[dict[str, Any]] = field(default_factory=list)
+    queries: list[Query] | None = None
+    validator: Validator = field(default_factory=Validator)
+
+
+def run_extraction(qs: QuerySet, endpoints: Any, options: ExtractionOptions, runs_root: Path,
+                   stack: Any | None = None, progress: Callable[[str], None] | None = None) -> Path:
+    """Measure the query set on every backend and variant; return the run directory."""
+    options.check()
+    if qs.data is None:
+        raise ConfigError(f"{qs.source}: the query set has no [data] table; extraction generates its data set from it")
+    run = RunDirectory.create(runs_root, f"extract-{qs.name}")
+    state = _State()
+    starter = ColdStarter(stack, options.drop_caches)
+    try:
+        for variant in options.variants:
+            for name in options.backends:
+                _one_database(qs, endpoints, options, name, variant, starter, state, _Progress(progress))
+        _write_results(run, qs, options, starter, state, stack)
+        run.set_status("completed")
+    except KeyboardInterrupt:
+        run.set_status("interrupted")
+        raise
+    except BaseException as exc:
+        run.set_status("failed", f"{type(exc).__name__}: {exc}")
+        raise
+    return run.path
+
+
+def _one_database(qs: QuerySet, endpoints: Any, options: ExtractionOptions, name: str, variant: str,
+                  starter: ColdStarter, state: _State, say: _Progress) -> None:
+    assert qs.data is not None
+    tag = variant.replace("+", "p").replace(",", "_").replace("=", "")
+    backend = backend_for_stack(name, endpoints, f"{options.database_prefix}_{name}_{tag}")
+    backend.drop_schema()
+    backend.create_schema(None if variant == "default" else variant)
+    try:
+        say(f"{name} {variant}: generating {qs.data.expected_rows()} events")
+        loaded = generate(backend, qs.data, options.order)
+        tables = sorted({backend.table_for(a.info) for a in qs.data.attributes()})
+        state.loads.append(loaded.to_dict() | {"variant": variant, "table_sizes": _table_sizes(backend, tables)})
+        if state.queries is None:
+            state.queries = resolve(qs, catalog_of(backend))
+        ids = attribute_ids(backend)
+        bound = [bind(backend, q, ids) for q in state.queries]
+        who = f"{name}/{variant}"
+        if options.validate:
+            _validate(backend, bound, qs.fetch_rows, who, state.validator)
+        ctx = Context(backend, variant, "unclustered", starter, qs.fetch_rows, qs.cold_explain)
+        try:
+            _measure_all(ctx, bound, state, say)
+            if options.cluster:
+                ctx.close()
+                state.clustering.append(_cluster(backend, variant, tables))
+                ctx.state = "clustered"
+                _measure_all(ctx, bound, state, say)
+        finally:
+            ctx.close()
+    finally:
+        if not options.keep:
+            backend.drop_schema()
+
+
+def _validate(backend: Any, bound: list[BoundQuery], fetch_rows: int, who: str, validator: Validator) -> None:
+    conn = backend.reader()
+    try:
+        for bq in bound:
+            validator.check(who, bq.query.id, checksum(backend, conn, bq, fetch_rows))
+    finally:
+        conn.close()
+
+
+def _measure_all(ctx: Context, bound: list[BoundQuery], state: _State, say: _Progress) -> None:
+    for k, bq in enumerate(bound):
+        say(f"{ctx.backend.name} {ctx.variant} {ctx.state}: {bq.query.id} ({k + 1}/{len(bound)})")
+        state.records.extend(measure_query(ctx, bq))
+
+
+def _table_sizes(backend: Any, tables: list[str]) -> dict[str, int]:
+    """Bytes per data table (Backend.table_sizes), {} where the backend cannot tell."""
+    try:
+        return {t.table: t.total_bytes for t in backend.table_sizes(tables)}
+    except NotImplementedError:
+        return {}
+
+
+def _cluster(backend: Any, variant: str, tables: list[str]) -> dict[str, Any]:
+    backend.refresh_statistics()
+    before = backend.size_bytes()
+    tables_before = _table_sizes(backend, tables)
+    started = time.perf_counter()
+    actions = backend.cluster()
+    seconds = time.perf_counter() - started
+    backend.refresh_statistics()
+    after = backend.size_bytes()
+    return {"backend": backend.name, "variant": variant, "seconds": seconds, "size_before": before, "size_after": after,
+            "size_change": after - before, "table_sizes_before": tables_before, "table_sizes_after": _table_sizes(backend, tables),
+            "actions": len(actions), "note": actions[0] if len(actions) == 1 else None}
+
+
+def _write_results(run: RunDirectory, qs: QuerySet, options: ExtractionOptions, starter: ColdStarter,
+                   state: _State, stack: Any | None) -> None:
+    summary = summarise(state.records)
+    settings = stack.settings_in_force() if stack is not None else {}
+    env = environment_facts(settings=settings) | {"cold_mode": starter.mode()}
+    scenario = {"query_set": qs.to_dict(), "options": options.__dict__ | {"order": options.order or (qs.data.order if qs.data else None)}}
+    results = {
+        "cold_mode": starter.mode(),
+        "os_cache_dropped": bool(starter.dropped),
+        "loads": state.loads,
+        "clustering": state.clustering,
+        "validation": {"status": "ok" if options.validate else "skipped", "queries": len(state.validator.reference),
+                       "checksums": state.validator.to_dict()},
+        "summary": summary,
+        "fits": fits(summary),
+        "queries": [q.to_dict() for q in state.queries or []],
+    }
+    run.write_json("results.json", results_document("extraction", scenario, env, results))
+    run.write_csv("queries.csv", CSV_COLUMNS, ([r[c] for c in CSV_COLUMNS] for r in state.records))

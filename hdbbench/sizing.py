@@ -1,0 +1,293 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Sizing for facility planning: an attribute inventory, measured bytes per event, projected disk.
+
+An inventory (TOML) lists groups of archived attributes:
+
+    name = "example-facility"
+    retention_days = 730            # default for every group
+
+    [[attributes]]
+    label = "BPM positions"         # optional, defaults to <format>_<type>_<write>
+    type = "devdouble"              # Tango type: devdouble, DevDouble or DEV_DOUBLE
+    format = "scalar"               # scalar | spectrum | image
+    write = "ro"                    # ro (READ) | rw (READ_WRITE and the other written types)
+    count = 4000                    # attributes in the group
+    rate_hz = 1.0                   # archive events per attribute per second ...
+    # period_s = 10                 # ... or one event every period_s (exactly one of the two)
+    elements = 1000                 # spectrum length (spectrum only)
+    # dims = [640, 480]             # image width and height (image only)
+    # string_chars = 20             # devstring only: characters per value
+    # retention_days = 365          # overrides the default
+
+Validation is complete before anything else: an unknown key, a wrong type or an impossible value is
+a ConfigError naming the file and the key (``inventories/x.toml: [attributes[2]] rate_hz must be > 0``).
+
+Projection: for every backend and variant of a `size measure` results file, bytes per event of each
+group are the measured figure of the same type/format/write (scalars), or the fitted line
+a + b * elements of that type's arrays (two or more measured sizes; one measured size only when it
+matches). A group without a measurement is listed as unmeasured and left out of the totals, which
+are then flagged incomplete. Disk at retention = bytes per day x retention days (the steady state once
+old data is dropped); per month (30.44 days) and per year (365.25 days) assume no expiry yet.
+Log growth (WAL / binary log) per day is reported beside it: it is transient, not kept.
+
+Check: a `size measure --inventory` run loads a (scaled) inventory into one database; the projection
+of exactly the events it stored is compared with the size it measured: error = projected / measured - 1,
+target within ±10 %.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hdbbench.disk import Case, parse_type
+from hdbbench.errors import ConfigError
+from hdbbench.hdbtypes import AttrFormat, TangoType, WriteType
+from hdbbench.scenario import _Reader
+
+DAYS_PER_MONTH = 30.44
+DAYS_PER_YEAR = 365.25
+CHECK_TOLERANCE = 0.10
+
+
+@dataclass(frozen=True)
+class Group:
+    label: str
+    type: TangoType
+    format: AttrFormat
+    write: str  # ro | rw
+    count: int
+    rate_hz: float
+    dim_x: int = 1
+    dim_y: int = 0
+    string_chars: int = 20
+    retention_days: float = 365.0
+
+    @property
+    def elements(self) -> int:
+        if self.format == AttrFormat.SCALAR:
+            return 1
+        return self.dim_x * (self.dim_y if self.format == AttrFormat.IMAGE else 1)
+
+    @property
+    def events_per_day(self) -> float:
+        return self.count * self.rate_hz * 86400.0
+
+    def case(self, simulated_s: float, scale: float) -> Case:
+        """The events of `simulated_s` seconds of `scale` x count attributes (at least one)."""
+        attributes = max(1, round(self.count * scale))
+        per_attr = max(1, round(self.rate_hz * simulated_s))
+        write = WriteType.READ if self.write == "ro" else WriteType.READ_WRITE
+        return Case(self.type, self.format, write, self.dim_x, self.dim_y, attributes * per_attr, attributes,
+                    1.0 / self.rate_hz, self.string_chars)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "type": self.type.suffix, "format": self.format.name.lower(), "write": self.write,
+                "count": self.count, "rate_hz": self.rate_hz, "elements": self.elements, "dim_x": self.dim_x,
+                "dim_y": self.dim_y, "string_chars": self.string_chars, "retention_days": self.retention_days}
+
+
+@dataclass(frozen=True)
+class Inventory:
+    name: str
+    source: Path
+    groups: tuple[Group, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "source": str(self.source), "groups": [g.to_dict() for g in self.groups]}
+
+
+# ----------------------------------------------------------------------------------- parsing
+
+
+def load_inventory(path: Path) -> Inventory:
+    path = Path(path)
+    try:
+        document = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"inventory file not found: {path}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return parse_inventory(document, path)
+
+
+def parse_inventory(document: dict[str, Any], source: Path) -> Inventory:
+    top = _Reader(source, document, "")
+    name = top.get("name", str, None)
+    if not name:
+        raise top.fail("name", "is missing")
+    retention = top.positive("retention_days", 365.0)
+    items = top.get("attributes", list, None)
+    if not items:
+        raise top.fail("attributes", "is missing: give at least one [[attributes]] group")
+    groups = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise top.fail(f"attributes[{i}]", "must be a table ([[attributes]])")
+        groups.append(_parse_group(_Reader(source, item, f"attributes[{i}]"), retention))
+    top.finish()
+    labels = [g.label for g in groups]
+    duplicate = next((x for x in labels if labels.count(x) > 1), None)
+    if duplicate:
+        raise top.fail("attributes", f"has two groups labelled {duplicate!r}; give them distinct labels")
+    return Inventory(name, source, tuple(groups))
+
+
+def _parse_group(r: _Reader, default_retention: float) -> Group:
+    type_text = r.get("type", str, None)
+    if type_text is None:
+        raise r.fail("type", "is missing")
+    try:
+        ttype = parse_type(type_text)
+    except ConfigError:
+        raise r.fail("type", f"is not a Tango type: {type_text!r} (e.g. devdouble, devlong, devstring)") from None
+    fmt = AttrFormat[r.choice("format", ("scalar", "spectrum", "image"), "scalar").upper()]
+    write = r.choice("write", ("ro", "rw"), "ro")
+    count = r.count("count", 1)
+    rate = _rate(r)
+    dim_x, dim_y = _dims(r, fmt)
+    if fmt != AttrFormat.SCALAR and ttype == TangoType.DEV_ENCODED:
+        raise r.fail("format", "must be scalar for devencoded (Tango allows DevEncoded only as a scalar)")
+    chars = r.count("string_chars", 20)
+    if "string_chars" in r.table and ttype != TangoType.DEV_STRING:
+        raise r.fail("string_chars", "applies to devstring only")
+    retention = r.positive("retention_days", default_retention)
+    default_label = f"{fmt.name.lower()}_{ttype.suffix}_{write}" + (f"_x{dim_x}" if fmt == AttrFormat.SPECTRUM else "")
+    label = r.get("label", str, default_label)
+    r.finish()
+    return Group(label, ttype, fmt, write, count, rate, dim_x, dim_y, chars, retention)
+
+
+def _rate(r: _Reader) -> float:
+    has_rate, has_period = "rate_hz" in r.table, "period_s" in r.table
+    if has_rate == has_period:
+        raise r.fail("rate_hz", "or period_s: give exactly one of them")
+    if has_rate:
+        return r.positive("rate_hz", 1.0)
+    return 1.0 / r.positive("period_s", 1.0)
+
+
+def _dims(r: _Reader, fmt: AttrFormat) -> tuple[int, int]:
+    if fmt == AttrFormat.SCALAR:
+        for key in ("elements", "dims"):
+            if key in r.table:
+                raise r.fail(key, "applies to spectrum/image groups only")
+        return 1, 0
+    if fmt == AttrFormat.SPECTRUM:
+        if "dims" in r.table:
+            raise r.fail("dims", "applies to images; give a spectrum's length as elements")
+        if "elements" not in r.table:
+            raise r.fail("elements", "is missing (the spectrum length)")
+        return r.count("elements", 1), 0
+    if "elements" in r.table:
+        raise r.fail("elements", "applies to spectra; give an image's size as dims = [width, height]")
+    dims = r.get("dims", list, None)
+    if dims is None:
+        raise r.fail("dims", "is missing (dims = [width, height])")
+    if len(dims) != 2 or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in dims):
+        raise r.fail("dims", f"must be [width, height] with integers >= 1, got {dims!r}")
+    return int(dims[0]), int(dims[1])
+
+
+# -------------------------------------------------------------------------------- projection
+
+
+def _points(results: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(results.get("results", {}).get("cases", []))
+
+
+def bytes_per_event(results: dict[str, Any], backend: str, variant: str, group: Group) -> tuple[float | None, str]:
+    """(bytes per event, how it was obtained) for one group from a `size measure` results document."""
+    fmt = group.format.name.lower()
+    rows = [r for r in _points(results) if r["backend"] == backend and r["variant"] == variant
+            and r["case_type"] == group.type.suffix and r["case_format"] == fmt and r["case_write"] == group.write]
+    if group.format == AttrFormat.SCALAR:
+        return (rows[0]["bytes_per_event"], "measured") if rows else (None, "not measured")
+    exact = [r for r in rows if r["case_elements"] == group.elements]
+    fits = [f for f in results.get("results", {}).get("fits", []) if f["backend"] == backend and f["variant"] == variant
+            and f["type"] == group.type.suffix and f["format"] == fmt and f["write"] == group.write]
+    if fits and math.isfinite(fits[0]["b_bytes_per_element"]):
+        f = fits[0]
+        return f["a_bytes"] + f["b_bytes_per_element"] * group.elements, f"fit over {f['elements']} elements"
+    if exact:
+        return exact[0]["bytes_per_event"], "measured"
+    return None, "not measured (measure two or more array sizes of this type)"
+
+
+def _log_per_event(results: dict[str, Any], backend: str, variant: str, group: Group) -> dict[str, float]:
+    rows = [r for r in _points(results) if r["backend"] == backend and r["variant"] == variant
+            and r["case_type"] == group.type.suffix and r["case_format"] == group.format.name.lower()
+            and r["case_write"] == group.write and r.get("log_per_event")]
+    if not rows:
+        return {}
+    best = min(rows, key=lambda r: abs(r["case_elements"] - group.elements))
+    scale = group.elements / best["case_elements"] if best["case_elements"] else 1.0
+    return {k: v * scale for k, v in best["log_per_event"].items() if v is not None}
+
+
+def variants_in(results: dict[str, Any]) -> list[tuple[str, str]]:
+    return list(dict.fromkeys((r["backend"], r["variant"]) for r in _points(results)))
+
+
+def project(inventory: Inventory, results: dict[str, Any]) -> list[dict[str, Any]]:
+    """One projection per (backend, variant) measured in `results`, with the per-group breakdown."""
+    out = []
+    for backend, variant in variants_in(results):
+        groups, complete = [], True
+        for g in inventory.groups:
+            bpe, how = bytes_per_event(results, backend, variant, g)
+            complete &= bpe is not None
+            per_day = g.events_per_day * bpe if bpe is not None else None
+            logs = {k: v * g.events_per_day for k, v in _log_per_event(results, backend, variant, g).items()}
+            groups.append({"label": g.label, "events_per_day": g.events_per_day, "bytes_per_event": bpe, "source": how,
+                           "bytes_per_day": per_day, "retention_days": g.retention_days,
+                           "bytes_at_retention": per_day * g.retention_days if per_day is not None else None,
+                           "log_bytes_per_day": logs})
+        out.append(_totals(backend, variant, groups, complete))
+    return out
+
+
+def _totals(backend: str, variant: str, groups: list[dict[str, Any]], complete: bool) -> dict[str, Any]:
+    per_day = sum(g["bytes_per_day"] or 0.0 for g in groups)
+    at_retention = sum(g["bytes_at_retention"] or 0.0 for g in groups)
+    for g in groups:
+        g["share_at_retention"] = (g["bytes_at_retention"] or 0.0) / at_retention if at_retention else None
+    logs: dict[str, float] = {}
+    for g in groups:
+        for k, v in g["log_bytes_per_day"].items():
+            logs[k] = logs.get(k, 0.0) + v
+    return {"backend": backend, "variant": variant, "complete": complete, "bytes_per_day": per_day,
+            "bytes_per_month": per_day * DAYS_PER_MONTH, "bytes_per_year": per_day * DAYS_PER_YEAR,
+            "bytes_at_retention": at_retention, "log_bytes_per_day": logs, "groups": groups}
+
+
+# ------------------------------------------------------------------------------------ check
+
+
+def check(inventory: Inventory, results: dict[str, Any], run: dict[str, Any]) -> list[dict[str, Any]]:
+    """Projection of the events a `size measure --inventory` run stored versus the size it measured."""
+    by_label = {g.label: g for g in inventory.groups}
+    out = []
+    for measured in run.get("results", {}).get("inventory_runs", []):
+        if measured.get("unavailable"):
+            continue
+        backend, variant = measured["backend"], measured["variant"]
+        projected, missing = 0.0, []
+        for stored in measured["groups"]:
+            group = by_label.get(stored["label"])
+            if group is None:
+                raise ConfigError(f"the run holds group {stored['label']!r}, which {inventory.source} does not list")
+            bpe, _ = bytes_per_event(results, backend, variant, group)
+            if bpe is None:
+                missing.append(group.label)
+            else:
+                projected += bpe * stored["events"]
+        actual = measured["measured_bytes"]
+        error = projected / actual - 1.0 if actual and not missing else None
+        out.append({"backend": backend, "variant": variant, "projected_bytes": projected, "measured_bytes": actual,
+                    "error": error, "within_tolerance": error is not None and abs(error) <= CHECK_TOLERANCE,
+                    "unmeasured_groups": missing})
+    return out
