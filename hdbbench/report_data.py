@@ -226,7 +226,7 @@ def _flag(record: Mapping[str, Any], key: str, alt_key: str, yes: str, no: str) 
 
 def _times(record: Mapping[str, Any]) -> tuple[float | None, float | None]:
     p50, p95 = num(record.get("p50_s")), num(record.get("p95_s"))
-    for key in ("time_s", "times_s", "seconds", "duration_s"):
+    for key in ("client_s", "time_s", "times_s", "seconds", "duration_s"):
         nested = record.get(key)
         if isinstance(nested, Mapping):
             p50 = p50 if p50 is not None else num(nested.get("p50") if "p50" in nested else nested.get("median"))
@@ -236,7 +236,9 @@ def _times(record: Mapping[str, Any]) -> tuple[float | None, float | None]:
 
 def extraction_figures(document: Mapping[str, Any]) -> list[QueryFigure]:
     results = document.get("results") or {}
-    records = next((results[k] for k in ("queries", "groups", "trials") if isinstance(results.get(k), list)), [])
+    # hdbbench extract writes per-group statistics in "summary" (its "queries" lists the query plan).
+    records = next((results[k] for k in ("summary", "queries", "groups", "trials")
+                    if isinstance(results.get(k), list) and results[k]), [])
     out = []
     for record in records:
         if not isinstance(record, Mapping) or (interval := _interval_s(record)) is None:
@@ -244,10 +246,13 @@ def extraction_figures(document: Mapping[str, Any]) -> list[QueryFigure]:
         p50, p95 = _times(record)
         if p50 is None and p95 is None:
             continue
-        cold = _flag(record, "cold", "cache", "cold", "warm")
-        count = num(record.get("count") if "count" in record else record.get("queries"))
+        cold = _flag(record, "cold", "temperature" if "temperature" in record else "cache", "cold", "warm")
+        nested = record.get("client_s")
+        count = num(nested.get("count") if isinstance(nested, Mapping) else
+                    record.get("count") if "count" in record else record.get("queries"))
+        layout_key = "state" if "state" in record else "layout"
         out.append(QueryFigure(str(record.get("backend", "?")), interval, cold,
-                               _flag(record, "clustered", "layout", "clustered", "unclustered"),
+                               _flag(record, "clustered", layout_key, "clustered", "unclustered"),
                                p50, p95, int(count) if count is not None else None))
     return out
 

@@ -10,7 +10,9 @@ failure and Ctrl-C too; the run directory then says "interrupted" or "failed".
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,12 +74,14 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
     run.write_json("scenario.json", scenario.to_dict())
     console.print(f"run directory: {run.path}")
     profile = resolve_profile(scenario.profile, options.settings_overrides)
-    stack = Stack(StackConfig(
+    config = StackConfig(
         state_dir=options.state_dir, profile=profile, tango_db=scenario.tango_db, attached=True, keep_running=True,
         postgres_url=os.environ.get("HDBBENCH_POSTGRES_URL"), mariadb_url=os.environ.get("HDBBENCH_MARIADB_URL"),
         tango_host=os.environ.get("HDBBENCH_TANGO_HOST"),
-    ))
-    was_up = stack.status()["all_ready"]
+    )
+    was_up = Stack(config).status()["all_ready"]
+    # Servers this run starts die with it; a stack that was up stays up (also when a cold query restarts it).
+    stack = Stack(dataclasses.replace(config, attached=not was_up))
     devices_dir = options.state_dir / "devices"
     try:
         with console.status("starting servers..."):
@@ -120,6 +124,10 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
                     results["trials"].append(summary)
                     run.write_json("results.json", results_document(RESULTS_KIND, scenario.to_dict(), environment,
                                                                     results))
+        if scenario.extraction is not None:
+            _run_extraction(scenario, run, endpoints, stack, console)
+        if scenario.disk is not None:
+            _run_disk(scenario, run, endpoints, console)
         run.set_status("completed")
         console.print(f"results: {run.path / 'results.json'}")
         return run.path
@@ -133,6 +141,43 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         device_launcher.down(devices_dir)
         if not was_up:
             stack.down()
+
+
+def _run_extraction(scenario: Scenario, run: RunDirectory, endpoints: Any, stack: Stack, console: Console) -> None:
+    """The extraction benchmark on the scenario's backends; its results become extraction.json."""
+    from hdbbench.extraction import ExtractionOptions, run_extraction
+    from hdbbench.queries import load_query_set
+
+    part = scenario.extraction
+    assert part is not None
+    options = ExtractionOptions(backends=scenario.backends, variants=part.variants, cluster=part.cluster)
+    with console.status("extraction...") as status:
+        path = run_extraction(load_query_set(part.query_set), endpoints, options, run.path / "extraction",
+                              stack if part.cold else None, progress=lambda text: status.update(f"extraction: {text}"))
+    shutil.copyfile(path / "results.json", run.path / "extraction.json")
+
+
+def _run_disk(scenario: Scenario, run: RunDirectory, endpoints: Any, console: Console) -> None:
+    """Bytes per event of each type on the scenario's backends (disk.json) and, with an inventory, the
+    sizing projection (sizing.json)."""
+    from hdbbench import sizing
+    from hdbbench.cli_size import run_measure, variants_for
+    from hdbbench.disk import default_cases
+    from hdbbench.results import load_results
+
+    part = scenario.disk
+    assert part is not None
+    cases = default_cases(part.events, part.attributes, list(part.array_sizes))
+    with console.status("disk usage per type..."):
+        path = run_measure(endpoints, variants_for(scenario.backends, []), cases, scenario.seed,
+                           run.path / "disk", "disk")
+    shutil.copyfile(path / "results.json", run.path / "disk.json")
+    if part.inventory is not None:
+        inventory = sizing.load_inventory(part.inventory)
+        projections = sizing.project(inventory, load_results(path / "results.json"))
+        run.write_json("sizing.json", results_document(
+            "disk-plan", {"inventory": inventory.to_dict(), "from": "disk.json"}, {},
+            {"projections": projections, "checks": []}))
 
 
 def _write_series(run: RunDirectory, label: str, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:

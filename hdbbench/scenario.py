@@ -83,6 +83,26 @@ class ReportOptions:
 
 
 @dataclass(frozen=True)
+class ExtractionPart:
+    """The extraction benchmark of a run (hdbbench.extraction), on the scenario's backends."""
+
+    query_set: Path
+    variants: tuple[str, ...] = ("pk", "pk+2")
+    cold: bool = True          # restart servers (and drop the OS cache when allowed) before cold queries
+    cluster: bool = True
+
+
+@dataclass(frozen=True)
+class DiskPart:
+    """Disk usage per Tango type (hdbbench.disk) and, with an inventory, a sizing projection."""
+
+    events: int = 20_000
+    attributes: int = 20
+    array_sizes: tuple[int, ...] = (100, 1000)
+    inventory: Path | None = None
+
+
+@dataclass(frozen=True)
 class Scenario:
     name: str
     source: Path
@@ -101,10 +121,16 @@ class Scenario:
     warmup_s: float = 10.0
     measurements: Measurements = field(default_factory=Measurements)
     report: ReportOptions = field(default_factory=ReportOptions)
+    extraction: ExtractionPart | None = None
+    disk: DiskPart | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["source"] = str(self.source)
+        if self.extraction:
+            data["extraction"]["query_set"] = str(self.extraction.query_set)
+        if self.disk and self.disk.inventory:
+            data["disk"]["inventory"] = str(self.disk.inventory)
         data["device_profile"] = str(self.device_profile)
         data["lib_configuration"] = dict(self.lib_configuration)
         data["report"] = {"weights": dict(self.report.weights)}
@@ -226,13 +252,56 @@ def parse_scenario(document: dict[str, Any], source: Path) -> Scenario:
 
     measurements = _parse_measurements(top.sub("measurements") or _Reader(source, {}, "measurements"))
     report = _parse_report(top.sub("report") or _Reader(source, {}, "report"))
+    extraction = _parse_extraction(sub) if (sub := top.sub("extraction")) is not None else None
+    disk = _parse_disk(sub) if (sub := top.sub("disk")) is not None else None
     top.finish()
     return Scenario(
         name=name, source=source, seed=seed, backends=backends, profile=profile, tango_db=tango_db,
         schema_variant=variant, device_profile=device_profile, servers=servers, devices_per_server=per_server,
         subscribers=subscribers, lib_configuration=lib_configuration, rate=rate, duration_s=duration,
-        warmup_s=warmup, measurements=measurements, report=report,
+        warmup_s=warmup, measurements=measurements, report=report, extraction=extraction, disk=disk,
     )
+
+
+def _file(reader: _Reader, key: str) -> Path:
+    """A file named relative to the scenario, the working directory or the repository; must exist."""
+    given = Path(reader.get(key, str, ""))
+    if not str(given):
+        raise reader.fail(key, "is missing")
+    candidates = [given] if given.is_absolute() else [
+        reader.source.parent / given, Path.cwd() / given, Path(__file__).resolve().parent.parent / given]
+    found = next((c for c in candidates if c.exists()), None)
+    if found is None:
+        raise reader.fail(key, f"names a file that does not exist: {given}")
+    return found
+
+
+def _parse_extraction(reader: _Reader) -> ExtractionPart:
+    from hdbbench.queries import load_query_set
+
+    query_set = _file(reader, "query_set")
+    load_query_set(query_set)  # refused now, before anything starts
+    variants = tuple(reader.get("variants", list, ["pk", "pk+2"]))
+    if not variants or not all(isinstance(v, str) for v in variants):
+        raise reader.fail("variants", f"must be a list of variant names, got {variants!r}")
+    part = ExtractionPart(query_set=query_set, variants=variants, cold=reader.get("cold", bool, True),
+                          cluster=reader.get("cluster", bool, True))
+    reader.finish()
+    return part
+
+
+def _parse_disk(reader: _Reader) -> DiskPart:
+    events = reader.count("events", 20_000)
+    attributes = reader.count("attributes", 20)
+    sizes = _int_list(reader, "array_sizes") or (100, 1000)
+    inventory = None
+    if "inventory" in reader.table:
+        from hdbbench.sizing import load_inventory
+
+        inventory = _file(reader, "inventory")
+        load_inventory(inventory)  # refused now, before anything starts
+    reader.finish()
+    return DiskPart(events=events, attributes=attributes, array_sizes=sizes, inventory=inventory)
 
 
 def _int_list(reader: _Reader, key: str) -> tuple[int, ...]:

@@ -53,6 +53,8 @@ def test_small_scenario_holds_every_measurement(small_run: dict) -> None:
         assert "subscribers" in trial["cpu"] and trial["cpu"]["subscribers"]["us_per_event"] > 0
         assert (small_run["path"] / "series" / f"{trial['label']}.csv").exists()
     assert all("sustained_share" in t for t in trials if t["label"].endswith("_sustained"))
+    for part, kind in (("extraction.json", "extraction"), ("disk.json", "disk"), ("sizing.json", "disk-plan")):
+        assert load_results(small_run["path"] / part)["kind"] == kind, part
     saturation = [t for t in trials if t["label"].endswith("_saturation")]
     assert all(t["saturation"]["steps"] for t in saturation)
 
