@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
@@ -41,14 +43,19 @@ def count_at(load: LoadTarget, rate: float, step_s: float) -> dict[str, float]:
     counter.stdin.close()
     json.loads(counter.stdout.readline())  # {"subscribed": n}
     time.sleep(SETTLE_S)
+    proc = psutil.Process(counter.pid)
+    cpu_before = sum(proc.cpu_times()[:2])
     load.start()
     time.sleep(step_s)
     load.stop()
+    time.sleep(1.0)  # the last events in flight
+    cpu_used = sum(proc.cpu_times()[:2]) - cpu_before
     emitted = load.emitted_total()
     result = json.loads(counter.stdout.readline())
     counter.wait(timeout=60)
     return {"offered": rate, "emitted": emitted, "achieved_rate": emitted / step_s, **result,
-            "missed": max(0.0, emitted - result["data_events"])}
+            "missed": max(0.0, emitted - result["data_events"]),
+            "client_cpu_us_per_event": cpu_used / result["data_events"] * 1e6 if result["data_events"] else None}
 
 
 def main() -> None:
