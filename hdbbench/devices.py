@@ -410,6 +410,9 @@ def _start_server(fleet: Fleet, instance: str, devices: tuple[str, ...], tie_to_
     log = logs / f"{instance}.log"
     env = dict(os.environ, TANGO_HOST=fleet.tango_host, TANGO_ZMQ_EVENT_PORT=str(ev),
                TANGO_ZMQ_HEARTBEAT_PORT=str(hb), PYTHONUNBUFFERED="1")
+    # The publisher side drops past its high-water mark too (1,000 by default); a simulator pushes
+    # every attribute at the same instant, so give a burst room. An explicit setting wins.
+    env.setdefault("TANGO_DS_EVENT_BUFFER_HWM", "100000")
     cmd = [sys.executable, str(SERVER_SCRIPT), instance, "-ORBendPoint", f"giop:tcp:127.0.0.1:{orb}"]
     _, record = process.spawn(cmd, log_path=log, attached=tie_to_parent, env=env, cwd=REPO_ROOT)
     return ServerRecord(instance, record.pid, record.create_time, orb, ev, hb, str(log), devices)

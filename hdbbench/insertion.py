@@ -141,6 +141,12 @@ class Trial:
             size_after = backend.size_bytes()
             # Rows stamped before the load started are the initial values Tango sends on subscription.
             accounting = self._account(backend.count_rows_by_attribute(since=load_started))
+            # Where the loss happened: the subscriber counts what it dropped itself; the rest never
+            # reached it (ZeroMQ dropped it in Tango's event delivery, reported as "missed events").
+            in_subscriber = int(sum(float(st.get("LostEventNumber") or 0) for st in final.values()))
+            accounting["lost_in_subscriber"] = in_subscriber
+            accounting["lost_in_event_delivery"] = max(0, accounting["lost"] - in_subscriber)
+            accounting["error_events"] = int(sum(float(st.get("AttributeFailureFreq") or 0) for st in final.values()))
         finally:
             self.load.stop()
             fleet.down()
@@ -175,7 +181,7 @@ class Trial:
             for device in devices:
                 stats = fleet.statistics(device, EXTRA_STATISTICS)
                 for key in ("RowsStoredNumber", "PendingEventNumber", "LostEventNumber", "AttributeNokNumber",
-                            "DbErrorNumber", "SpooledEventNumber"):
+                            "DbErrorNumber", "SpooledEventNumber", "AttributeFailureFreq"):
                     if stats.get(key) is not None:
                         totals[key] = totals.get(key, 0.0) + float(stats[key])
                 for key in ("PendingEventAge", "AttributeMaxPendingNumber", "EventAgeAtCommitP50",
@@ -258,8 +264,9 @@ def _saturated_until(series: TimeSeries, end_s: float) -> bool:
 
 
 def _errors_between(series: TimeSeries, start_s: float, end_s: float) -> bool:
-    """Lost events or attributes in error (NOK) during the step."""
-    for column in ("sub.LostEventNumber", "sub.AttributeNokNumber"):
+    """Lost events, attributes in error (NOK), or error events such as Tango's "missed events"
+    (AttributeFailureFreq counts them over the statistics window = the whole trial) during the step."""
+    for column in ("sub.LostEventNumber", "sub.AttributeNokNumber", "sub.AttributeFailureFreq"):
         times, values = series.column(column)
         before = [v for t, v in zip(times, values) if t < start_s]
         inside = [v for t, v in zip(times, values) if start_s <= t <= end_s]

@@ -30,6 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_BINARY = Path(os.environ.get("HDBBENCH_SUBSCRIBER_BINARY") or REPO / "build" / "subscriber" / "hdbbench-es")
 CLASS_NAME = "HdbEventSubscriber"
 DEVICE_PREFIX = "archiving/hdbbench-es"
+EVENT_BUFFER_HWM = 100_000  # events ZeroMQ may buffer per subscriber before it drops
 
 # The HDB++ attributes every HdbEventSubscriber has (reference §1), read for statistics.
 HDBPP_STATISTICS = (
@@ -128,6 +129,9 @@ class SubscriberFleet:
         event_port = pick_free_port(orb_port + 1)
         env = {**os.environ, "TANGO_HOST": self.tango_host, "TANGO_ZMQ_EVENT_PORT": str(event_port),
                "TANGO_ZMQ_HEARTBEAT_PORT": str(pick_free_port(event_port + 1))}
+        # ZeroMQ drops events past its receive high-water mark (1,000 by default): a subscriber that
+        # stores in batches needs room for a burst. An explicit setting in the environment wins.
+        env.setdefault("TANGO_EVENT_BUFFER_HWM", str(EVENT_BUFFER_HWM))
         _, record = process.spawn(
             [str(self.binary), str(spec.instance), "-ORBendPoint", f"giop:tcp:127.0.0.1:{orb_port}"],
             log_path=home / "subscriber.log", attached=self.attached, env=env, cwd=home,
