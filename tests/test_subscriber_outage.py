@@ -188,6 +188,9 @@ def test_overload_missed_events_are_error_rows(stack_endpoints: Any, tmp_path: P
     tango_host = stack_endpoints.tango.tango_host
     backend = backend_for_stack("postgresql", stack_endpoints, f"es_over_{uuid.uuid4().hex[:6]}")
     backend.create_schema()
+    # Tango's default publisher buffer (hdbbench raises it to absorb bursts): over TCP a full subscriber
+    # queue pushes back on the publisher, and it is the publisher that drops at its high-water mark.
+    monkeypatch.setenv("TANGO_DS_EVENT_BUFFER_HWM", "1000")
     sims = devices.up(tango_host, _profile(tmp_path, "esover", 1.0), state_dir=tmp_path / "dev", tie_to_parent=True)
     monkeypatch.setenv("TANGO_EVENT_BUFFER_HWM", "10")  # the subscriber's ZeroMQ receive buffer, in events
     fleet = SubscriberFleet(tango_host, tmp_path, binary=BINARY, attached=True)
