@@ -686,34 +686,6 @@ void MySqlWriter::store(std::vector<Record> &batch, const std::vector<std::size_
     }
 }
 
-WriteResult MySqlWriter::write_batch(std::vector<Record> &batch) {
-    if (!connected()) throw DbError("not connected", true);
-    WriteResult res;
-    DedupResult dd = dedup_batch(batch);
-    res.duplicates = dd.dropped;
-    try {
-        store(batch, dd.keep, res);
-        return res;
-    } catch (const DbError &e) {
-        if (e.connection_lost()) throw;
-    }
-    // A bad row failed the batch: store record by record so that only the bad ones are rejected.
-    res = WriteResult{};
-    res.duplicates = dd.dropped;
-    for (std::size_t i : dd.keep) {
-        last_errno_ = 0;
-        try {
-            store(batch, {i}, res);
-        } catch (const DbError &e) {
-            if (e.connection_lost()) throw;
-            if (last_errno_ == ER_DUP_ENTRY) {  // ignore_duplicates=0 and the row is already stored
-                ++res.duplicates;
-                continue;
-            }
-            res.rejected.push_back({batch[i].att_name, e.what()});
-        }
-    }
-    return res;
-}
+bool MySqlWriter::last_error_was_duplicate() const { return last_errno_ == ER_DUP_ENTRY; }
 
 }  // namespace hdbbench

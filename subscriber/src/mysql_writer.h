@@ -25,7 +25,7 @@ namespace hdbbench {
 
 class MySqlParams;
 
-class MySqlWriter : public Writer {
+class MySqlWriter : public BatchWriter {
 public:
     explicit MySqlWriter(LibConfig cfg);
     ~MySqlWriter() override;
@@ -33,7 +33,6 @@ public:
     void connect() override;
     bool connected() const override;
     void disconnect() override;
-    WriteResult write_batch(std::vector<Record> &batch) override;
 
 private:
     struct TableInfo {
@@ -54,7 +53,10 @@ private:
     unsigned error_desc_id(const std::string &desc);
     unsigned history_event_id(const std::string &event);
     void insert_history(unsigned att, unsigned event_id, TimePoint t);
-    void store(std::vector<Record> &batch, const std::vector<std::size_t> &idx, WriteResult &res);
+    void store(std::vector<Record> &batch, const std::vector<std::size_t> &idx, WriteResult &res) override;
+    void clear_last_error() override { last_errno_ = 0; }
+    // ignore_duplicates=0 and the row is already stored.
+    bool last_error_was_duplicate() const override;
     void store_param(const Record &r, unsigned att);
     void store_history(const Record &r, unsigned att);
     // Returns the number of records (events) the table already had.

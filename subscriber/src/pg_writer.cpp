@@ -518,29 +518,4 @@ void PgWriter::store(std::vector<Record> &batch, const std::vector<std::size_t> 
     }
 }
 
-WriteResult PgWriter::write_batch(std::vector<Record> &batch) {
-    if (!connected()) throw DbError("not connected", true);
-    WriteResult res;
-    DedupResult dd = dedup_batch(batch);
-    res.duplicates = dd.dropped;
-    try {
-        store(batch, dd.keep, res);
-        return res;
-    } catch (const DbError &e) {
-        if (e.connection_lost()) throw;
-    }
-    // A bad row failed the batch: store record by record so that only the bad ones are rejected.
-    res = WriteResult{};
-    res.duplicates = dd.dropped;
-    for (std::size_t i : dd.keep) {
-        try {
-            store(batch, {i}, res);
-        } catch (const DbError &e) {
-            if (e.connection_lost()) throw;
-            res.rejected.push_back({batch[i].att_name, e.what()});
-        }
-    }
-    return res;
-}
-
 }  // namespace hdbbench

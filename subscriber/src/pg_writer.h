@@ -18,7 +18,7 @@ struct pg_conn;
 
 namespace hdbbench {
 
-class PgWriter : public Writer {
+class PgWriter : public BatchWriter {
 public:
     explicit PgWriter(LibConfig cfg);
     ~PgWriter() override;
@@ -26,7 +26,6 @@ public:
     void connect() override;
     bool connected() const override;
     void disconnect() override;
-    WriteResult write_batch(std::vector<Record> &batch) override;
 
 private:
     struct TableInfo {
@@ -41,7 +40,7 @@ private:
     int att_id(const Record &r);
     int error_desc_id(const std::string &desc);
     int history_event_id(const std::string &event);
-    void store(std::vector<Record> &batch, const std::vector<std::size_t> &idx, WriteResult &res);
+    void store(std::vector<Record> &batch, const std::vector<std::size_t> &idx, WriteResult &res) override;
     void store_param(const Record &r, int att);
     void store_history(const Record &r, int att);
     bool copy_buffer(const std::string &target, const pgcopy::Buffer &b);  // false: unique violation

@@ -114,4 +114,34 @@ std::string json_quote(const std::string &s) {
     return o + "\"";
 }
 
+WriteResult BatchWriter::write_batch(std::vector<Record> &batch) {
+    if (!connected()) throw DbError("not connected", true);
+    WriteResult res;
+    const DedupResult dd = dedup_batch(batch);
+    res.duplicates = dd.dropped;
+    try {
+        store(batch, dd.keep, res);
+        return res;
+    } catch (const DbError &e) {
+        if (e.connection_lost()) throw;
+    }
+    // A bad row failed the batch: store record by record so that only the bad ones are rejected.
+    res = WriteResult{};
+    res.duplicates = dd.dropped;
+    for (std::size_t i : dd.keep) {
+        clear_last_error();
+        try {
+            store(batch, {i}, res);
+        } catch (const DbError &e) {
+            if (e.connection_lost()) throw;
+            if (last_error_was_duplicate()) {
+                ++res.duplicates;
+                continue;
+            }
+            res.rejected.push_back({batch[i].att_name, e.what()});
+        }
+    }
+    return res;
+}
+
 }  // namespace hdbbench

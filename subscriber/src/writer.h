@@ -48,6 +48,21 @@ public:
     virtual WriteResult write_batch(std::vector<Record> &batch) = 0;
 };
 
+// The batch policy every SQL writer shares: de-duplicate the batch, store it in one transaction, and
+// when the database refuses it (other than by losing the connection) store it record by record, so
+// that only the bad records are rejected. A writer supplies `store` and, optionally, how it tells a
+// record that is already stored (counted as a duplicate, not as a rejection).
+class BatchWriter : public Writer {
+public:
+    WriteResult write_batch(std::vector<Record> &batch) final;
+
+protected:
+    // Store the records `idx` of `batch` in one transaction. Throws DbError.
+    virtual void store(std::vector<Record> &batch, const std::vector<std::size_t> &idx, WriteResult &res) = 0;
+    virtual void clear_last_error() {}
+    virtual bool last_error_was_duplicate() const { return false; }
+};
+
 // Writer for cfg.backend. Throws ConfigError.
 std::unique_ptr<Writer> make_writer(const LibConfig &cfg);
 
