@@ -59,6 +59,8 @@ class HdbBenchSim(Device):
                                  doc="one JSON AttrSpec per element (hdbbench.emitter.AttrSpec)")
     Seed = device_property(dtype=int, default_value=1, doc="seed of every generated sequence")
     AutoStart = device_property(dtype=bool, default_value=False, doc="start emitting at init")
+    Timestamps = device_property(dtype=str, default_value="schedule",
+                                 doc="source timestamps of pushed events: 'schedule' (due time) or 'push' (push time)")
 
     # ---------------------------------------------------------------- life cycle
     def init_device(self) -> None:
@@ -70,13 +72,14 @@ class HdbBenchSim(Device):
         self._thread: threading.Thread | None = None
         try:
             self._specs = [em.AttrSpec.from_json(line) for line in self.Attributes if line.strip()]
-            self._emitter = em.Emitter(self.Seed, self.get_name(), self._specs, self._push)
+            self._emitter = em.Emitter(self.Seed, self.get_name(), self._specs, self._push,
+                                       timestamps=self.Timestamps)
         except (ValueError, TypeError, em.SpecError) as exc:
             # Never exit on bad configuration: FAULT with the reason, no generated attributes.
             self._specs = []
             self._emitter = em.Emitter(self.Seed, self.get_name(), [], self._push)
             self.set_state(DevState.FAULT)
-            self.set_status(f"bad Attributes property: {exc}")
+            self.set_status(f"bad Attributes or Timestamps property: {exc}")
             return
         self._placeholders = {s.name.lower(): self._tango_value(s, em.EventStream(
             self.Seed, "placeholder", s).raw_value(0)) for s in self._specs}

@@ -70,6 +70,7 @@ class Profile:
     devices_per_server: int
     device_prefix: str
     attributes: tuple[em.AttrSpec, ...]
+    timestamps: str = "schedule"       # source timestamps: em.TIMESTAMP_MODES
 
     @property
     def events_per_s_per_device(self) -> float:
@@ -194,6 +195,10 @@ def load_profile(path: str | Path) -> Profile:
             raise _profile_error(path, loc.key(head_line, key), f"[profile] {key}",
                                  f"must be an integer >= {0 if key == 'seed' else 1}, got {val!r}")
         ints[key] = val
+    timestamps = head.get("timestamps", "schedule")
+    if timestamps not in em.TIMESTAMP_MODES:
+        raise _profile_error(path, loc.key(head_line, "timestamps"), "[profile] timestamps",
+                             f"{timestamps!r} must be one of {', '.join(em.TIMESTAMP_MODES)}")
     prefix = head.get("device_prefix", f"sim/{name}")
     if not isinstance(prefix, str) or not _DEVICE_PREFIX.match(prefix):
         raise _profile_error(path, loc.key(head_line, "device_prefix"), "[profile] device_prefix",
@@ -229,7 +234,7 @@ def load_profile(path: str | Path) -> Profile:
         raise ConfigError(f"{path}:1: the profile defines no [[attribute]] or [[matrix]] entry")
     _check_names(path, specs)
     return Profile(name, str(head.get("description", "")), path, ints["seed"], ints["servers"],
-                   ints["devices_per_server"], prefix, tuple(s for s, _, _ in specs))
+                   ints["devices_per_server"], prefix, tuple(s for s, _, _ in specs), timestamps)
 
 
 def _line_of(loc: _Locator, start: int, message: str) -> int:
@@ -262,6 +267,7 @@ class DevicePlan:
     server: str                        # instance name: the server is HdbBenchSim/<server>
     seed: int
     specs: tuple[em.AttrSpec, ...]
+    timestamps: str = "schedule"
 
     def spec(self, attribute: str) -> em.AttrSpec:
         for s in self.specs:
@@ -279,7 +285,7 @@ def plan_fleet(profile: Profile, servers: int | None = None, devices_per_server:
         raise ConfigError("servers and devices per server must be >= 1")
     base = profile.seed if seed is None else seed
     return [DevicePlan(f"{profile.device_prefix}/s{si:02d}d{di:03d}", f"{profile.name}-s{si:02d}", base,
-                       profile.attributes)
+                       profile.attributes, profile.timestamps)
             for si in range(n_srv) for di in range(n_dev)]
 
 
@@ -320,7 +326,8 @@ class Fleet:
     def to_json(self) -> str:
         return json.dumps({
             "tango_host": self.tango_host, "profile": self.profile,
-            "devices": {n: {"server": d.server, "seed": d.seed, "attributes": [s.to_json() for s in d.specs]}
+            "devices": {n: {"server": d.server, "seed": d.seed, "attributes": [s.to_json() for s in d.specs],
+                            "timestamps": d.timestamps}
                         for n, d in self.devices.items()},
             "servers": [asdict(s) for s in self.servers]}, indent=1)
 
@@ -337,7 +344,8 @@ def load_fleet(state_dir: str | Path = DEFAULT_STATE_DIR) -> Fleet | None:
     if not path.exists():
         return None
     data = json.loads(path.read_text())
-    devices = {n: DevicePlan(n, d["server"], d["seed"], tuple(em.AttrSpec.from_json(s) for s in d["attributes"]))
+    devices = {n: DevicePlan(n, d["server"], d["seed"], tuple(em.AttrSpec.from_json(s) for s in d["attributes"]),
+                             d.get("timestamps", "schedule"))
                for n, d in data["devices"].items()}
     servers = [ServerRecord(**{**s, "devices": tuple(s["devices"])}) for s in data["servers"]]
     return Fleet(data["tango_host"], data["profile"], Path(state_dir), devices, servers)
@@ -392,7 +400,8 @@ def register(tango_host: str, plans: Sequence[DevicePlan], auto_start: bool = Fa
         db.add_server(server, infos, with_dserver=True)
         for d in devs:
             db.put_device_property(d.name, {"Attributes": [s.to_json() for s in d.specs],
-                                            "Seed": [str(d.seed)], "AutoStart": [str(auto_start).lower()]})
+                                            "Seed": [str(d.seed)], "AutoStart": [str(auto_start).lower()],
+                                            "Timestamps": [d.timestamps]})
 
 
 def _log_tail(path: str, lines: int = 15) -> str:

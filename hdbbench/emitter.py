@@ -652,6 +652,7 @@ class AttrState:
     epoch_us: int = 0
     epoch_k: int = 0
     last_ts_us: int = 0
+    last_pushed_us: int = 0             # timestamp of the last push when stamping at push time
     burst_left: int = 0
     generation: int = 0                 # bumps invalidate queued schedule entries
     checksum: Checksum = field(default_factory=Checksum)
@@ -677,6 +678,9 @@ class AttrStats:
     lag_s: float
 
 
+TIMESTAMP_MODES = ("schedule", "push")
+
+
 class Emitter:
     """Emits the events of a device's attributes at their rates, through `sink`, on a given clock.
 
@@ -687,7 +691,13 @@ class Emitter:
     MAX_CATCH_UP = 5000  # events of one attribute per step, so one late attribute cannot starve others
 
     def __init__(self, seed: int, device: str, specs: Sequence[AttrSpec], sink: Sink,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, timestamps: str = "schedule") -> None:
+        if timestamps not in TIMESTAMP_MODES:
+            raise SpecError(f"timestamps must be one of {', '.join(TIMESTAMP_MODES)}, got {timestamps!r}")
+        # "schedule": an event carries its due time (deterministic, whatever the pusher's lateness);
+        # "push": the time it is pushed, as a real device stamps a value when it reads it. Event age
+        # at commit then measures the archiving path, not the simulator's lateness (reported as lag).
+        self.stamp_at_push = timestamps == "push"
         names = [s.name.lower() for s in specs]
         if len(set(names)) != len(names):
             raise SpecError("duplicate attribute names (Tango names are case-insensitive)")
@@ -785,6 +795,10 @@ class Emitter:
                     continue
                 self._take_due(st, t, min(self.MAX_CATCH_UP, left - len(batch)), batch)
         for st, ev, ts_us in batch:
+            if self.stamp_at_push:
+                # Strictly increasing per attribute: the HDB++ primary key is (attribute, data_time).
+                ts_us = st.last_ts_us = max(self._now_us(None), st.last_pushed_us + 1)
+                st.last_pushed_us = ts_us
             try:
                 self._sink(st, ev, ts_us)
             except Exception as exc:  # noqa: BLE001 - the pusher must survive; the failure is counted

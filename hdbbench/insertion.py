@@ -25,7 +25,7 @@ from typing import Any
 from hdbbench import measure
 from hdbbench.backends import backend_for_stack
 from hdbbench.errors import ServerError
-from hdbbench.sampling import Sampler, TimeSeries, process_probe
+from hdbbench.sampling import Sampler, TimeSeries, process_probe, thread_probe
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, lib_configuration
 
@@ -33,7 +33,15 @@ from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
 EXTRA_STATISTICS = ("RowsStoredNumber", "PendingEventNumber", "PendingEventAge", "LostEventNumber",
                     "DuplicateRowNumber", "SpooledEventNumber", "ReconnectNumber", "DbErrorNumber",
                     "EventAgeAtCommitP50", "EventAgeAtCommitP99", "EventAgeAtCommitMax",
+                    "EventAgeAtReceptionP50", "EventAgeAtReceptionP99", "EventAgeAtReceptionMax",
+                    "TimeInSubscriberP50", "TimeInSubscriberP99", "TimeInSubscriberMax",
                     "MeanBatchSize", "MeanBatchCommitTime")
+# The windowed durations (s) the trial reports, worst subscriber: result key -> attribute prefix.
+AGE_FIGURES = {"event_age_at_commit_s": "EventAgeAtCommit", "event_age_at_reception_s": "EventAgeAtReception",
+               "time_in_subscriber_s": "TimeInSubscriber"}
+# The subscriber's threads by name (hdbbench-es names its own): the rest is Tango's event reception
+# (ZeroMQ I/O, event consumer) and CORBA request handling.
+SUBSCRIBER_THREADS = {"hdb-writer": "writer"}
 
 SETTLE_S = 2.0
 
@@ -184,8 +192,9 @@ class Trial:
                             "DbErrorNumber", "SpooledEventNumber", "AttributeFailureFreq"):
                     if stats.get(key) is not None:
                         totals[key] = totals.get(key, 0.0) + float(stats[key])
-                for key in ("PendingEventAge", "AttributeMaxPendingNumber", "EventAgeAtCommitP50",
-                            "EventAgeAtCommitP99", "EventAgeAtCommitMax"):
+                worst = ("PendingEventAge", "AttributeMaxPendingNumber",
+                         *(f"{prefix}{q}" for prefix in AGE_FIGURES.values() for q in ("P50", "P99", "Max")))
+                for key in worst:
                     if stats.get(key) is not None:
                         totals[key] = max(totals.get(key, 0.0), float(stats[key]))
             return totals
@@ -194,6 +203,7 @@ class Trial:
             "sub": subscribers,
             "dev": lambda: {"emitted": self.load.emitted_total()},
             "proc_subscribers": process_probe(fleet.pids()),
+            "threads_subscribers": thread_probe(fleet.pids(), SUBSCRIBER_THREADS, other="tango_and_other"),
             "proc_devices": process_probe(self.load.device_pids),
         }
         for name, pids in self.server_pids.items():
@@ -302,8 +312,10 @@ def summarise(series: TimeSeries, s: TrialSettings, final: dict[str, dict[str, A
         "stored_rate": measure.distribution(steady).to_dict(),
         "pending_events": {"max": max(pending, default=math.nan), "p99": measure.percentile(pending, 99)},
         "pending_age_s": {"max": max(pending_age, default=math.nan), "p99": measure.percentile(pending_age, 99)},
-        "event_age_at_commit_s": _age_figures(series, end_s, final),
+        **{key: _age_figures(series, end_s, final, prefix) for key, prefix in AGE_FIGURES.items()},
         "cpu": _cpu_figures(series, s.warmup_s, end_s),
+        "subscriber_cpu_by_thread": _cpu_figures(series, s.warmup_s, end_s, prefix="threads_subscribers.",
+                                                 suffix="_cpu_s"),
         "accounting": accounting,
         "drained": drained,
         "sampling_failures": dict(series.failures),
@@ -316,11 +328,13 @@ def summarise(series: TimeSeries, s: TrialSettings, final: dict[str, dict[str, A
     return figures
 
 
-def _age_figures(series: TimeSeries, end_s: float | None, final: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The subscribers' windowed figures (window = StatisticsTimeWindow = the steady part) as sampled at
-    the end of the steady part, worst subscriber; after the load has stopped the window would empty."""
+def _age_figures(series: TimeSeries, end_s: float | None, final: dict[str, dict[str, Any]],
+                 prefix: str) -> dict[str, Any]:
+    """The subscribers' windowed figures `prefix`P50/P99/Max (window = StatisticsTimeWindow = the steady
+    part) as sampled at the end of the steady part, worst subscriber; after the load has stopped the
+    window would empty."""
     out: dict[str, Any] = {"window": "steady part, read at its end"}
-    for key, name in (("p50", "EventAgeAtCommitP50"), ("p99", "EventAgeAtCommitP99"), ("max", "EventAgeAtCommitMax")):
+    for key, name in (("p50", f"{prefix}P50"), ("p99", f"{prefix}P99"), ("max", f"{prefix}Max")):
         times, values = series.column(f"sub.{name}")
         at_end = [v for t, v in zip(times, values) if end_s is None or t <= end_s]
         if at_end:
@@ -331,8 +345,10 @@ def _age_figures(series: TimeSeries, end_s: float | None, final: dict[str, dict[
     return out
 
 
-def _cpu_figures(series: TimeSeries, warmup_s: float, end_s: float | None) -> dict[str, Any]:
-    """CPU seconds per 1,000 stored events over the steady part, per process group."""
+def _cpu_figures(series: TimeSeries, warmup_s: float, end_s: float | None, prefix: str = "proc_",
+                 suffix: str = ".cpu_s") -> dict[str, Any]:
+    """Cores used and CPU µs per stored event over the steady part, per column `prefix`<group>`suffix`
+    (process groups by default)."""
     times, stored = series.column("sub.RowsStoredNumber")
     window = [i for i, t in enumerate(times) if t >= warmup_s and (end_s is None or t <= end_s)]
     out: dict[str, Any] = {}
@@ -342,13 +358,13 @@ def _cpu_figures(series: TimeSeries, warmup_s: float, end_s: float | None) -> di
     events = stored[last] - stored[first]
     span_s = times[last] - times[first]
     for column in series.columns:
-        if not column.endswith(".cpu_s"):
+        if not (column.startswith(prefix) and column.endswith(suffix)):
             continue
         t, cpu = series.column(column)
         by_time = dict(zip(t, cpu))
         if times[first] in by_time and times[last] in by_time:
             used = by_time[times[last]] - by_time[times[first]]
-            group = column.removeprefix("proc_").removesuffix(".cpu_s")
+            group = column.removeprefix(prefix).removesuffix(suffix)
             out[group] = {"cores": used / span_s if span_s else math.nan,
                           "us_per_event": used / events * 1e6 if events else math.nan}
     return out

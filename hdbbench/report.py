@@ -178,10 +178,15 @@ def lag_section(view: Insertion, colours: plots.Colours) -> Section:
     section.figures.append(("Event age at commit (commit time − source timestamp)", plots.bars(
         groups, {b: [num(a.get(g)) for g in groups] for b, a in ages.items()}, colours, "seconds")))
     rows = [[b, fmt(num(a.get("p50"))), fmt(num(a.get("p99"))), fmt(num(a.get("max"))),
+             fmt(num(dig(trials[b].trial, "event_age_at_reception_s", "p99"))),
+             fmt(num(dig(trials[b].trial, "time_in_subscriber_s", "p99"))),
              fmt(num(dig(trials[b].trial, "pending_events", "max"))),
              fmt(num(dig(trials[b].trial, "pending_age_s", "max")))] for b, a in ages.items()]
-    section.tables.append(_table(["backend", "age p50 (s)", "age p99 (s)", "age max (s)", "pending max",
-                                  "pending age max (s)"], rows, "throughput trial"))
+    section.tables.append(_table(["backend", "age p50 (s)", "age p99 (s)", "age max (s)",
+                                  "at reception p99 (s)", "in subscriber p99 (s)", "pending max",
+                                  "pending age max (s)"], rows,
+                                 "throughput trial; age at commit = age at reception (device and Tango "
+                                 "delivery) + time in the subscriber (queue, batch, commit)"))
     section.finding = text.lag({b: num(a.get("p99")) for b, a in ages.items()},
                                {b: num(a.get("max")) for b, a in ages.items()},
                                {b: num(dig(t.trial, "pending_events", "max")) for b, t in trials.items()})
@@ -276,6 +281,13 @@ def cpu_section(view: Insertion) -> Section:
         list(trials), values, plots.Colours(groups, plots.PROCESS_PALETTE), "µs per event")))
     rows = [[b] + [fmt(num(dig(t.trial, "cpu", g, "us_per_event"))) for g in groups] for b, t in trials.items()]
     section.tables.append(_table(["backend"] + groups, rows, "µs of CPU per stored event"))
+    threads = {b: t.trial.get("subscriber_cpu_by_thread") or {} for b, t in trials.items()}
+    if any(threads.values()):
+        rows = [[b, fmt(num(dig(th, "writer", "us_per_event"))), fmt(num(dig(th, "tango_and_other", "us_per_event")))]
+                for b, th in threads.items()]
+        section.tables.append(_table(["backend", "writer thread", "other threads"], rows,
+                                     "the subscribers' µs per stored event by thread: its writer (batching, "
+                                     "encoding, database client) against the rest, mostly Tango's event reception"))
     section.finding = text.cpu({b: data.archiving_cpu_us(t.trial, b) for b, t in trials.items()})
     return section
 

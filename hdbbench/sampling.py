@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import psutil
 
@@ -125,5 +126,32 @@ def process_probe(pids: Sequence[int] | Callable[[], Sequence[int]]) -> Probe:
                 except psutil.Error:
                     continue
         return {"cpu_s": cpu, "rss_bytes": rss}
+
+    return probe
+
+
+def thread_probe(pids: Sequence[int] | Callable[[], Sequence[int]], classes: Mapping[str, str],
+                 other: str = "other") -> Probe:
+    """CPU seconds (user+system, cumulative) of the threads of processes, summed per class of thread name.
+
+    `classes` maps a thread name (as the thread set it, /proc/<pid>/task/<tid>/comm) to a class; the
+    threads not named there count as `other`. The subscriber names its writer thread, so its CPU can be
+    told apart from Tango's event reception (the ZeroMQ and event consumer threads).
+    """
+    def probe() -> dict[str, float]:
+        totals = {f"{c}_cpu_s": 0.0 for c in (*classes.values(), other)}
+        for pid in (pids() if callable(pids) else pids):
+            try:
+                threads = psutil.Process(pid).threads()
+            except psutil.Error:
+                continue
+            for thread in threads:
+                try:
+                    name = Path(f"/proc/{pid}/task/{thread.id}/comm").read_text().strip()
+                except OSError:
+                    continue  # the thread ended between the two reads
+                key = f"{classes.get(name, other)}_cpu_s"
+                totals[key] += thread.user_time + thread.system_time
+        return totals
 
     return probe

@@ -125,6 +125,35 @@ def test_emitter_follows_the_schedule_and_emits_the_predicted_events() -> None:
     assert st["a"].checksum == str(em.predict_checksum(11, DEV, specs[0], len(a)))
 
 
+def test_push_stamping_uses_the_push_time_strictly_increasing() -> None:
+    clock = FakeClock()
+    stamps: list[int] = []
+
+    def late_sink(st: em.AttrState, ev: em.Event, ts_us: int) -> None:
+        stamps.append(ts_us)
+        clock.t += 0.003 if len(stamps) % 2 else 0.0  # every other push takes 3 ms, the rest no time
+
+    spec = em.AttrSpec(name="a", rate_hz=1000)
+    emi = em.Emitter(5, DEV, [spec], late_sink, clock, timestamps="push")
+    emi.start()
+    clock.t += 0.050  # the pusher wakes 50 ms late: 50 events are due at once
+    pushed_from = int(clock.t * 1e6)
+    emi.step()
+    assert len(stamps) == 51
+    assert stamps[0] == pushed_from  # the push time, not the due time 50 ms earlier
+    assert all(b > a for a, b in zip(stamps, stamps[1:]))  # unique even when the clock stands still
+    assert emi.get("a").last_ts_us == stamps[-1]  # what the device reports as the attribute's time
+
+
+def test_unknown_timestamp_mode_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(em.SpecError, match="timestamps"):
+        em.Emitter(1, DEV, [em.AttrSpec(name="a")], lambda *a: None, timestamps="sometimes")
+    path = tmp_path / "p.toml"
+    path.write_text('[profile]\nname = "t"\ntimestamps = "sometimes"\n\n[[attribute]]\nname = "a"\n')
+    with pytest.raises(ConfigError, match=r"p\.toml:3: \[profile\] timestamps"):
+        load_profile(path)
+
+
 def test_checksum_is_order_independent_and_matches_digests() -> None:
     spec = em.AttrSpec(name="c", type="DevShort", format="SPECTRUM", dim_x=7, p_error=0.1, p_invalid=0.1)
     evs = list(em.predict_events(4, DEV, spec, 0, 1500))

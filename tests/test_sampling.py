@@ -9,7 +9,11 @@ import time
 
 import psutil
 
-from hdbbench.sampling import Sampler, process_probe
+import os
+import threading
+from pathlib import Path
+
+from hdbbench.sampling import Sampler, process_probe, thread_probe
 
 
 def test_a_failing_probe_does_not_stop_the_others() -> None:
@@ -55,3 +59,29 @@ def test_process_probe_counts_children_cpu_and_memory() -> None:
         shell.kill()
         shell.wait()
     assert process_probe([2**22 + 12345])() == {"cpu_s": 0.0, "rss_bytes": 0.0}
+
+
+def test_thread_probe_sums_cpu_by_thread_name() -> None:
+    # A thread that names itself (as the subscriber's writer does) and burns CPU; the main thread idles.
+    named, done = threading.Event(), threading.Event()
+
+    def worker() -> None:
+        Path(f"/proc/self/task/{threading.get_native_id()}/comm").write_text("pytest-burner")
+        named.set()
+        end = time.thread_time() + 0.3
+        while time.thread_time() < end:
+            pass
+        done.wait()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    try:
+        named.wait(5)
+        time.sleep(0.5)
+        totals = thread_probe([os.getpid()], {"pytest-burner": "burner"}, other="rest")()
+    finally:
+        done.set()
+        thread.join()
+    assert set(totals) == {"burner_cpu_s", "rest_cpu_s"}
+    assert totals["burner_cpu_s"] >= 0.25  # its 0.3 s of CPU, counted under its own class only
+    assert totals["rest_cpu_s"] > 0

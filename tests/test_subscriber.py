@@ -178,7 +178,9 @@ def harness(stack_endpoints: Any, tmp_path_factory: pytest.TempPathFactory) -> I
                                     mariadb=stack_endpoints.mariadb,
                                     overrides={"flush_interval_ms": "50", "spool_dir": str(tmp / f"spool-{backend}")})
             out.append(SubscriberSpec(INSTANCE[backend], tuple(lib), tuple(attrs),
-                                      properties={"SubscribeRetryPeriod": ["5"]}))
+                                      properties={"SubscribeRetryPeriod": ["5"],
+                                                  # the age figures of the run stay in the window
+                                                  "StatisticsTimeWindow": ["3600"]}))
         subs.up(out)
         for backend in BACKENDS:
             h.conns[backend] = db_connect(stack_endpoints, backend, dbs[backend].database)
@@ -228,6 +230,22 @@ def emitted(harness: Harness) -> dict[str, int]:
     counts = dict(zip(names, (int(x) for x in sim.EventsEmittedList)))
     assert all(counts[a] > 0 for a in names if h.specs[a].mode == "push"), counts
     return counts
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_event_age_splits_into_reception_and_time_in_subscriber(harness: Harness, emitted: dict[str, int],
+                                                               backend: str) -> None:
+    # Per event, age at commit = age at reception + time in the subscriber, each >= 0; the maxima are
+    # exact (not bucketed), so they bound each other.
+    es = harness.es(backend)
+    age, reception, inside = (float(es.read_attribute(f"{prefix}Max").value)
+                              for prefix in ("EventAgeAtCommit", "EventAgeAtReception", "TimeInSubscriber"))
+    assert age > 0 and inside > 0, (age, reception, inside)
+    assert reception <= age + 1e-6 and inside <= age + 1e-6
+    assert age <= reception + inside + 1e-6
+    for prefix in ("EventAgeAtCommit", "EventAgeAtReception", "TimeInSubscriber"):
+        p50, p99 = (float(es.read_attribute(f"{prefix}{q}").value) for q in ("P50", "P99"))
+        assert 0 <= p50 <= p99, (prefix, p50, p99)
 
 
 def _expected_rows(h: Harness, attr: str, n: int) -> int:

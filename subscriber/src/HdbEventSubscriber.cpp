@@ -309,9 +309,15 @@ void HdbEventSubscriber::read_attribute(Tango::Attribute &att) {
     // ours
     else if (n == "PendingEventNumber") set_long64(s.pending_events);
     else if (n == "PendingEventAge") set_double(s.pending_age_s);
-    else if (n == "EventAgeAtCommitP50") set_double(s.event_age_p50_s);
-    else if (n == "EventAgeAtCommitP99") set_double(s.event_age_p99_s);
-    else if (n == "EventAgeAtCommitMax") set_double(s.event_age_max_s);
+    else if (n == "EventAgeAtCommitP50") set_double(s.event_age.p50_s);
+    else if (n == "EventAgeAtCommitP99") set_double(s.event_age.p99_s);
+    else if (n == "EventAgeAtCommitMax") set_double(s.event_age.max_s);
+    else if (n == "EventAgeAtReceptionP50") set_double(s.reception_age.p50_s);
+    else if (n == "EventAgeAtReceptionP99") set_double(s.reception_age.p99_s);
+    else if (n == "EventAgeAtReceptionMax") set_double(s.reception_age.max_s);
+    else if (n == "TimeInSubscriberP50") set_double(s.time_in_subscriber.p50_s);
+    else if (n == "TimeInSubscriberP99") set_double(s.time_in_subscriber.p99_s);
+    else if (n == "TimeInSubscriberMax") set_double(s.time_in_subscriber.max_s);
     else if (n == "LastBatchSize") set_long64(s.last_batch_size);
     else if (n == "LastBatchCommitTime") set_double(s.last_batch_commit_s);
     else if (n == "MeanBatchSize") set_double(s.mean_batch_size);

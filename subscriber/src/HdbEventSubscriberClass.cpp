@@ -210,6 +210,16 @@ protected:
                                       "99th percentile of commit time - source timestamp over the statistics window"));
         list.push_back(new ScalarAttr("EventAgeAtCommitMax", Tango::DEV_DOUBLE, "s",
                                       "maximum of commit time - source timestamp over the statistics window"));
+        // The age at commit split in two: what the event brought with it, and what the subscriber added.
+        for (const char *q : {"P50", "P99", "Max"}) {
+            const std::string reception = std::string("EventAgeAtReception") + q, inside = std::string("TimeInSubscriber") + q;
+            const std::string reception_desc = std::string(q) + " of reception time - source timestamp (device and Tango "
+                                               "delivery) over the statistics window";
+            const std::string inside_desc = std::string(q) + " of commit time - reception time (queue, batching, "
+                                            "commit) over the statistics window";
+            list.push_back(new ScalarAttr(reception.c_str(), Tango::DEV_DOUBLE, "s", reception_desc.c_str()));
+            list.push_back(new ScalarAttr(inside.c_str(), Tango::DEV_DOUBLE, "s", inside_desc.c_str()));
+        }
         list.push_back(new ScalarAttr("LastBatchSize", Tango::DEV_LONG64, "records"));
         list.push_back(new ScalarAttr("LastBatchCommitTime", Tango::DEV_DOUBLE, "s"));
         list.push_back(new ScalarAttr("MeanBatchSize", Tango::DEV_DOUBLE, "rows", "over the statistics window"));

@@ -16,6 +16,19 @@ void for_each_entry(std::mutex &m, const std::map<std::string, EntryPtr> &entrie
 }  // namespace
 using dsec = std::chrono::duration<double>;
 
+std::chrono::milliseconds window_ms(std::chrono::seconds s) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(s);
+}
+
+std::uint64_t non_negative_us(std::chrono::microseconds d) {
+    return static_cast<std::uint64_t>(std::max<std::int64_t>(0, d.count()));
+}
+
+AgeFigures age_figures(const LogHistogram &h) {
+    return {static_cast<double>(h.quantile(0.5)) * 1e-6, static_cast<double>(h.quantile(0.99)) * 1e-6,
+            static_cast<double>(h.max()) * 1e-6};
+}
+
 class Archiver::WriterThread : public StoppableThread {
 public:
     explicit WriterThread(Archiver &a) : a_(a) {}
@@ -63,7 +76,8 @@ private:
 Archiver::Archiver(ArchiverOptions opts, LibConfig lib, std::unique_ptr<Writer> writer,
                    std::unique_ptr<EventQueue> queue, Logger log)
     : opts_(std::move(opts)), lib_(std::move(lib)), writer_(std::move(writer)), queue_(std::move(queue)),
-      log_(std::move(log)), event_age_us_(std::chrono::duration_cast<std::chrono::milliseconds>(opts_.statistics_window)),
+      log_(std::move(log)), event_age_us_(window_ms(opts_.statistics_window)),
+      reception_age_us_(window_ms(opts_.statistics_window)), in_subscriber_us_(window_ms(opts_.statistics_window)),
       seconds_(static_cast<std::size_t>(std::max<long>(1, static_cast<long>(opts_.statistics_window.count())))),
       reset_time_(steady::now()), snapshot_(std::make_shared<ArchiverSnapshot>()), last_window_(steady::now()),
       last_second_(steady::now()) {
@@ -75,15 +89,15 @@ Archiver::~Archiver() { stop_threads(); }
 void Archiver::start_threads() {
     if (!writer_thread_) {
         writer_thread_ = std::make_unique<WriterThread>(*this);
-        writer_thread_->start();
+        writer_thread_->start("hdb-writer");
     }
     if (!stats_thread_) {
         stats_thread_ = std::make_unique<StatsThread>(*this);
-        stats_thread_->start();
+        stats_thread_->start("hdb-stats");
     }
     if (!subscribe_thread_) {
         subscribe_thread_ = std::make_unique<SubscribeThread>(*this);
-        subscribe_thread_->start();
+        subscribe_thread_->start("hdb-subscribe");
     }
 }
 
@@ -415,6 +429,8 @@ void Archiver::reset_statistics() {
         e->record_freq = e->failure_freq = e->record_freq_inst = e->failure_freq_inst = 0;
     });
     event_age_us_.reset();
+    reception_age_us_.reset();
+    in_subscriber_us_.reset();
     queue_->reset_max_pending();
     std::lock_guard<std::mutex> lock(stats_mutex_);
     reset_time_ = steady::now();
@@ -625,8 +641,10 @@ void Archiver::account_batch(const std::vector<Record> &batch, const WriteResult
         if (rejected.count(r.att_name) && rejected[r.att_name] > 0) continue;
         ++stored;
         if (r.kind != RecordKind::Data) continue;
-        const auto age_us = std::max<std::int64_t>(0, (commit_time - r.data_time).count());
-        event_age_us_.record(static_cast<std::uint64_t>(age_us));
+        // Age at commit = age at reception (device + Tango delivery) + time in the subscriber.
+        event_age_us_.record(non_negative_us(commit_time - r.data_time));
+        reception_age_us_.record(non_negative_us(r.recv_time - r.data_time));
+        in_subscriber_us_.record(non_negative_us(commit_time - r.recv_time));
         const double proc_s = std::max<double>(0, static_cast<double>((commit_time - r.recv_time).count()) * 1e-6);
         Acc &a = per_attr[r.att_name];
         ++a.n;
@@ -763,10 +781,9 @@ void Archiver::refresh_snapshot() {
     std::optional<TimePoint> oldest = q.oldest_recv;
     if (inflight) oldest = TimePoint(std::chrono::microseconds(inflight_oldest_us_.load()));
     s->pending_age_s = oldest ? std::max(0.0, static_cast<double>((now - *oldest).count()) * 1e-6) : 0.0;
-    const LogHistogram h = event_age_us_.snapshot();
-    s->event_age_p50_s = static_cast<double>(h.quantile(0.5)) * 1e-6;
-    s->event_age_p99_s = static_cast<double>(h.quantile(0.99)) * 1e-6;
-    s->event_age_max_s = static_cast<double>(h.max()) * 1e-6;
+    s->event_age = age_figures(event_age_us_.snapshot());
+    s->reception_age = age_figures(reception_age_us_.snapshot());
+    s->time_in_subscriber = age_figures(in_subscriber_us_.snapshot());
     s->reconnects = reconnects_;
     s->db_errors = db_errors_;
     s->rows_stored = rows_stored_;

@@ -77,6 +77,11 @@ struct ArchiverOptions {
     bool subscribe_change_as_fallback = false;
 };
 
+// Percentiles of a duration over the statistics window, in seconds.
+struct AgeFigures {
+    double p50_s = 0, p99_s = 0, max_s = 0;
+};
+
 // Everything the device publishes, computed by the statistics thread.
 struct ArchiverSnapshot {
     std::vector<std::string> all, ok, nok, pending, started, stopped, paused, errors, strategies;
@@ -91,7 +96,9 @@ struct ArchiverSnapshot {
                   lost_events = 0, reconnects = 0, db_errors = 0, rows_stored = 0, duplicates = 0;
     std::uint64_t spool_bytes = 0;
     double pending_age_s = 0;
-    double event_age_p50_s = 0, event_age_p99_s = 0, event_age_max_s = 0;
+    AgeFigures event_age;           // commit time - source timestamp
+    AgeFigures reception_age;       // reception time - source timestamp: the device's and Tango's share
+    AgeFigures time_in_subscriber;  // commit time - reception time: queue, batching and commit
     std::uint64_t last_batch_size = 0;
     double last_batch_commit_s = 0, mean_batch_size = 0, mean_batch_commit_s = 0;
     double rows_per_s_inst = 0, rows_per_s_window = 0;
@@ -175,7 +182,7 @@ private:
 
     // writer-side statistics (written by the writer thread)
     mutable std::mutex stats_mutex_;
-    WindowedHistogram event_age_us_;
+    WindowedHistogram event_age_us_, reception_age_us_, in_subscriber_us_;
     std::atomic<std::uint64_t> rows_stored_{0}, reconnects_{0}, db_errors_{0}, duplicates_{0};
     std::atomic<std::size_t> inflight_{0};
     std::atomic<std::int64_t> inflight_oldest_us_{0};
