@@ -5,8 +5,10 @@ For each settings profile and backend:
 1. the highest offered rate of scalar devdouble events one subscriber stores with zero loss and a
    bounded queue: the runner's saturation search (Elettra criterion, +step per step), reported with
    what limited it (the subscriber, or the devices that could not offer more);
-2. event age at commit p99 at half of that rate (a throughput trial at rate/2);
-3. CPU per archived event, subscriber and database server, in that same trial.
+2. event age at commit p99 at half of that rate (a throughput trial at rate/2), with its two parts:
+   age at reception (device and Tango delivery) and time in the subscriber (queue, batch, commit);
+3. CPU per archived event, subscriber (by thread: writer, Tango reception and the rest) and database
+   server, in that same trial.
 Compare with `benchmarks/tango_ceiling.py` (a bare C++ client that only counts the same events).
 
     .venv/bin/python benchmarks/subscriber_e2e.py --profiles durable,relaxed --start-rate 8000 --servers 2
@@ -76,7 +78,11 @@ def main() -> None:
                 "half_rate": best / 2, "stored_median_at_half": trial["stored_rate"]["median"],
                 "lost_at_half": trial["accounting"]["lost"],
                 "event_age_p99_s_at_half": trial["event_age_at_commit_s"]["p99"],
+                "age_at_reception_p99_s_at_half": trial["event_age_at_reception_s"]["p99"],
+                "time_in_subscriber_p99_s_at_half": trial["time_in_subscriber_s"]["p99"],
                 "cpu_us_per_event": {g: round(v["us_per_event"], 1) for g, v in trial["cpu"].items()},
+                "subscriber_cpu_us_per_event_by_thread": {
+                    g: round(v["us_per_event"], 1) for g, v in trial["subscriber_cpu_by_thread"].items()},
                 "runs": [str(sat_dir), str(half_dir)],
             }
             summary.append(row)
