@@ -23,7 +23,7 @@ from hdbbench.servers.endpoints import MariaDBEndpoint, PostgresEndpoint, StackE
 
 # backend -> variants created by the tests; the first one is the backend's published default.
 VARIANTS: dict[str, tuple[str, ...]] = {
-    "timescaledb": ("pk+2", "pk", "interval=7d"),
+    "timescaledb": ("pk+2", "pk", "interval=7d", "pk+2,nofk"),
     "postgresql": ("pk+2", "pk", "pk+2,partitioned"),
     "mysql": ("pk", "pk+2", "partitioned"),
 }

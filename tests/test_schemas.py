@@ -37,6 +37,7 @@ REPO = Path(__file__).resolve().parent.parent
         ("pk+2,partitioned", SchemaVariant("pk+2", True)),
         (" partitioned , interval=7d ", SchemaVariant(None, True, 7)),
         ("chunk=14", SchemaVariant(None, False, 14)),
+        ("pk+2,nofk", SchemaVariant("pk+2", foreign_keys=False)),
         ("", SchemaVariant()),
         (None, SchemaVariant()),
     ],
@@ -59,6 +60,18 @@ def test_unknown_backend_is_a_config_error() -> None:
 def test_timescaledb_refuses_native_partitioning() -> None:
     with pytest.raises(ConfigError, match="hypertables"):
         get_backend("timescaledb", None, "hdbpp").resolve_variant("partitioned")
+
+
+def test_nofk_drops_the_data_tables_foreign_keys_only() -> None:
+    backend = get_backend("timescaledb", None, "x")
+    with_fk = {t.name: t for t in backend.expected_tables("pk+2")}
+    without = {t.name: t for t in backend.expected_tables("pk+2,nofk")}
+    assert str(backend.resolve_variant("nofk")) == "pk+2,nofk"
+    assert with_fk["att_scalar_devdouble"].foreign_keys and not without["att_scalar_devdouble"].foreign_keys
+    assert without["att_scalar_devdouble"].indexes == with_fk["att_scalar_devdouble"].indexes
+    assert without["att_history"].foreign_keys == with_fk["att_history"].foreign_keys  # configuration tables keep theirs
+    with pytest.raises(ConfigError, match="no foreign keys"):
+        get_backend("mysql", None, "x").resolve_variant("nofk")
 
 
 def test_backend_defaults_are_the_published_index_sets() -> None:

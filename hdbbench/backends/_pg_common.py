@@ -243,7 +243,7 @@ def data_table(tango_type: TangoType, fmt: AttrFormat, variant: SchemaVariant, t
         (
             ForeignKeyDef("att_conf_id", "att_conf", "att_conf_id"),
             ForeignKeyDef("att_error_desc_id", "att_error_desc", "att_error_desc_id"),
-        ),
+        ) if variant.foreign_keys else (),
         comment=f"{KINDS[fmt].capitalize()} {tango_type.suffix[3:].capitalize()} Values Table",
         options=options,
     )

@@ -10,6 +10,7 @@ from them and `verify_schema` compares the catalog with them, so the two cannot 
 from __future__ import annotations
 
 import abc
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,17 +33,22 @@ class SchemaVariant:
     interval_days: TimescaleDB chunk interval or partition width; None = the HDB++ defaults
       (TimescaleDB/PostgreSQL 28 days, 14 for att_scalar_devdouble; MySQL yearly, bimonthly for
       the devdouble scalar tables).
+    foreign_keys: False (`nofk`) drops the foreign keys of the PostgreSQL/TimescaleDB data tables
+      (att_conf_id, att_error_desc_id), whose check costs the database a query per inserted row.
+      The MySQL HDB++ data tables have none.
     """
 
     indexes: str | None = None
     partitioned: bool = False
     interval_days: int | None = None
+    foreign_keys: bool = True
 
     @classmethod
     def parse(cls, text: str | None) -> SchemaVariant:
         indexes: str | None = None
         partitioned = False
         interval_days: int | None = None
+        foreign_keys = True
         for part in (p.strip() for p in (text or "").split(",")):
             if not part or part == "default":
                 continue
@@ -50,16 +56,18 @@ class SchemaVariant:
                 indexes = part
             elif part == "partitioned":
                 partitioned = True
+            elif part == "nofk":
+                foreign_keys = False
             elif part.startswith(("interval=", "chunk=")):
                 interval_days = _parse_days(part.partition("=")[2], part)
             else:
                 raise ConfigError(
-                    f"unknown schema variant part {part!r} (known: pk, pk+2, partitioned, interval=<N>d)"
+                    f"unknown schema variant part {part!r} (known: pk, pk+2, partitioned, interval=<N>d, nofk)"
                 )
-        return cls(indexes, partitioned, interval_days)
+        return cls(indexes, partitioned, interval_days, foreign_keys)
 
     def with_default_indexes(self, indexes: str) -> SchemaVariant:
-        return self if self.indexes else SchemaVariant(indexes, self.partitioned, self.interval_days)
+        return self if self.indexes else dataclasses.replace(self, indexes=indexes)
 
     def __str__(self) -> str:
         parts = [self.indexes or "default"]
@@ -67,6 +75,8 @@ class SchemaVariant:
             parts.append("partitioned")
         if self.interval_days:
             parts.append(f"interval={self.interval_days}d")
+        if not self.foreign_keys:
+            parts.append("nofk")
         return ",".join(parts)
 
 

@@ -33,7 +33,7 @@ from hdbbench.backends.base import (
     TableSize,
     compare_tables,
 )
-from hdbbench.errors import SchemaError
+from hdbbench.errors import ConfigError, SchemaError
 from hdbbench.hdbtypes import (
     AttParameter,
     AttrFormat,
@@ -523,6 +523,10 @@ def _csv_value(value: Any) -> Any:
 class MySQLBackend(MySQLExtraction, Backend):
     name = "mysql"
     default_indexes = "pk"  # libhdbpp-mysql has no secondary index on data tables
+
+    def check_variant(self, variant: SchemaVariant) -> None:
+        if not variant.foreign_keys:
+            raise ConfigError("mysql: the HDB++ data tables have no foreign keys; 'nofk' does not apply")
 
     def connect(self, database: str | None = None, **kwargs: Any) -> Any:
         import mariadb
