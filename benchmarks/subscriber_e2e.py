@@ -39,7 +39,7 @@ def scenario(profile: str, backends: tuple[str, ...], args: argparse.Namespace, 
         saturation=SaturationSearch(start_rate=args.start_rate, step=args.step, step_s=args.step_s,
                                     max_steps=args.max_steps) if saturation else None)
     return Scenario(name=f"e2e-{profile}-{'saturation' if saturation else 'half'}", source=Path(__file__),
-                    seed=42, backends=backends, profile=profile, servers=args.servers,
+                    seed=42, backends=backends, profile=profile, servers=args.servers, schema_variant=args.variant,
                     device_profile=REPO / "devices/profiles/insertion-devdouble.toml",
                     lib_configuration=(("batch_size", str(args.batch_size)),), rate=rate,
                     duration_s=args.half_s, warmup_s=5.0, measurements=measurements)
@@ -56,6 +56,7 @@ def main() -> None:
     parser.add_argument("--half-s", type=float, default=25, help="length of the trial at half the rate")
     parser.add_argument("--servers", type=int, default=2, help="device server processes")
     parser.add_argument("--batch-size", type=int, default=1000)
+    parser.add_argument("--variant", default="pk+2", help="schema variant, e.g. pk+2,nofk (hdbbench schema --help)")
     parser.add_argument("--state-dir", type=Path, default=REPO / ".hdbbench" / "bench-e2e")
     parser.add_argument("--runs", type=Path, default=REPO / "runs")
     args = parser.parse_args()
@@ -73,7 +74,8 @@ def main() -> None:
             half_dir = run_scenario(dataclasses.replace(half, name=f"{half.name}-{backend}"), options)
             (trial,) = load_results(half_dir / "results.json")["results"]["trials"]
             row = {
-                "profile": profile, "backend": backend, "max_zero_loss_rate": saturation[backend]["last_sustainable_rate"],
+                "profile": profile, "backend": backend, "schema_variant": args.variant,
+                "max_zero_loss_rate": saturation[backend]["last_sustainable_rate"],
                 "limited_by": saturation[backend]["limited_by"],
                 "half_rate": best / 2, "stored_median_at_half": trial["stored_rate"]["median"],
                 "lost_at_half": trial["accounting"]["lost"],
@@ -87,7 +89,8 @@ def main() -> None:
             }
             summary.append(row)
             print(json.dumps(row), flush=True)
-    (args.runs / "subscriber_e2e_summary.json").write_text(json.dumps(summary, indent=2))
+    suffix = "" if args.variant == "pk+2" else "_" + args.variant.replace(",", "_").replace("+", "")
+    (args.runs / f"subscriber_e2e_summary{suffix}.json").write_text(json.dumps(summary, indent=2))
 
 
 if __name__ == "__main__":

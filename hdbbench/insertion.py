@@ -267,9 +267,10 @@ class Trial:
 
 
 def _saturated_until(series: TimeSeries, end_s: float) -> bool:
-    """Elettra's criterion over the pending queue sampled since the trial began (a queue that keeps
-    growing across steps is saturation too), up to end_s."""
-    times, pending = series.column("sub.PendingEventNumber")
+    """Elettra's criterion over the HDB++ max-pending figure (AttributeMaxPendingNumber, the queue's
+    high-water mark, which a real hdbpp-es publishes too) sampled since the trial began (a queue that
+    keeps growing across steps is saturation too), up to end_s."""
+    times, pending = series.column("sub.AttributeMaxPendingNumber")
     return measure.elettra_saturated([p for t, p in zip(times, pending) if t <= end_s])
 
 

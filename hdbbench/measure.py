@@ -135,15 +135,17 @@ def fit_scaling(writers: Sequence[float], rates: Sequence[float], tolerance: flo
 
 def elettra_saturated(max_pending: Sequence[float], rising_samples: int = 6) -> bool:
     """Elettra's rule: the max-pending figure grew `rising_samples` samples in a row without ever
-    falling below half of its peak so far."""
+    falling below half of its peak so far. "In a row": a sample that does not grow starts the count
+    again, so a queue that only oscillates (a batch filling while the previous one commits) is not
+    saturation; a queue that outgrows its writer sets a new maximum every sample."""
     run = 0
     peak = 0.0
     previous: float | None = None
     for value in max_pending:
         peak = max(peak, value)
-        if value < peak / 2:
+        if value < peak / 2 or previous is None or value <= previous:
             run = 0
-        elif previous is not None and value > previous:
+        else:
             run += 1
             if run >= rising_samples:
                 return True

@@ -55,6 +55,10 @@ def test_elettra_criterion() -> None:
     assert not measure.elettra_saturated([10, 20, 30, 40, 50, 60])          # only 5
     assert not measure.elettra_saturated([100, 10, 20, 30, 40, 49, 50, 51])  # below half the peak
     assert not measure.elettra_saturated([5, 0, 5, 0, 5, 0, 5, 0, 5, 0])     # drains every time
+    # a batch-sized oscillation that never drains below half its peak is not a growing queue
+    assert not measure.elettra_saturated([200, 201, 30, 200, 168, 264, 159, 192, 200, 344, 198, 314, 250, 330])
+    # a high-water mark that sets a new maximum every sample is
+    assert measure.elettra_saturated([344, 344, 900, 2100, 3300, 4600, 5800, 7100])
 
 
 def test_last_sustainable_rate_stops_at_saturation_or_errors() -> None:
