@@ -12,6 +12,7 @@ For each settings profile and backend:
 Compare with `benchmarks/tango_ceiling.py` (a bare C++ client that only counts the same events).
 
     .venv/bin/python benchmarks/subscriber_e2e.py --profiles durable,relaxed --start-rate 8000 --servers 2
+    .venv/bin/python benchmarks/subscriber_e2e.py --backends timescaledb,postgresql --variant pk+2,nofk
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from hdbbench.measure import MIN_SATURATION_STEP_S  # noqa: E402
 from hdbbench.results import load_results  # noqa: E402
 from hdbbench.runner import RunOptions, run_scenario  # noqa: E402
 from hdbbench.scenario import Measurements, SaturationSearch, Scenario  # noqa: E402
@@ -51,7 +53,8 @@ def main() -> None:
     parser.add_argument("--backends", default="timescaledb,postgresql,mysql")
     parser.add_argument("--start-rate", type=float, default=8000)
     parser.add_argument("--step", type=float, default=0.10)
-    parser.add_argument("--step-s", type=float, default=6)
+    parser.add_argument("--step-s", type=float, default=8,
+                        help=f"seconds per saturation step (>= {MIN_SATURATION_STEP_S:g}, see hdbbench.measure)")
     parser.add_argument("--max-steps", type=int, default=25)
     parser.add_argument("--half-s", type=float, default=25, help="length of the trial at half the rate")
     parser.add_argument("--servers", type=int, default=2, help="device server processes")
@@ -60,6 +63,8 @@ def main() -> None:
     parser.add_argument("--state-dir", type=Path, default=REPO / ".hdbbench" / "bench-e2e")
     parser.add_argument("--runs", type=Path, default=REPO / "runs")
     args = parser.parse_args()
+    if args.step_s < MIN_SATURATION_STEP_S:
+        parser.error(f"--step-s must be >= {MIN_SATURATION_STEP_S:g}: Elettra's rule needs 6 rises in a row at 1 Hz")
     backends = tuple(args.backends.split(","))
     summary = []
     for profile in args.profiles.split(","):

@@ -133,7 +133,13 @@ def fit_scaling(writers: Sequence[float], rates: Sequence[float], tolerance: flo
     return ScalingFit(fit, used[-1][0], saturation)
 
 
-def elettra_saturated(max_pending: Sequence[float], rising_samples: int = 6) -> bool:
+ELETTRA_RISING_SAMPLES = 6
+# The shortest saturation step in which the rule can fire, at the insertion benchmark's 1 Hz sampling:
+# six rises need seven samples.
+MIN_SATURATION_STEP_S = ELETTRA_RISING_SAMPLES + 1.0
+
+
+def elettra_saturated(max_pending: Sequence[float], rising_samples: int = ELETTRA_RISING_SAMPLES) -> bool:
     """Elettra's rule: the max-pending figure grew `rising_samples` samples in a row without ever
     falling below half of its peak so far. "In a row": a sample that does not grow starts the count
     again, so a queue that only oscillates (a batch filling while the previous one commits) is not

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench.errors import ConfigError
+from hdbbench.measure import MIN_SATURATION_STEP_S
 from hdbbench.settings import PROFILE_NAMES
 
 KNOWN_BACKENDS = ("timescaledb", "postgresql", "mysql")
@@ -317,9 +318,13 @@ def _parse_measurements(reader: _Reader) -> Measurements:
     subscriber_sweep = _int_list(reader, "subscriber_sweep")
     saturation = None
     if (sat := reader.sub("saturation")) is not None:
+        step_s = sat.positive("step_s", 10.0)
+        if step_s < MIN_SATURATION_STEP_S:
+            raise sat.fail("step_s", f"must be >= {MIN_SATURATION_STEP_S:g} s, got {step_s:g}: Elettra's rule needs "
+                                     "6 rises of the max-pending figure in a row, sampled at 1 Hz, within a step")
         saturation = SaturationSearch(
             start_rate=sat.positive("start_rate", 2000.0), step=sat.positive("step", 0.10),
-            step_s=sat.positive("step_s", 10.0), max_steps=sat.count("max_steps", 15))
+            step_s=step_s, max_steps=sat.count("max_steps", 15))
         sat.finish()
     sustained = None
     if (sus := reader.sub("sustained")) is not None:

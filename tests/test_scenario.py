@@ -25,7 +25,7 @@ duration_s = 20
 warmup_s = 5
 [measurements]
 batch_sweep = [64, 128]
-saturation = { start_rate = 1000, step = 0.1, step_s = 5, max_steps = 3 }
+saturation = { start_rate = 1000, step = 0.1, step_s = 7, max_steps = 3 }
 """
 
 
@@ -58,6 +58,7 @@ def test_a_good_scenario_resolves_with_defaults(tmp_path: Path) -> None:
         (("batch_sweep = [64, 128]", "batch_sweep = [64, 0]"), "[measurements] batch_sweep must be a list of integers"),
         (("seed = 7", 'seed = "seven"'), "seed must be an integer"),
         (("[load]", "[load"), "not valid TOML"),
+        (("step_s = 7", "step_s = 5"), "step_s must be >= 7 s, got 5: Elettra's rule needs"),
     ],
 )
 def test_a_broken_scenario_is_refused_naming_the_key(tmp_path: Path, edit: tuple[str, str], message: str) -> None:
