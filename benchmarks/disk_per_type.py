@@ -23,8 +23,8 @@ import os
 from pathlib import Path
 
 from hdbbench import sizing
-from hdbbench.cli_size import human, run_measure
-from hdbbench.disk import DEFAULT_VARIANTS, parse_case
+from hdbbench.cli_size import human
+from hdbbench.disk import DEFAULT_VARIANTS, parse_case, run_measure
 from hdbbench.results import load_results
 from hdbbench.settings import resolve_profile
 from hdbbench.stack import Stack, StackConfig
@@ -61,9 +61,9 @@ def main() -> None:
     try:
         endpoints = stack.up()
         per_type = run_measure(endpoints, {b: list(v) for b, v in DEFAULT_VARIANTS.items()}, cases, args.seed,
-                               args.runs, "disk-per-type")
+                               args.runs, "disk-per-type", progress=print)
         check_run = run_measure(endpoints, CHECK_VARIANTS, [], args.seed, args.runs, "disk-inventory",
-                                (inventory, args.simulated_s, args.scale))
+                                (inventory, args.simulated_s, args.scale), progress=print)
     finally:
         stack.down()
     report(inventory, per_type, check_run)

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,24 +32,6 @@ console = Console(stderr=True)
 @click.group()
 def size() -> None:
     """Disk usage per Tango type and backend; projections for a facility inventory."""
-
-
-def variants_for(backends: Sequence[str], given: Sequence[str]) -> dict[str, list[str]]:
-    """`--variant pk` applies to every backend; `--variant mysql=pk,myrocks` to one."""
-    from hdbbench.disk import DEFAULT_VARIANTS, STORAGE_CLAUSES
-
-    if not given:
-        return {b: list(DEFAULT_VARIANTS[b]) for b in backends}
-    chosen: dict[str, list[str]] = {b: [] for b in backends}
-    for text in given:
-        name, sep, variant = text.partition("=")
-        if sep and name not in BACKENDS:
-            raise ConfigError(f"--variant {text!r}: unknown backend {name!r} (known: {', '.join(BACKENDS)})")
-        for b in ([name] if sep else backends):
-            v = variant if sep else text
-            if b in chosen and (b == "mysql" or not any(s in v.split(",") for s in STORAGE_CLAUSES)):
-                chosen[b].append(v)
-    return chosen
 
 
 @size.command("measure")
@@ -74,7 +55,7 @@ def measure(state_dir: Path, backends: tuple[str, ...], variants: tuple[str, ...
             attributes: int, array_sizes: str, inventory: Path | None, simulated_s: float, scale: float, seed: int,
             runs_root: Path, name: str) -> None:
     """Bytes per event of each type/format/write table on each backend and variant."""
-    from hdbbench.disk import default_cases, parse_case
+    from hdbbench.disk import default_cases, parse_case, run_measure, variants_for
     from hdbbench.sizing import load_inventory
     from hdbbench.stack import load_endpoints
 
@@ -84,72 +65,8 @@ def measure(state_dir: Path, backends: tuple[str, ...], variants: tuple[str, ...
     chosen = variants_for(backends or BACKENDS, variants)
     endpoints = load_endpoints(state_dir)
     path = run_measure(endpoints, chosen, case_list, seed, runs_root, name,
-                       (inv, simulated_s, scale) if inv else None)
+                       (inv, simulated_s, scale) if inv else None, progress=console.print)
     click.echo(str(path))
-
-
-def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[Any], seed: int, runs_root: Path,
-                name: str, inventory_run: tuple[Any, float, float] | None = None) -> Path:
-    """Measure every backend/variant, write results.json + CSVs into a new run directory; return its path."""
-    from hdbbench import disk
-
-    run = RunDirectory.create(runs_root, name)
-    try:
-        rows, variants, inv_runs = [], [], []
-        for backend, names in chosen.items():
-            endpoint = endpoints.mariadb if backend == "mysql" else endpoints.postgres
-            if endpoint is None:
-                variants += [{"backend": backend, "variant": v, "unavailable": "no server in the stack"} for v in names]
-                continue
-            for v in names:
-                console.print(f"size: {backend} {v} ...")
-                outcome = disk.measure_variant(backend, endpoint, v, cases, seed)
-                variants.append({"backend": backend, "variant": outcome.variant, "unavailable": outcome.unavailable})
-                rows += [r.to_dict() for r in outcome.results]
-                if inventory_run:
-                    inv_runs.append(_inventory_run(disk, backend, endpoint, v, inventory_run, seed))
-        _write_measure(run, endpoints, chosen, cases, seed, rows, variants, inv_runs, inventory_run)
-        run.set_status("completed")
-    except BaseException as exc:
-        run.set_status("interrupted" if isinstance(exc, KeyboardInterrupt) else "failed", str(exc))
-        raise
-    return run.path
-
-
-def _inventory_run(disk: Any, backend: str, endpoint: Any, variant: str, spec: tuple[Any, float, float],
-                   seed: int) -> dict[str, Any]:
-    inv, simulated_s, scale = spec
-    groups = [(g.label, g.case(simulated_s, scale)) for g in inv.groups]
-    results = []
-    for v in ([variant, f"{variant},clustered"] if backend != "mysql" else [variant]):
-        console.print(f"size: {backend} {v} inventory {inv.name} ...")
-        results.append(disk.measure_inventory(backend, endpoint, v, groups, seed).to_dict())
-    return {"runs": results}
-
-
-def _write_measure(run: RunDirectory, endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[Any], seed: int,
-                   rows: list[dict[str, Any]], variants: list[dict[str, Any]], inv_runs: list[dict[str, Any]],
-                   inventory_run: tuple[Any, float, float] | None) -> None:
-    from hdbbench import disk
-
-    flat_inv = [r for item in inv_runs for r in item["runs"]]
-    scenario = {"variants": chosen, "cases": [c.to_dict() for c in cases], "seed": seed, "loader": "bulk_writer",
-                "inventory": inventory_run[0].to_dict() if inventory_run else None,
-                "simulated_s": inventory_run[1] if inventory_run else None,
-                "scale": inventory_run[2] if inventory_run else None}
-    results = {"cases": rows, "fits": disk.array_fits(rows), "variants": variants, "inventory_runs": flat_inv,
-               "raw_bytes": "8 (timestamp) + 4 (attribute id) + 1 (quality) + value bytes of each side present"}
-    run.write_json("results.json", results_document("disk", scenario, environment_facts(disk.server_facts(endpoints)),
-                                                    results))
-    log_cols = [f"{k}_per_event" for k in disk.LOG_NAMES]
-    run.write_csv("sizes.csv", [*disk.CSV_COLUMNS, *log_cols], (disk.csv_row(r) for r in rows))
-    run.write_csv("fits.csv", ["backend", "variant", "type", "format", "write", "elements", "a_bytes",
-                               "b_bytes_per_element", "r2"],
-                  ([f[k] if k != "elements" else " ".join(map(str, f[k])) for k in
-                    ("backend", "variant", "type", "format", "write", "elements", "a_bytes", "b_bytes_per_element", "r2")]
-                   for f in results["fits"]))
-    run.write_csv("inventory.csv", ["backend", "variant", "measured_bytes", "unavailable"],
-                  ([r["backend"], r["variant"], r["measured_bytes"], r["unavailable"]] for r in flat_inv))
 
 
 @size.command("plan")

@@ -161,8 +161,7 @@ def _run_disk(scenario: Scenario, run: RunDirectory, endpoints: Any, console: Co
     """Bytes per event of each type on the scenario's backends (disk.json) and, with an inventory, the
     sizing projection (sizing.json)."""
     from hdbbench import sizing
-    from hdbbench.cli_size import run_measure, variants_for
-    from hdbbench.disk import default_cases
+    from hdbbench.disk import default_cases, run_measure, variants_for
     from hdbbench.results import load_results
 
     part = scenario.disk
@@ -170,7 +169,7 @@ def _run_disk(scenario: Scenario, run: RunDirectory, endpoints: Any, console: Co
     cases = default_cases(part.events, part.attributes, list(part.array_sizes))
     with console.status("disk usage per type..."):
         path = run_measure(endpoints, variants_for(scenario.backends, []), cases, scenario.seed,
-                           run.path / "disk", "disk")
+                           run.path / "disk", "disk", progress=console.print)
     shutil.copyfile(path / "results.json", run.path / "disk.json")
     if part.inventory is not None:
         inventory = sizing.load_inventory(part.inventory)

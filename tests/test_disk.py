@@ -16,7 +16,7 @@ import pytest
 
 from hdbbench import sizing
 from hdbbench.backends.base import TableSize
-from hdbbench.cli_size import run_measure
+from hdbbench.disk import run_measure
 from hdbbench.disk import CaseResult, measure_variant, parse_case
 from hdbbench.errors import ConfigError
 from hdbbench.results import load_results
