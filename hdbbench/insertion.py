@@ -29,19 +29,19 @@ from hdbbench.sampling import Sampler, TimeSeries, process_probe, thread_probe
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, lib_configuration
 
-# Our statistics beyond HDB++'s; a real hdbpp-es lacks them and they read as missing.
-EXTRA_STATISTICS = ("RowsStoredNumber", "PendingEventNumber", "PendingEventAge", "LostEventNumber",
-                    "DuplicateRowNumber", "SpooledEventNumber", "ReconnectNumber", "DbErrorNumber",
-                    "EventAgeAtCommitP50", "EventAgeAtCommitP99", "EventAgeAtCommitMax",
-                    "EventAgeAtReceptionP50", "EventAgeAtReceptionP99", "EventAgeAtReceptionMax",
-                    "TimeInSubscriberP50", "TimeInSubscriberP99", "TimeInSubscriberMax",
-                    "MeanBatchSize", "MeanBatchCommitTime")
 # The windowed durations (s) the trial reports, worst subscriber: result key -> attribute prefix.
 AGE_FIGURES = {"event_age_at_commit_s": "EventAgeAtCommit", "event_age_at_reception_s": "EventAgeAtReception",
                "time_in_subscriber_s": "TimeInSubscriber"}
+_AGE_STATISTICS = tuple(f"{prefix}{q}" for prefix in AGE_FIGURES.values() for q in ("P50", "P99", "Max"))
+# Our statistics beyond HDB++'s; a real hdbpp-es lacks them and they read as missing.
+EXTRA_STATISTICS = ("RowsStoredNumber", "PendingEventNumber", "PendingEventAge", "LostEventNumber",
+                    "DuplicateRowNumber", "SpooledEventNumber", "ReconnectNumber", "DbErrorNumber",
+                    *_AGE_STATISTICS, "MeanBatchSize", "MeanBatchCommitTime")
 # The subscriber's threads by name (hdbbench-es names its own): the rest is Tango's event reception
 # (ZeroMQ I/O, event consumer) and CORBA request handling.
 SUBSCRIBER_THREADS = {"hdb-writer": "writer"}
+# Statistics where several subscribers count as their worst one (the others are summed).
+WORST_OF_SUBSCRIBERS = ("PendingEventAge", "AttributeMaxPendingNumber", *_AGE_STATISTICS)
 
 SETTLE_S = 2.0
 
@@ -192,9 +192,7 @@ class Trial:
                             "DbErrorNumber", "SpooledEventNumber", "AttributeFailureFreq"):
                     if stats.get(key) is not None:
                         totals[key] = totals.get(key, 0.0) + float(stats[key])
-                worst = ("PendingEventAge", "AttributeMaxPendingNumber",
-                         *(f"{prefix}{q}" for prefix in AGE_FIGURES.values() for q in ("P50", "P99", "Max")))
-                for key in worst:
+                for key in WORST_OF_SUBSCRIBERS:
                     if stats.get(key) is not None:
                         totals[key] = max(totals.get(key, 0.0), float(stats[key]))
             return totals

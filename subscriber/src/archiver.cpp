@@ -636,15 +636,16 @@ void Archiver::account_batch(const std::vector<Record> &batch, const WriteResult
     };
     std::unordered_map<std::string, Acc> per_attr;
     std::uint64_t stored = 0;
+    LogHistogram event_age, reception_age, in_subscriber;  // this batch, merged into the windows at once
     for (const auto &r : batch) {
         if (r.kind != RecordKind::Data && r.kind != RecordKind::Error) continue;
         if (rejected.count(r.att_name) && rejected[r.att_name] > 0) continue;
         ++stored;
         if (r.kind != RecordKind::Data) continue;
         // Age at commit = age at reception (device + Tango delivery) + time in the subscriber.
-        event_age_us_.record(non_negative_us(commit_time - r.data_time));
-        reception_age_us_.record(non_negative_us(r.recv_time - r.data_time));
-        in_subscriber_us_.record(non_negative_us(commit_time - r.recv_time));
+        event_age.record(non_negative_us(commit_time - r.data_time));
+        reception_age.record(non_negative_us(r.recv_time - r.data_time));
+        in_subscriber.record(non_negative_us(commit_time - r.recv_time));
         const double proc_s = std::max<double>(0, static_cast<double>((commit_time - r.recv_time).count()) * 1e-6);
         Acc &a = per_attr[r.att_name];
         ++a.n;
@@ -652,6 +653,10 @@ void Archiver::account_batch(const std::vector<Record> &batch, const WriteResult
         a.proc_min = a.proc_min < 0 ? proc_s : std::min(a.proc_min, proc_s);
         a.proc_max = std::max(a.proc_max, proc_s);
     }
+    const auto now = steady::now();
+    event_age_us_.add(event_age, now);
+    reception_age_us_.add(reception_age, now);
+    in_subscriber_us_.add(in_subscriber, now);
     rows_stored_ += stored;
     {
         std::lock_guard<std::mutex> lock(registry_mutex_);

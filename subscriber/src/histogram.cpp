@@ -79,15 +79,25 @@ std::int64_t WindowedHistogram::epoch_of(Clock::time_point t) const {
     return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count() / slot_len_.count();
 }
 
-void WindowedHistogram::record(std::uint64_t value, Clock::time_point now) {
-    std::lock_guard<std::mutex> lock(mutex_);
+LogHistogram &WindowedHistogram::slot_locked(Clock::time_point now) {
     const std::int64_t e = epoch_of(now);
     const auto i = static_cast<std::size_t>(e % static_cast<std::int64_t>(slots_.size()));
     if (epochs_[i] != e) {
         slots_[i].reset();
         epochs_[i] = e;
     }
-    slots_[i].record(value);
+    return slots_[i];
+}
+
+void WindowedHistogram::record(std::uint64_t value, Clock::time_point now) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    slot_locked(now).record(value);
+}
+
+void WindowedHistogram::add(const LogHistogram &h, Clock::time_point now) {
+    if (h.count() == 0) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    slot_locked(now).merge(h);
 }
 
 LogHistogram WindowedHistogram::snapshot(Clock::time_point now) const {

@@ -44,11 +44,14 @@ public:
     WindowedHistogram(std::chrono::milliseconds window, int slots = 12);
     void set_window(std::chrono::milliseconds window);
     void record(std::uint64_t value, Clock::time_point now = Clock::now());
+    // Everything `h` holds, as recorded at `now`: one lock for a whole batch of values.
+    void add(const LogHistogram &h, Clock::time_point now = Clock::now());
     LogHistogram snapshot(Clock::time_point now = Clock::now()) const;
     void reset();
 
 private:
     std::int64_t epoch_of(Clock::time_point t) const;
+    LogHistogram &slot_locked(Clock::time_point now);
     mutable std::mutex mutex_;
     std::chrono::milliseconds slot_len_;
     std::vector<LogHistogram> slots_;

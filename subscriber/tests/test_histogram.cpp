@@ -39,3 +39,19 @@ TEST(WindowedHistogram, OldSlotsExpire) {
     EXPECT_EQ(w.snapshot(t0 + milliseconds(1050)).count(), 1u);  // the first slot left the window
     EXPECT_EQ(w.snapshot(t0 + milliseconds(3000)).count(), 0u);
 }
+
+TEST(WindowedHistogram, AddMergesABatchIntoTheSlotOfItsTime) {
+    using namespace std::chrono;
+    WindowedHistogram w(milliseconds(1000), 10);
+    const auto t0 = WindowedHistogram::Clock::time_point(seconds(1000));
+    LogHistogram batch;
+    for (std::uint64_t v : {3u, 900u, 40u}) batch.record(v);
+    w.record(5, t0);
+    w.add(batch, t0 + milliseconds(500));
+    w.add(LogHistogram{}, t0 + milliseconds(550));  // an empty batch changes nothing
+    const LogHistogram in_window = w.snapshot(t0 + milliseconds(600));
+    EXPECT_EQ(in_window.count(), 4u);
+    EXPECT_EQ(in_window.max(), 900u);
+    EXPECT_EQ(in_window.min(), 3u);
+    EXPECT_EQ(w.snapshot(t0 + milliseconds(1050)).count(), 3u);  // the batch stays with its own slot
+}
