@@ -19,8 +19,8 @@ _RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
               help="Ranking weights per criterion (default: the scenario's [report] weights, else balanced).")
 def report(run_dir: Path, weights: str | None) -> None:
     """Write RUN_DIR/report.html: figures, words and ranking from the run's results files."""
-    from hdbbench.ranking import parse_weights
-    from hdbbench.report import write_report
+    from hdbbench.report.ranking import parse_weights
+    from hdbbench.report.page import write_report
 
     path = write_report(run_dir, parse_weights(weights) if weights else None)
     click.echo(str(path))
@@ -32,7 +32,7 @@ def report(run_dir: Path, weights: str | None) -> None:
               show_default=True, help="Where to write the HTML page.")
 def compare(run_dirs: tuple[Path, ...], output: Path) -> None:
     """Compare the figures of RUN_DIRS, as ratios to the first; 'not significant' within the spread."""
-    from hdbbench import compare as comparison
+    from hdbbench.report import compare as comparison
 
     if len(run_dirs) < 2:
         raise ConfigError("compare needs at least two run directories")

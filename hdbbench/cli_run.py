@@ -33,6 +33,6 @@ def run(scenario_file: Path, state_dir: Path, runs_root: Path, overrides: tuple[
     path = run_scenario(scenario, RunOptions(state_dir=state_dir, runs_root=runs_root,
                                              settings_overrides=parse_overrides(overrides)))
     click.echo(str(path))
-    from hdbbench.report import write_report  # matplotlib loads only when a report is written
+    from hdbbench.report.page import write_report  # matplotlib loads only when a report is written
 
     click.echo(f"report: {write_report(path)}")

@@ -38,7 +38,7 @@ The resolved scenario (every default filled in) is saved in the run directory.
     sustained = { rate = 2000, duration_s = 60 }
 
     [report]
-    weights = { saturation_rate = 2, event_age_p99 = 1 }   # ranking criteria (hdbbench.ranking), >= 0
+    weights = { saturation_rate = 2, event_age_p99 = 1 }   # ranking criteria (hdbbench.report.ranking), >= 0
 """
 
 from __future__ import annotations
@@ -335,7 +335,7 @@ def _parse_measurements(reader: _Reader) -> Measurements:
 
 
 def _parse_report(reader: _Reader) -> ReportOptions:
-    from hdbbench.ranking import CRITERION_NAMES
+    from hdbbench.report.ranking import CRITERION_NAMES
 
     weights = reader.get("weights", dict, {})
     for name, value in weights.items():

@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
-from hdbbench import compare, ranking, report_text
+from hdbbench.report import compare, ranking
+from hdbbench.report import text as report_text
 from hdbbench.errors import ConfigError
-from hdbbench.report import write_report
-from hdbbench.report_text import Spread
+from hdbbench.report.page import write_report
+from hdbbench.report.text import Spread
 from hdbbench.results import results_document
 from hdbbench.scenario import parse_scenario
 

@@ -22,12 +22,13 @@ from pathlib import Path
 
 from rich.table import Table
 
-from hdbbench import ranking
-from hdbbench import report_data as data
-from hdbbench import report_plots as plots
-from hdbbench.report import criteria_table, render_page, Section, _table
-from hdbbench.report_data import dig, num
-from hdbbench.report_text import Finding, Spread, fmt, overlaps
+from hdbbench.report import ranking
+from hdbbench.report import data
+from hdbbench.report import plots
+from hdbbench.report.page import criteria_table
+from hdbbench.report.render import Section, html_table, render_page
+from hdbbench.report.data import dig, num
+from hdbbench.report.text import Finding, Spread, fmt, overlaps
 
 NOT_SIGNIFICANT, SIGNIFICANT, NO_SPREAD = "not significant", "significant", "no spread"
 
@@ -169,14 +170,14 @@ def write_html(paths: Sequence[Path], output: Path) -> Path:
                                 "better; bars p1..p99 where measured",
                                 plots.bars([r.backend for r in mine], values, colours, crit.unit or "share",
                                            errors=errors)))
-    section.tables.append(_table(["backend", "figure"] + labels,
+    section.tables.append(html_table(["backend", "figure"] + labels,
                                  [[r.backend, ranking.criterion(r.criterion).label] +
                                   [_cell(f, q, v) for f, q, v in zip(r.figures, r.ratios, r.verdicts)] for r in rows],
                                  "value (ratio to the first run, verdict)"))
     section.note = __doc__.split("\n\n", 1)[1].replace("*", "").replace("\n", " ") if __doc__ else ""
     section.finding = summary(rows, labels)
     env = Section("environments", "Runs and their environments")
-    env.tables.append(_table(["run"] + labels, _environment_rows(paths), "what differs between the runs"))
+    env.tables.append(html_table(["run"] + labels, _environment_rows(paths), "what differs between the runs"))
     path = Path(output)
     path.write_text(render_page("hdbbench compare", [section, env], [],
                                 "first run: " + html.escape(str(paths[0]))))

@@ -1,43 +1,32 @@
 # SPDX-License-Identifier: Apache-2.0
 """``hdbbench report <run dir>``: one self-contained ``report.html`` built only from the run's files.
 
-Sections render from whatever the run directory holds (see report_data for the files and their
+Sections render from whatever the run directory holds (see hdbbench.report.data for the files and their
 shapes): insertion (throughput, queue lag, batch and subscriber sweeps, saturation, sustained load,
 CPU, loss), extraction, disk, sizing, the multi-criteria ranking and the environment. A section
 without its file says so in one line. Each section is figures, a table, then words generated from
-the same numbers (report_text) and a recommendation. Plots are inline SVG; there is no script, no
+the same numbers (hdbbench.report.text) and a recommendation. Plots are inline SVG; there is no script, no
 external style sheet, font or image, so the file opens from disk with no network.
 """
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hdbbench import measure, ranking
-from hdbbench import report_data as data
-from hdbbench import report_plots as plots
-from hdbbench import report_text as text
-from hdbbench.report_data import Insertion, dig, num
-from hdbbench.report_text import Finding, Spread, fmt, fmt_bytes
+from hdbbench import measure
+from hdbbench.report import ranking
+from hdbbench.report import data
+from hdbbench.report import plots
+from hdbbench.report import text
+from hdbbench.report.data import Insertion, dig, num
+from hdbbench.report.render import Section, html_table, render_page
+from hdbbench.report.text import Finding, Spread, fmt, fmt_bytes
 
 REPORT_NAME = "report.html"
 DAY_S = 86400.0
-
-
-@dataclass
-class Section:
-    key: str
-    title: str
-    figures: list[tuple[str, str]] = field(default_factory=list)   # (caption, svg)
-    tables: list[str] = field(default_factory=list)                 # html
-    finding: Finding | None = None
-    missing: str | None = None
-    note: str = ""
 
 
 # --- figures per backend (also used by compare) ---------------------------------------------------
@@ -154,7 +143,7 @@ def throughput_section(view: Insertion, colours: plots.Colours) -> Section:
     rows = [[b, fmt(offered[b]), fmt(s.median), fmt(s.p1), fmt(s.p99),
              fmt(num(dig(trials[b].trial, "stored_rate", "mean"))), str(s.count), f"{lost[b]:,}"]
             for b, s in spreads.items()]
-    section.tables.append(_table(["backend", "offered", "median", "p1", "p99", "mean", "seconds", "lost"], rows,
+    section.tables.append(html_table(["backend", "offered", "median", "p1", "p99", "mean", "seconds", "lost"], rows,
                                  "events/s; per-second rates after warm-up"))
     section.finding = text.throughput(spreads, offered, lost)
     return section
@@ -182,7 +171,7 @@ def lag_section(view: Insertion, colours: plots.Colours) -> Section:
              fmt(num(dig(trials[b].trial, "time_in_subscriber_s", "p99"))),
              fmt(num(dig(trials[b].trial, "pending_events", "max"))),
              fmt(num(dig(trials[b].trial, "pending_age_s", "max")))] for b, a in ages.items()]
-    section.tables.append(_table(["backend", "age p50 (s)", "age p99 (s)", "age max (s)",
+    section.tables.append(html_table(["backend", "age p50 (s)", "age p99 (s)", "age max (s)",
                                   "at reception p99 (s)", "in subscriber p99 (s)", "pending max",
                                   "pending age max (s)"], rows,
                                  "throughput trial; age at commit = age at reception (device and Tango "
@@ -205,9 +194,9 @@ def batch_section(view: Insertion, colours: plots.Colours) -> Section:
                             plots.sweep(points, colours, "batch size (log2)", "stored rate (events/s)", log2=True,
                                         fits=usable)))
     rows = [[b, f"{p[0]:g}", fmt(p[1]), fmt(p[2]), fmt(p[3])] for b, pts in points.items() for p in pts]
-    section.tables.append(_table(["backend", "batch size", "median", "p1", "p99"], rows,
+    section.tables.append(html_table(["backend", "batch size", "median", "p1", "p99"], rows,
                                  "offered above capacity (4 × the scenario rate), so the stored rate is capacity"))
-    section.tables.append(_table(["backend", "slope (events/s per doubling)", "r²"],
+    section.tables.append(html_table(["backend", "slope (events/s per doubling)", "r²"],
                                  [[b, fmt(f.slope), fmt(f.r2)] for b, f in fits.items()], "fit of rate on log2(batch)"))
     section.finding = text.batch_sweep(
         {b: [(int(p[0]), Spread(p[1], p[2], p[3], 0)) for p in pts] for b, pts in points.items()},
@@ -226,7 +215,7 @@ def subscribers_section(view: Insertion, colours: plots.Colours) -> Section:
     section.figures.append(("Median stored rate (bars p1..p99) against the number of subscribers", plots.sweep(
         points, colours, "subscribers", "stored rate (events/s)", fits=fits)))
     rows = [[b, f"{p[0]:g}", fmt(p[1]), fmt(p[2]), fmt(p[3])] for b, pts in points.items() for p in pts]
-    section.tables.append(_table(["backend", "subscribers", "median", "p1", "p99"], rows, "events/s"))
+    section.tables.append(html_table(["backend", "subscribers", "median", "p1", "p99"], rows, "events/s"))
     section.finding = text.subscriber_sweep({b: [(int(p[0]), p[1]) for p in pts] for b, pts in points.items()},
                                             {b: s for b, (s, _) in fits.items()},
                                             {b: s.saturation_at for b, s in scaling.items()})
@@ -250,7 +239,7 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
                                                                 "events/s")))
     rows = [[b, fmt(o), fmt(m), "yes" if s else "no"] for b, pts in steps.items() for o, m, s in pts]
     criterion = next((dig(t.trial, "saturation", "criterion") for t in trials.values()), "") or ""
-    section.tables.append(_table(["backend", "offered", "stored median", "saturated"], rows, f"rule: {criterion}"))
+    section.tables.append(html_table(["backend", "offered", "stored median", "saturated"], rows, f"rule: {criterion}"))
     section.finding = text.saturation(last, {b: max((p[0] for p in s), default=0.0) for b, s in steps.items()},
                                       {b: any(p[2] for p in s) for b, s in steps.items()})
     return section
@@ -280,12 +269,12 @@ def cpu_section(view: Insertion) -> Section:
     section.figures.append(("CPU µs per stored event by process group (throughput trial)", plots.bars(
         list(trials), values, plots.Colours(groups, plots.PROCESS_PALETTE), "µs per event")))
     rows = [[b] + [fmt(num(dig(t.trial, "cpu", g, "us_per_event"))) for g in groups] for b, t in trials.items()]
-    section.tables.append(_table(["backend"] + groups, rows, "µs of CPU per stored event"))
+    section.tables.append(html_table(["backend"] + groups, rows, "µs of CPU per stored event"))
     threads = {b: t.trial.get("subscriber_cpu_by_thread") or {} for b, t in trials.items()}
     if any(threads.values()):
         rows = [[b, fmt(num(dig(th, "writer", "us_per_event"))), fmt(num(dig(th, "tango_and_other", "us_per_event")))]
                 for b, th in threads.items()]
-        section.tables.append(_table(["backend", "writer thread", "other threads"], rows,
+        section.tables.append(html_table(["backend", "writer thread", "other threads"], rows,
                                      "the subscribers' µs per stored event by thread: its writer (batching, "
                                      "encoding, database client) against the rest, mostly Tango's event reception"))
     section.finding = text.cpu({b: data.archiving_cpu_us(t.trial, b) for b, t in trials.items()})
@@ -302,7 +291,7 @@ def loss_section(view: Insertion) -> Section:
     if not rows:
         section.missing = "No trials in this run."
         return section
-    section.tables.append(_table(["trial", "emitted", "stored", "lost", "duplicates"],
+    section.tables.append(html_table(["trial", "emitted", "stored", "lost", "duplicates"],
                                  [[r[0]] + [f"{v:,}" for v in r[1:]] for r in full], "per trial, all attributes"))
     section.finding = text.loss(full)  # type: ignore[arg-type]
     return section
@@ -336,7 +325,7 @@ def extraction_section(run_dir: Path, colours: plots.Colours) -> Section:
     rows = [[f.backend, fmt(f.interval_s / 3600), _yes_no(f.cold, "cold", "warm"),
              _yes_no(f.clustered, "clustered", "unclustered"), fmt(f.p50_s), fmt(f.p95_s), str(f.count or "–")]
             for f in figures]
-    section.tables.append(_table(["backend", "interval (h)", "cache", "layout", "p50 (s)", "p95 (s)", "queries"],
+    section.tables.append(html_table(["backend", "interval (h)", "cache", "layout", "p50 (s)", "p95 (s)", "queries"],
                                  rows, ""))
     crit = _extraction_criteria(run_dir)
     section.finding = text.extraction({b: crit.get(b, {}).get("query_p95_slope") for b in backends},
@@ -381,7 +370,7 @@ def disk_section(run_dir: Path) -> Section:
     section.figures.append(("Disk per table, stacked data / index / TOAST", plots.stacked(groups, parts, "MiB")))
     rows = [[s.backend, s.variant, s.table, fmt_bytes(s.data_bytes), fmt_bytes(s.index_bytes),
              fmt_bytes(s.toast_bytes), fmt(s.bytes_per_event)] for s in sizes]
-    section.tables.append(_table(["backend", "variant", "table", "data", "index", "toast", "bytes/event"], rows, ""))
+    section.tables.append(html_table(["backend", "variant", "table", "data", "index", "toast", "bytes/event"], rows, ""))
     totals: dict[str, float] = {}
     criteria = _disk_criteria(run_dir)
     for s in sizes:
@@ -408,7 +397,7 @@ def sizing_section(run_dir: Path, colours: plots.Colours) -> Section:
         ["at retention"], {n: [projection[n]["total"] / 2 ** 30] for n in names}, plots.Colours(names), "GiB")))
     rows = [[n, fmt_bytes(v["total"]), fmt_bytes(v.get("bytes_per_day")), fmt_bytes(v.get("bytes_per_year")),
              "no: unmeasured groups left out" if v.get("incomplete") else "yes"] for n, v in projection.items()]
-    section.tables.append(_table(["backend / variant", "at retention", "per day", "per year", "complete"], rows, ""))
+    section.tables.append(html_table(["backend / variant", "at retention", "per day", "per year", "complete"], rows, ""))
     section.finding = text.sizing({b: v["total"] for b, v in projection.items()})
     section.finding.warnings += loaded.warnings
     return section
@@ -430,7 +419,7 @@ def ranking_section(table: Mapping[str, Mapping[str, float | None]], weights: Ma
     raw_rows = [[b] + [fmt(main.raw[b][n]) for n in names] + [f"{main.scores[b]:.3f}", str(main.rank_of(b))]
                 for b in main.order]
     head = [f"{c.label} ({c.unit}) {'↑' if c.higher_is_better else '↓'}" for c in crit]
-    section.tables.append(_table(["backend"] + head + ["score", "rank"], raw_rows,
+    section.tables.append(html_table(["backend"] + head + ["score", "rank"], raw_rows,
                                  f"weights ({primary}): " + ", ".join(f"{n} {main.weights[n]:.2f}" for n in names)
                                  + "; ↑ higher is better, ↓ lower is better"))
     section.figures.append(("Each criterion normalised to the best backend (1 = best)", plots.heat(
@@ -438,7 +427,7 @@ def ranking_section(table: Mapping[str, Mapping[str, float | None]], weights: Ma
     sets = list(rankings)
     section.figures.append(("Score under each weight set", plots.bars(
         sets, {b: [rankings[s].scores[b] for s in sets] for b in main.order}, colours, "score (0..1)")))
-    section.tables.append(_table(["weight set"] + [f"rank {i + 1}" for i in range(len(main.order))],
+    section.tables.append(html_table(["weight set"] + [f"rank {i + 1}" for i in range(len(main.order))],
                                  [[s] + [f"{b} ({rankings[s].scores[b]:.2f})" for b in rankings[s].order] for s in sets],
                                  "weight sets multiply the criteria of one group (throughput, latency, cost, query, "
                                  "disk) by 4"))
@@ -463,12 +452,12 @@ def environment_section(run_dir: Path, insertion_doc: Mapping[str, Any] | None) 
              ("Python", env.get("python")), ("hdbbench commit", env.get("hdbbench_commit")),
              ("TimescaleDB built", env.get("timescaledb_built")),
              ("OS page cache can be dropped", env.get("drop_caches_writable"))]
-    section.tables.append(_table(["fact", "value"], [[k, str(v)] for k, v in facts], "machine"))
+    section.tables.append(html_table(["fact", "value"], [[k, str(v)] for k, v in facts], "machine"))
     versions = [[f"server {k}", str(v)] for k, v in (env.get("servers") or {}).items()]
     versions += [[f"package {k}", str(v)] for k, v in (env.get("packages") or {}).items()]
-    section.tables.append(_table(["component", "version"], versions, "versions"))
-    section.tables.append(_table(["setting", "value"], _flatten(env.get("settings") or {}), "settings in force"))
-    section.tables.append(_table(["scenario key", "value"], _flatten(scenario), "scenario as resolved"))
+    section.tables.append(html_table(["component", "version"], versions, "versions"))
+    section.tables.append(html_table(["setting", "value"], _flatten(env.get("settings") or {}), "settings in force"))
+    section.tables.append(html_table(["scenario key", "value"], _flatten(scenario), "scenario as resolved"))
     return section
 
 
@@ -537,60 +526,3 @@ def _subtitle(run_dir: Path) -> str:
     return (f"scenario {scenario.get('name', '?')}, seed {scenario.get('seed', '?')}, profile "
             f"{scenario.get('profile', '?')}, schema {scenario.get('schema_variant', '?')}; run "
             f"{status.get('state', '?')}, {status.get('started', '?')} → {status.get('ended', '–')}")
-
-
-# --- HTML ---------------------------------------------------------------------------------------------
-CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:1em 2em;
-color:#222;line-height:1.45}
-h1{font-size:1.6em;margin-bottom:.1em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:2em}
-.sub{color:#666;margin-top:0}nav{display:flex;flex-wrap:wrap;gap:.3em 1.2em}nav a{white-space:nowrap}
-figure{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top}figure svg{max-width:100%;height:auto}
-figcaption{font-size:.85em;color:#555;max-width:640px}
-table{border-collapse:collapse;margin:.6em 0;font-size:.85em}td,th{border:1px solid #ddd;padding:.2em .6em;
-text-align:right}td:first-child,th:first-child{text-align:left}th{background:#f4f4f4}caption{caption-side:bottom;
-font-size:.8em;color:#666;text-align:left}
-.finding{background:#f6f9fc;border-left:4px solid #1f77b4;padding:.5em 1em;margin:.8em 0}
-.warn{background:#fff8e1;border-left:4px solid #f0a500;padding:.4em 1em;margin:.4em 0;font-size:.9em}
-.missing{color:#777;font-style:italic}.rec{font-weight:600}.note{font-size:.85em;color:#555}
-"""
-
-
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]], caption: str) -> str:
-    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-    thead = "".join(f"<th>{html.escape(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table>{cap}<thead><tr>{thead}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def render_finding(finding: Finding) -> str:
-    out = "<div class='finding'>" + "".join(f"<p>{html.escape(s)}</p>" for s in finding.sentences)
-    if finding.recommendation:
-        out += f"<p class='rec'>Recommendation: {html.escape(finding.recommendation)}</p>"
-    out += "</div>"
-    return out + "".join(f"<div class='warn'>⚠ {html.escape(w)}</div>" for w in finding.warnings)
-
-
-def render_section(section: Section) -> str:
-    out = f"<section id='{section.key}'><h2>{html.escape(section.title)}</h2>"
-    if section.missing:
-        return out + f"<p class='missing'>{html.escape(section.missing)}</p></section>"
-    for caption, svg in section.figures:
-        out += f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
-    out += "".join(section.tables)
-    if section.note:
-        out += f"<p class='note'>{html.escape(section.note)}</p>"
-    if section.finding:
-        out += render_finding(section.finding)
-    return out + "</section>"
-
-
-def render_page(title: str, sections: Sequence[Section], notes: Sequence[str], subtitle: str = "") -> str:
-    nav = "".join(f"<a href='#{s.key}'>{html.escape(s.title)}</a>" for s in sections)
-    banner = "".join(f"<div class='warn'>⚠ {html.escape(n)}</div>" for n in notes)
-    body = "".join(render_section(s) for s in sections)
-    return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<meta name='viewport' content='width=device-width, initial-scale=1'><style>{CSS}</style></head>"
-            f"<body><h1>{html.escape(title)}</h1><p class='sub'>{html.escape(subtitle)}</p><nav>{nav}</nav>"
-            f"{banner}{body}<footer class='note'><p>Generated by hdbbench from the files of this run directory "
-            "only. Words under each figure are computed from its numbers.</p></footer></body></html>\n")

@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The report of a run and the comparison of runs, built only from the files a run directory holds.
+
+    data      reads the run's results files into the typed results of hdbbench.results
+    ranking   multi-criteria ranking of the backends (criteria, weights, scores)
+    text      words generated from the numbers (findings, spreads, formatting)
+    plots     inline SVG figures (matplotlib, loaded only here)
+    page      the sections of ``report.html`` and ``write_report``
+    compare   ``hdbbench compare``: the same figures across runs
+"""
