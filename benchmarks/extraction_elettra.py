@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from hdbbench.backends import backend_for_stack  # noqa: E402
-from hdbbench.datagen import AttributeGroup, Inventory, generate  # noqa: E402
+from hdbbench.datagen import AttributeGroup, DataSet, generate  # noqa: E402
 from hdbbench.extraction import ExtractionOptions, run_extraction  # noqa: E402
 from hdbbench.hdbtypes import AttrFormat, TangoType, WriteType  # noqa: E402
 from hdbbench.queries import load_query_set  # noqa: E402
@@ -42,7 +42,7 @@ BACKENDS = ("timescaledb", "postgresql", "mysql")
 
 def load_orders(endpoints: object, rows: int, attributes: int) -> list[dict[str, object]]:
     span_s = rows / attributes
-    inv = Inventory("load-order", 7, _start(span_s), span_s,
+    inv = DataSet("load-order", 7, _start(span_s), span_s,
                     (AttributeGroup(TangoType.DEV_DOUBLE, AttrFormat.SCALAR, WriteType.READ, attributes, 1.0),))
     out = []
     for name in BACKENDS:

@@ -22,7 +22,7 @@ from rich.progress import (
 from rich.text import Text
 
 from hdbbench.backends import BACKENDS, Backend, backend_for_stack
-from hdbbench.datagen import ORDERS, generate, load_inventory
+from hdbbench.datagen import ORDERS, generate, load_data_set
 from hdbbench.stack import DEFAULT_STATE_DIR, Stack, StackConfig, load_endpoints
 
 console = Console(stderr=True)
@@ -56,7 +56,7 @@ def data() -> None:
 def generate_cmd(inventory: Path, backend_name: str, order: str | None, create: bool, variant: str | None,
                  database: str, state_dir: Path) -> None:
     """Write the data set of INVENTORY (a TOML file; a query set's [data] table works) into a backend."""
-    inv = load_inventory(inventory)
+    inv = load_data_set(inventory)
     backend = _backend(backend_name, state_dir, database, create, variant)
     with _progress() as progress:
         task = progress.add_task(f"{backend_name} {order or inv.order} order", total=inv.expected_rows())

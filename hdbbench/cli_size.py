@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from hdbbench.backends import BACKENDS
 from hdbbench.errors import ConfigError
 from hdbbench.results import RunDirectory, environment_facts, load_results, results_document
 from hdbbench.stack import DEFAULT_STATE_DIR
+from hdbbench.units import human_bytes as human
 
 console = Console(stderr=True)
 
@@ -125,18 +125,8 @@ def _write_plan(runs_root: Path, inventory: Any, results_file: Path, check_dir: 
     return run.path
 
 
-def human(n: float | None) -> str:
-    if n is None or not math.isfinite(n):
-        return "-"
-    for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
-        if abs(n) < 1000 or unit == "PB":
-            return f"{n:.1f} {unit}" if unit != "B" else f"{n:.0f} B"
-        n /= 1000.0
-    return "-"
-
-
 def _print_plan(inventory: Any, projections: list[dict[str, Any]], checks: list[dict[str, Any]]) -> None:
-    table = Table(title=f"projected disk for {inventory.name} (decimal units)", expand=False)
+    table = Table(title=f"projected disk for {inventory.name} (binary units)", expand=False)
     for col in ("backend", "variant", "per day", "per month", "per year", "at retention", "log/day", "complete"):
         table.add_column(col)
     for p in projections:

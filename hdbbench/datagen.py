@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Seeded HDB++ data written straight into a backend: the data sets of the extraction benchmarks.
 
-An inventory (TOML, a `[data]` table or a whole file) describes attributes per type, format and
-write type, how often each is archived, over which time span, and a seed:
+A data set (TOML: the `[data]` table of a query set, or a whole file) describes attributes per
+type, format and write type, how often each is archived, over which time span, and a seed:
 
     [data]
     name = "small"
@@ -30,9 +30,7 @@ and spectra go through the generic BulkWriter.
 from __future__ import annotations
 
 import math
-import re
 import time
-import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -44,6 +42,7 @@ import numpy as np
 from hdbbench.columnar import FAST_TYPES, ColumnBatch
 from hdbbench.errors import ConfigError
 from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Encoded, Event, Quality, TangoType, WriteType
+from hdbbench.tomlfile import REQUIRED, Table, read_document, suggestion
 
 ORDERS = ("pk", "time")
 FORMATS = {"scalar": AttrFormat.SCALAR, "spectrum": AttrFormat.SPECTRUM}
@@ -51,20 +50,6 @@ WRITES = {w.name.lower(): w for w in WriteType}
 TYPE_SUFFIXES = {t.suffix: t for t in TangoType}
 DEFAULT_CHUNK_ROWS = 200_000
 US = 1_000_000
-
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|min|m|h|d|w)\s*$")
-_UNIT_S = {"ms": 0.001, "s": 1, "sec": 1, "min": 60, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-
-
-def parse_duration_s(text: str | int | float) -> float:
-    """`10s`, `30min`, `1h`, `1d`, `1w` (or a number of seconds) as seconds."""
-    if isinstance(text, (int, float)) and not isinstance(text, bool):
-        return float(text)
-    match = _DURATION.match(str(text))
-    if not match:
-        raise ValueError(f"not a duration: {text!r} (e.g. 10s, 30min, 1h, 1d, 1w)")
-    return float(match.group(1)) * _UNIT_S[match.group(2)]
-
 
 @dataclass(frozen=True)
 class AttributeGroup:
@@ -80,7 +65,7 @@ class AttributeGroup:
 
 
 @dataclass(frozen=True)
-class Inventory:
+class DataSet:
     name: str
     seed: int
     start: datetime
@@ -128,7 +113,7 @@ class Inventory:
 class GenAttribute:
     info: AttributeInfo
     group: AttributeGroup
-    index: int        # position in the inventory: the hash key of its values
+    index: int        # position in the data set: the hash key of its values
     phase_us: int     # first event after start
     period_us: int
     events: int
@@ -147,99 +132,57 @@ class GenAttribute:
 # ------------------------------------------------------------------------------------ parsing
 
 
-def load_inventory(path: Path) -> Inventory:
-    path = Path(path)
-    try:
-        document = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise ConfigError(f"inventory file not found: {path}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    table = document.get("data", document)
-    where = "[data] " if "data" in document else ""
-    return parse_inventory(table, str(path), where)
+def load_data_set(path: str | Path) -> DataSet:
+    """The data set of a query set's `[data]` table (or of a file that is only that table)."""
+    top = read_document(path, "data set").root()
+    # in a query set the other top-level keys are the query set's (validated by hdbbench.queries)
+    return parse_data_set(top.table("data") if top.has("data") else top)
 
 
-def parse_inventory(table: dict[str, Any], source: str, where: str = "") -> Inventory:
-    def fail(key: str, problem: str) -> ConfigError:
-        return ConfigError(f"{source}: {where}{key} {problem}")
-
-    known = {"name", "seed", "span", "start", "end", "order", "attributes"}
-    for key in table:
-        if key not in known:
-            raise fail(key, f"is not a known key (known: {', '.join(sorted(known))})")
-    seed = table.get("seed", 42)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise fail("seed", f"must be an integer, got {seed!r}")
-    try:
-        span_s = parse_duration_s(table.get("span", "1d"))
-    except ValueError as exc:
-        raise fail("span", str(exc)) from None
-    if span_s <= 0:
-        raise fail("span", "must be positive")
-    order = table.get("order", "time")
-    if order not in ORDERS:
-        raise fail("order", f"must be one of {', '.join(ORDERS)}, got {order!r}")
-    start = _start(table, span_s, fail)
-    items = table.get("attributes")
-    if not isinstance(items, list) or not items:
-        raise fail("attributes", "must list at least one [[attributes]] table")
-    groups = tuple(_group(item, k, fail) for k, item in enumerate(items))
-    return Inventory(str(table.get("name", "data")), seed, start, span_s, groups, order, source)
+def parse_data_set(table: Table) -> DataSet:
+    seed = table.integer("seed", 42)
+    span_s = table.duration("span", "1d")
+    order = table.choice("order", ORDERS, "time")
+    start = _start(table, span_s)
+    groups = tuple(_group(entry) for entry in table.tables("attributes", required=True, name_key=None))
+    name = table.string("name", "data")
+    table.finish()
+    return DataSet(name, seed, start, span_s, groups, order, str(table.document.source))
 
 
-def _start(table: dict[str, Any], span_s: float, fail: Callable[[str, str], ConfigError]) -> datetime:
+def _start(table: Table, span_s: float) -> datetime:
     for key in ("start", "end"):
-        value = table.get(key)
+        value = table.get(key, (str, datetime), None)
         if value is None:
             continue
         if isinstance(value, str):
             try:
                 value = datetime.fromisoformat(value.replace("Z", "+00:00"))
             except ValueError:
-                raise fail(key, f"must be an ISO date-time, got {value!r}") from None
-        if not isinstance(value, datetime):
-            raise fail(key, f"must be a date-time, got {value!r}")
+                raise table.fail(key, f"must be an ISO date-time, got {value!r}") from None
         value = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
         return value if key == "start" else value - timedelta(seconds=span_s)
     today = datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
     return today - timedelta(seconds=span_s)
 
 
-def _group(item: Any, k: int, fail: Callable[[str, str], ConfigError]) -> AttributeGroup:
-    where = f"attributes[{k}]"
-    if not isinstance(item, dict):
-        raise fail(where, "must be a table")
-    known = {"type", "format", "write", "count", "period_s", "rate_hz", "size", "invalid_share"}
-    for key in item:
-        if key not in known:
-            raise fail(f"{where}.{key}", f"is not a known key (known: {', '.join(sorted(known))})")
-    suffix = item.get("type")
+def _group(entry: Table) -> AttributeGroup:
+    suffix = entry.string("type")
     if suffix not in TYPE_SUFFIXES:
-        raise fail(f"{where}.type", f"{suffix!r} is not a Tango type (known: {', '.join(TYPE_SUFFIXES)})")
-    fmt = item.get("format", "scalar")
-    if fmt not in FORMATS:
-        raise fail(f"{where}.format", f"must be one of {', '.join(FORMATS)}, got {fmt!r}")
-    write = item.get("write", "read")
-    if write not in WRITES:
-        raise fail(f"{where}.write", f"must be one of {', '.join(WRITES)}, got {write!r}")
-    count = item.get("count", 1)
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise fail(f"{where}.count", f"must be an integer >= 1, got {count!r}")
-    period = item.get("period_s")
-    if "rate_hz" in item:
-        rate = item["rate_hz"]
-        if not isinstance(rate, (int, float)) or rate <= 0:
-            raise fail(f"{where}.rate_hz", f"must be > 0, got {rate!r}")
-        period = 1.0 / rate
-    if not isinstance(period, (int, float)) or isinstance(period, bool) or period < 1e-6:
-        raise fail(f"{where}.period_s", f"must be a number >= 0.000001 (or give rate_hz), got {period!r}")
-    size = item.get("size", 16 if fmt == "spectrum" else 1)
-    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise fail(f"{where}.size", f"must be an integer >= 1, got {size!r}")
-    share = item.get("invalid_share", 0.0)
-    if not isinstance(share, (int, float)) or not 0 <= share < 1:
-        raise fail(f"{where}.invalid_share", f"must be in [0, 1), got {share!r}")
+        raise entry.fail("type", f"{suffix!r} is not a Tango type" + suggestion(suffix, list(TYPE_SUFFIXES)))
+    fmt = entry.choice("format", list(FORMATS), "scalar")
+    write = entry.choice("write", list(WRITES), "read")
+    count = entry.count("count", 1)
+    entry.known("rate_hz", "period_s")
+    if entry.has("rate_hz"):
+        period = 1.0 / entry.positive("rate_hz")
+    else:
+        period = entry.number("period_s", REQUIRED, minimum=1e-6)
+    size = entry.count("size", 16 if fmt == "spectrum" else 1)
+    share = entry.number("invalid_share", 0.0, minimum=0.0)
+    if share >= 1:
+        raise entry.fail("invalid_share", f"must be in [0, 1), got {share!r}")
+    entry.finish()
     return AttributeGroup(TYPE_SUFFIXES[suffix], FORMATS[fmt], WRITES[write], count, float(period), size, float(share))
 
 
@@ -362,7 +305,7 @@ class Chunk:
         return len(self.batch) if self.batch is not None else len(self.events)
 
 
-def chunks(inv: Inventory, atts: list[GenAttribute], ids: dict[str, int], order: str,
+def chunks(inv: DataSet, atts: list[GenAttribute], ids: dict[str, int], order: str,
            chunk_rows: int = DEFAULT_CHUNK_ROWS) -> Iterator[Chunk]:
     """The whole data set in `order`, chunk by chunk (about chunk_rows events each)."""
     if order == "pk":
@@ -371,7 +314,7 @@ def chunks(inv: Inventory, atts: list[GenAttribute], ids: dict[str, int], order:
         yield from _time_chunks(inv, atts, ids, chunk_rows)
 
 
-def _pk_chunks(inv: Inventory, atts: list[GenAttribute], ids: dict[str, int], chunk_rows: int) -> Iterator[Chunk]:
+def _pk_chunks(inv: DataSet, atts: list[GenAttribute], ids: dict[str, int], chunk_rows: int) -> Iterator[Chunk]:
     for pos in sorted(range(len(atts)), key=lambda p: ids[atts[p].info.name]):
         att = atts[pos]
         step = chunk_rows if fast_path(att) else max(1, chunk_rows // (10 * att.group.size))
@@ -380,7 +323,7 @@ def _pk_chunks(inv: Inventory, atts: list[GenAttribute], ids: dict[str, int], ch
             yield _make_chunk(inv, atts, ids, [(pos, k)])
 
 
-def _time_chunks(inv: Inventory, atts: list[GenAttribute], ids: dict[str, int], chunk_rows: int) -> Iterator[Chunk]:
+def _time_chunks(inv: DataSet, atts: list[GenAttribute], ids: dict[str, int], chunk_rows: int) -> Iterator[Chunk]:
     rate = sum(1e6 / a.period_us * (1 if fast_path(a) else 10 * a.group.size) for a in atts if a.events)
     if rate == 0:
         return
@@ -398,7 +341,7 @@ def _time_chunks(inv: Inventory, atts: list[GenAttribute], ids: dict[str, int], 
             yield _make_chunk(inv, atts, ids, parts)
 
 
-def _make_chunk(inv: Inventory, atts: list[GenAttribute], ids: dict[str, int],
+def _make_chunk(inv: DataSet, atts: list[GenAttribute], ids: dict[str, int],
                 parts: list[tuple[int, np.ndarray]]) -> Chunk:
     if fast_path(atts[parts[0][0]]):
         batch = column_batch(atts, ids, inv.seed, inv.start_us, parts)
@@ -433,16 +376,16 @@ class GenerateResult:
                 "seconds": self.seconds, "wall_s": self.wall_s, "events_per_s": self.events_per_s, "size_bytes": self.size_bytes}
 
 
-def register(writer: Any, inv: Inventory) -> tuple[list[GenAttribute], dict[str, int]]:
-    """att_conf rows for every attribute of the inventory, in inventory order (idempotent)."""
+def register(writer: Any, inv: DataSet) -> tuple[list[GenAttribute], dict[str, int]]:
+    """att_conf rows for every attribute of the data set, in data set order (idempotent)."""
     atts = inv.attributes()
     ids = {a.info.name: writer.register_attribute(a.info, inv.start) for a in atts}
     return atts, ids
 
 
-def generate(backend: Any, inv: Inventory, order: str | None = None, chunk_rows: int = DEFAULT_CHUNK_ROWS,
+def generate(backend: Any, inv: DataSet, order: str | None = None, chunk_rows: int = DEFAULT_CHUNK_ROWS,
              progress: Callable[[int], None] | None = None) -> GenerateResult:
-    """Write the inventory's data into `backend` (schema already created); time the writes."""
+    """Write the data set into `backend` (schema already created); time the writes."""
     order = order or inv.order
     if order not in ORDERS:
         raise ConfigError(f"unknown order {order!r} (known: {', '.join(ORDERS)})")

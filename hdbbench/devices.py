@@ -21,7 +21,6 @@ import re
 import signal
 import sys
 import time
-import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
@@ -35,6 +34,7 @@ from hdbbench.errors import ConfigError, ServerError
 from hdbbench.servers import process
 from hdbbench.servers.ports import port_is_free
 from hdbbench.servers.process import ProcessRecord
+from hdbbench.tomlfile import Table, read_document
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SERVER_SCRIPT = REPO_ROOT / "devices" / "HdbBenchSim.py"
@@ -72,32 +72,6 @@ class Profile:
     attributes: tuple[em.AttrSpec, ...]
     timestamps: str = "schedule"       # source timestamps: em.TIMESTAMP_MODES
 
-    @property
-    def events_per_s_per_device(self) -> float:
-        return sum(a.rate_hz for a in self.attributes)
-
-
-class _Locator:
-    """Line numbers of tables and keys in a TOML text (tomllib gives values, not positions)."""
-
-    def __init__(self, text: str) -> None:
-        self.lines = text.splitlines()
-
-    def table(self, header: str, index: int) -> int:
-        pat = re.compile(r"^\s*\[\[\s*" + re.escape(header) + r"\s*\]\]")
-        hits = [i + 1 for i, line in enumerate(self.lines) if pat.match(line)]
-        return hits[index] if index < len(hits) else 0
-
-    def key(self, start: int, key: str) -> int:
-        pat = re.compile(r"^\s*" + re.escape(key) + r"\s*=")
-        for i in range(max(start, 1), len(self.lines) + 1):
-            line = self.lines[i - 1]
-            if i > start and re.match(r"^\s*\[", line):
-                break
-            if pat.match(line):
-                return i
-        return start
-
 
 def _canonical(field_name: str, value: Any) -> Any:
     """Accept case-insensitive spellings of enumerated fields."""
@@ -119,11 +93,6 @@ def _spec_from(entry: Mapping[str, Any], defaults: Mapping[str, Any]) -> em.Attr
         return em.validate_spec(em.AttrSpec(**merged))
     except TypeError as exc:  # a wrongly typed field: dataclass or math error
         raise em.SpecError(str(exc)) from None
-
-
-def _check_keys(entry: Mapping[str, Any], allowed: set[str]) -> str | None:
-    unknown = sorted(set(entry) - allowed)
-    return unknown[0] if unknown else None
 
 
 def _expand_attribute(entry: dict[str, Any], defaults: Mapping[str, Any]) -> list[em.AttrSpec]:
@@ -166,96 +135,78 @@ def _expand_matrix(entry: dict[str, Any], defaults: Mapping[str, Any]) -> list[e
     return out
 
 
-def _profile_error(path: Path, line: int, what: str, msg: str) -> ConfigError:
-    return ConfigError(f"{path}:{line}: {what}: {msg}")
+_ENTRY_KEYS = {
+    "attribute": _SPEC_FIELDS | {"count"},
+    "matrix": _SPEC_FIELDS - {"type", "format", "write", "name"} | {"types", "formats", "writes", "name_prefix", "per_type"},
+}
 
 
 def load_profile(path: str | Path) -> Profile:
     """Read and validate a profile; raise ConfigError "file:line: entry: problem" on the first problem."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the profile: {exc.strerror}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    loc = _Locator(text)
-    head = data.get("profile", {})
-    head_line = next((i + 1 for i, s in enumerate(loc.lines) if s.strip() == "[profile]"), 1)
-    name = head.get("name", path.stem)
-    if not isinstance(name, str) or not _PROFILE_NAME.match(name):
-        raise _profile_error(path, loc.key(head_line, "name"), "[profile] name",
-                             f"{name!r} must be lower-case letters, digits and '-' (≤ 48)")
-    ints = {}
-    for key, default in (("seed", 1), ("servers", 1), ("devices_per_server", 1)):
-        val = head.get(key, default)
-        if not isinstance(val, int) or isinstance(val, bool) or val < (0 if key == "seed" else 1):
-            raise _profile_error(path, loc.key(head_line, key), f"[profile] {key}",
-                                 f"must be an integer >= {0 if key == 'seed' else 1}, got {val!r}")
-        ints[key] = val
-    timestamps = head.get("timestamps", "schedule")
-    if timestamps not in em.TIMESTAMP_MODES:
-        raise _profile_error(path, loc.key(head_line, "timestamps"), "[profile] timestamps",
-                             f"{timestamps!r} must be one of {', '.join(em.TIMESTAMP_MODES)}")
-    prefix = head.get("device_prefix", f"sim/{name}")
-    if not isinstance(prefix, str) or not _DEVICE_PREFIX.match(prefix):
-        raise _profile_error(path, loc.key(head_line, "device_prefix"), "[profile] device_prefix",
-                             f"{prefix!r} must be 'domain/family'")
-    defaults = dict(data.get("defaults", {}))
-    defaults_line = next((i + 1 for i, s in enumerate(loc.lines) if s.strip() == "[defaults]"), 1)
-    bad = _check_keys(defaults, _SPEC_FIELDS - {"name"})
-    if bad:
-        raise _profile_error(path, loc.key(defaults_line, bad), "[defaults]", f"unknown key {bad!r}")
-    specs: list[tuple[em.AttrSpec, str, int]] = []
-    for kind, expand, allowed in (
-            ("attribute", _expand_attribute, _SPEC_FIELDS | {"count"}),
-            ("matrix", _expand_matrix, _SPEC_FIELDS - {"type", "format", "write", "name"}
-             | {"types", "formats", "writes", "name_prefix", "per_type"})):
-        for i, entry in enumerate(data.get(kind, [])):
-            line = loc.table(kind, i)
-            what = f"[[{kind}]] #{i + 1}" + (f" ({entry['name']!r})" if "name" in entry else "")
-            bad = _check_keys(entry, allowed)
-            if bad:
-                raise _profile_error(path, loc.key(line, bad), what, f"unknown key {bad!r}")
-            if kind == "attribute" and "name" not in entry:
-                raise _profile_error(path, line, what, "missing key 'name'")
-            if kind == "attribute" and not (isinstance(entry["name"], str) and _ATTR_NAME.match(entry["name"])):
-                raise _profile_error(path, loc.key(line, "name"), what,
-                                     f"{entry['name']!r} is not a valid Tango attribute name "
-                                     "(a letter, then letters, digits or '_', at most 64)")
+    top = read_document(path, "device profile").root()
+    head = top.table("profile")
+    name = head.string("name", path.stem)
+    if not _PROFILE_NAME.match(name):
+        raise head.fail("name", f"{name!r} must be lower-case letters, digits and '-' (≤ 48)")
+    seed = head.integer("seed", 1, minimum=0)
+    servers = head.count("servers", 1)
+    per_server = head.count("devices_per_server", 1)
+    timestamps = head.choice("timestamps", em.TIMESTAMP_MODES, "schedule")
+    prefix = head.string("device_prefix", f"sim/{name}")
+    if not _DEVICE_PREFIX.match(prefix):
+        raise head.fail("device_prefix", f"{prefix!r} must be 'domain/family'")
+    description = head.string("description", "")
+    head.finish()
+    defaults_table = top.table("defaults")
+    defaults_table.known(*(_SPEC_FIELDS - {"name"}))
+    defaults_table.finish()
+    defaults = dict(defaults_table.values)
+    specs: list[tuple[em.AttrSpec, Table]] = []
+    for kind, expand in (("attribute", _expand_attribute), ("matrix", _expand_matrix)):
+        for entry in top.tables(kind):
+            entry.known(*_ENTRY_KEYS[kind])
+            entry.finish()
+            if kind == "attribute":
+                _check_attribute_name(entry)
             try:
-                expanded = expand(dict(entry), defaults)
+                expanded = expand(dict(entry.values), defaults)
             except em.SpecError as exc:
-                raise _profile_error(path, _line_of(loc, line, str(exc)), what, str(exc)) from None
-            specs += [(s, what, line) for s in expanded]
+                raise entry.fail(None, str(exc), at=_field_in(str(exc))) from None
+            specs += [(s, entry) for s in expanded]
+    top.finish()
     if not specs:
-        raise ConfigError(f"{path}:1: the profile defines no [[attribute]] or [[matrix]] entry")
-    _check_names(path, specs)
-    return Profile(name, str(head.get("description", "")), path, ints["seed"], ints["servers"],
-                   ints["devices_per_server"], prefix, tuple(s for s, _, _ in specs), timestamps)
+        raise top.fail(None, "the profile defines no [[attribute]] or [[matrix]] entry")
+    _check_names(specs)
+    return Profile(name, description, path, seed, servers, per_server, prefix, tuple(s for s, _ in specs), timestamps)
 
 
-def _line_of(loc: _Locator, start: int, message: str) -> int:
-    """The line of the key a SpecError message is about, else the entry's header line."""
+def _check_attribute_name(entry: Table) -> None:
+    name = entry.string("name")
+    if not _ATTR_NAME.match(name):
+        raise entry.fail(None, f"{name!r} is not a valid Tango attribute name "
+                               "(a letter, then letters, digits or '_', at most 64)", at="name")
+
+
+def _field_in(message: str) -> str | None:
+    """The key a SpecError message is about (its line is the one to show), if it names one."""
     m = re.search(r"\b(" + "|".join(sorted(_SPEC_FIELDS | {"count", "types", "formats", "writes"},
                                             key=len, reverse=True)) + r")\b", message)
-    return loc.key(start, m.group(1)) if m else start
+    return m.group(1) if m else None
 
 
-def _check_names(path: Path, specs: list[tuple[em.AttrSpec, str, int]]) -> None:
+def _check_names(specs: list[tuple[em.AttrSpec, Table]]) -> None:
     seen: dict[str, str] = {}
-    for spec, what, line in specs:
+    for spec, entry in specs:
         low = spec.name.lower()
         if not _ATTR_NAME.match(spec.name):
-            raise _profile_error(path, line, what, f"{spec.name!r} is not a valid Tango attribute name")
+            raise entry.fail(None, f"{spec.name!r} is not a valid Tango attribute name")
         if low in RESERVED_NAMES:
-            raise _profile_error(path, line, what, f"{spec.name!r} is reserved by the device")
+            raise entry.fail(None, f"{spec.name!r} is reserved by the device", at="name")
         if low in seen:
-            raise _profile_error(path, line, what,
-                                 f"attribute {spec.name!r} also defined by {seen[low]} (names are case-insensitive)")
-        seen[low] = what
+            raise entry.fail(None, f"attribute {spec.name!r} also defined by {seen[low]} (names are case-insensitive)",
+                             at="name")
+        seen[low] = entry.label
 
 
 # ------------------------------------------------------------------------------------- plans

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Extraction query sets: one TOML description, the same concrete queries on every backend.
 
-A query set names its data set (a `[data]` inventory, see datagen.py) and lists query groups:
+A query set names its data set (a `[data]` table, see datagen.py) and lists query groups:
 
     name = "small"
     seed = 11
@@ -43,7 +43,6 @@ The SQL differs per backend and lives in the backend modules, behind the small m
 from __future__ import annotations
 
 import math
-import tomllib
 import zlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -53,9 +52,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from hdbbench.datagen import FORMATS, TYPE_SUFFIXES, Inventory, parse_duration_s, parse_inventory
+from hdbbench.datagen import FORMATS, TYPE_SUFFIXES, DataSet, parse_data_set
 from hdbbench.errors import ConfigError
 from hdbbench.hdbtypes import AttrFormat, AttributeInfo, TangoType
+from hdbbench.tomlfile import Table, from_values, parse_duration_s, read_document, suggestion
 
 KINDS = ("range", "random", "aggregate", "array")
 
@@ -104,7 +104,7 @@ class QuerySet:
     source: str
     seed: int
     groups: tuple[QueryGroup, ...]
-    data: Inventory | None = None
+    data: DataSet | None = None
     fetch_rows: int = 10_000
     cold_explain: bool = True   # a second restart before EXPLAIN so cold server figures are cold too
 
@@ -141,111 +141,77 @@ class Query:
 # ------------------------------------------------------------------------------------ parsing
 
 
-def load_query_set(path: Path) -> QuerySet:
-    path = Path(path)
-    try:
-        document = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise ConfigError(f"query set file not found: {path}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return parse_query_set(document, str(path))
+def load_query_set(path: str | Path) -> QuerySet:
+    """Read and validate a query set completely; ConfigError "file:line: key: problem" otherwise."""
+    return _parse(read_document(path, "query set").root())
 
 
 def parse_query_set(document: dict[str, Any], source: str) -> QuerySet:
-    def fail(key: str, problem: str) -> ConfigError:
-        return ConfigError(f"{source}: {key} {problem}")
+    """A query set from values already parsed (no line numbers in its errors)."""
+    return _parse(from_values(document, source).root())
 
-    known = {"name", "seed", "data", "query", "fetch_rows", "cold_explain"}
-    for key in document:
-        if key not in known:
-            raise fail(key, f"is not a known key (known: {', '.join(sorted(known))})")
-    seed = document.get("seed", 42)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise fail("seed", f"must be an integer, got {seed!r}")
-    fetch_rows = document.get("fetch_rows", 10_000)
-    if isinstance(fetch_rows, bool) or not isinstance(fetch_rows, int) or fetch_rows < 1:
-        raise fail("fetch_rows", f"must be an integer >= 1, got {fetch_rows!r}")
-    cold_explain = document.get("cold_explain", True)
-    if not isinstance(cold_explain, bool):
-        raise fail("cold_explain", f"must be a boolean, got {cold_explain!r}")
-    data = parse_inventory(document["data"], source, "[data] ") if "data" in document else None
-    items = document.get("query")
-    if not isinstance(items, list) or not items:
-        raise fail("query", "must list at least one [[query]] table")
-    groups = tuple(_group(item, k, fail) for k, item in enumerate(items))
+
+def _parse(top: Table) -> QuerySet:
+    source = str(top.document.source)
+    seed = top.integer("seed", 42)
+    fetch_rows = top.count("fetch_rows", 10_000)
+    cold_explain = top.boolean("cold_explain", True)
+    data = parse_data_set(top.table("data")) if top.has("data") else None
+    groups = tuple(_group(entry, k) for k, entry in enumerate(top.tables("query", required=True)))
+    name = top.string("name", Path(source).stem)
+    top.finish()
     names = [g.name for g in groups]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup:
-        raise fail("query", f"names {dup!r} twice; query names must be unique")
-    return QuerySet(str(document.get("name", Path(source).stem)), source, seed, groups, data, fetch_rows, cold_explain)
+        raise top.fail("query", f"names {dup!r} twice; query names must be unique")
+    return QuerySet(name, source, seed, groups, data, fetch_rows, cold_explain)
 
 
-_GROUP_KEYS = {"name", "kind", "type", "format", "attribute", "rows", "intervals", "interval", "count", "bucket", "cold"}
-
-
-def _group(item: Any, k: int, fail: Callable[[str, str], ConfigError]) -> QueryGroup:
-    where = f"query[{k}]"
-    if not isinstance(item, dict):
-        raise fail(where, "must be a table")
-    for key in item:
-        if key not in _GROUP_KEYS:
-            raise fail(f"{where}.{key}", f"is not a known key (known: {', '.join(sorted(_GROUP_KEYS))})")
-    kind = item.get("kind", "random")
-    if kind not in KINDS:
-        raise fail(f"{where}.kind", f"must be one of {', '.join(KINDS)}, got {kind!r}")
-    name = str(item.get("name", f"{kind}_{k}"))
-    where = f"query[{k}] ({name})"
-    suffix = item.get("type", "devdouble")
+def _group(entry: Table, k: int) -> QueryGroup:
+    kind = entry.choice("kind", KINDS, "random")
+    name = entry.string("name", f"{kind}_{k}")
+    suffix = entry.string("type", "devdouble")
     if suffix not in TYPE_SUFFIXES:
-        raise fail(f"{where}.type", f"{suffix!r} is not a Tango type (known: {', '.join(TYPE_SUFFIXES)})")
-    fmt = item.get("format", "spectrum" if kind == "array" else "scalar")
-    if fmt not in FORMATS:
-        raise fail(f"{where}.format", f"must be one of {', '.join(FORMATS)}, got {fmt!r}")
+        raise entry.fail("type", f"{suffix!r} is not a Tango type" + suggestion(suffix, list(TYPE_SUFFIXES)))
+    fmt = entry.choice("format", list(FORMATS), "spectrum" if kind == "array" else "scalar")
     if (kind == "array") != (fmt != "scalar"):
-        raise fail(f"{where}.format", f"{fmt!r} does not fit kind {kind!r} (array queries read spectra, the others scalars)")
-    attribute = item.get("attribute")
-    if attribute is not None and (isinstance(attribute, bool) or not isinstance(attribute, (int, str))):
-        raise fail(f"{where}.attribute", f"must be a position (integer) or an attribute name, got {attribute!r}")
-    rows = item.get("rows")
-    if kind == "range":
-        if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
-            raise fail(f"{where}.rows", f"must be the row target (an integer >= 1), got {rows!r}")
-    elif rows is not None:
-        raise fail(f"{where}.rows", "applies to range queries only")
-    intervals = _intervals(item, kind, f"{where}.intervals", fail)
-    count = item.get("count", 1 if kind == "range" else 100)
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise fail(f"{where}.count", f"must be an integer >= 1, got {count!r}")
-    try:
-        bucket_s = parse_duration_s(item.get("bucket", "1min"))
-    except ValueError as exc:
-        raise fail(f"{where}.bucket", str(exc)) from None
+        raise entry.fail("format", f"{fmt!r} does not fit kind {kind!r} (array queries read spectra, the others scalars)")
+    attribute = entry.get("attribute", (int, str), None)
+    rows = entry.integer("rows", None, minimum=1)
+    if kind == "range" and rows is None:
+        raise entry.fail("rows", "is missing: a range query needs its row target (an integer >= 1)")
+    if kind != "range" and rows is not None:
+        raise entry.fail("rows", "applies to range queries only")
+    intervals = _intervals(entry, kind)
+    count = entry.count("count", 1 if kind == "range" else 100)
+    bucket_s = entry.duration("bucket", "1min")
     if bucket_s < 1 or bucket_s != int(bucket_s):
-        raise fail(f"{where}.bucket", f"must be a whole number of seconds >= 1, got {bucket_s:g} s")
-    cold = item.get("cold", kind == "range")
-    if not isinstance(cold, bool):
-        raise fail(f"{where}.cold", f"must be a boolean, got {cold!r}")
+        raise entry.fail("bucket", f"must be a whole number of seconds >= 1, got {bucket_s:g} s")
+    cold = entry.boolean("cold", kind == "range")
+    entry.finish()
     return QueryGroup(name, kind, TYPE_SUFFIXES[suffix], FORMATS[fmt], attribute, rows, intervals, count,
                       int(bucket_s), cold)
 
 
-def _intervals(item: dict[str, Any], kind: str, where: str, fail: Callable[[str, str], ConfigError]) -> tuple[float, ...]:
-    raw = item.get("intervals", [item["interval"]] if "interval" in item else None)
+def _intervals(entry: Table, kind: str) -> tuple[float, ...]:
+    key = "interval" if entry.has("interval") and not entry.has("intervals") else "intervals"
+    entry.known("interval", "intervals")  # two spellings of one key
     if kind == "range":
-        if raw is not None:
-            raise fail(where, "does not apply to range queries (they are sized by rows)")
+        if entry.has(key):
+            raise entry.fail(key, "does not apply to range queries (they are sized by rows)")
         return ()
-    if raw is None:
-        raw = ["1h"]
-    if not isinstance(raw, list) or not raw:
-        raise fail(where, f"must be a list of durations such as [\"1h\", \"1d\"], got {raw!r}")
+    if not entry.has(key):
+        return (3600.0,)
+    raw = entry.values[key]
+    items = raw if key == "intervals" else [raw]
+    if not isinstance(items, list) or not items:
+        raise entry.fail(key, f"must be a list of durations such as [\"1h\", \"1d\"], got {raw!r}")
     try:
-        values = tuple(parse_duration_s(v) for v in raw)
+        values = tuple(parse_duration_s(v) for v in items)
     except ValueError as exc:
-        raise fail(where, str(exc)) from None
+        raise entry.fail(key, str(exc)) from None
     if any(v <= 0 for v in values):
-        raise fail(where, "must be positive durations")
+        raise entry.fail(key, "must be positive durations")
     return values
 
 

@@ -2,7 +2,8 @@
 """Scenario files: what to start, what load to offer, what to measure.
 
 A scenario is a TOML file, validated completely before anything starts: an unknown key, a wrong
-type or an impossible value is a ConfigError naming the file and the key (``[load] rate``).
+type or an impossible value is a ConfigError naming the file, the line and the key
+(``scenarios/x.toml:12: [load] rate: must be > 0, got -5``), read by hdbbench.tomlfile.
 The resolved scenario (every default filled in) is saved in the run directory.
 
     name = "default"
@@ -43,7 +44,6 @@ The resolved scenario (every default filled in) is saved in the run directory.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,7 @@ from typing import Any
 from hdbbench.errors import ConfigError
 from hdbbench.measure import MIN_SATURATION_STEP_S
 from hdbbench.settings import PROFILE_NAMES
+from hdbbench.tomlfile import Table, from_values, read_document, suggestion
 
 KNOWN_BACKENDS = ("timescaledb", "postgresql", "mysql")
 
@@ -138,97 +139,42 @@ class Scenario:
         return data
 
 
-class _Reader:
-    """Reads one table of the TOML document, remembering which keys were used."""
-
-    def __init__(self, source: Path, table: dict[str, Any], where: str) -> None:
-        self.source, self.table, self.where = source, table, where
-        self.used: set[str] = set()
-
-    def fail(self, key: str, problem: str) -> ConfigError:
-        place = f"[{self.where}] {key}" if self.where else key
-        return ConfigError(f"{self.source}: {place} {problem}")
-
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any) -> Any:
-        self.used.add(key)
-        if key not in self.table:
-            return default
-        value = self.table[key]
-        if isinstance(value, bool) and kind is not bool and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-            raise self.fail(key, f"must be {_kind_name(kind)}, got {value!r}")
-        if not isinstance(value, kind):
-            raise self.fail(key, f"must be {_kind_name(kind)}, got {value!r}")
-        return value
-
-    def positive(self, key: str, default: float, *, allow_zero: bool = False) -> float:
-        value = self.get(key, (int, float), default)
-        if value < 0 or (value == 0 and not allow_zero):
-            raise self.fail(key, f"must be {'>= 0' if allow_zero else '> 0'}, got {value!r}")
-        return float(value)
-
-    def count(self, key: str, default: int) -> int:
-        value = self.get(key, int, default)
-        if value < 1:
-            raise self.fail(key, f"must be >= 1, got {value!r}")
-        return int(value)
-
-    def choice(self, key: str, choices: tuple[str, ...], default: str) -> str:
-        value = self.get(key, str, default)
-        if value not in choices:
-            raise self.fail(key, f"must be one of {', '.join(choices)}, got {value!r}")
-        return str(value)
-
-    def sub(self, key: str) -> _Reader | None:
-        table = self.get(key, dict, None)
-        return None if table is None else _Reader(self.source, table, f"{self.where}.{key}" if self.where else key)
-
-    def finish(self) -> None:
-        unknown = sorted(set(self.table) - self.used)
-        if unknown:
-            raise self.fail(unknown[0], "is not a known key")
-
-
-def _kind_name(kind: type | tuple[type, ...]) -> str:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    names = {int: "an integer", float: "a number", str: "a string", bool: "a boolean", list: "a list", dict: "a table"}
-    return " or ".join(dict.fromkeys(names.get(k, k.__name__) for k in kinds))
-
-
 def load_scenario(path: Path) -> Scenario:
-    path = Path(path)
-    try:
-        document = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise ConfigError(f"scenario file not found: {path}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return parse_scenario(document, path)
+    """Read and validate a scenario file completely; ConfigError "file:line: key: problem" otherwise."""
+    document = read_document(path, "scenario")
+    return _parse(document.root())
 
 
 def parse_scenario(document: dict[str, Any], source: Path) -> Scenario:
-    top = _Reader(source, document, "")
-    name = top.get("name", str, None)
+    """A scenario from values already parsed (no line numbers in its errors)."""
+    return _parse(from_values(document, source).root())
+
+
+def _parse(top: Table) -> Scenario:
+    source = top.document.source
+    name = top.string("name")
     if not name:
-        raise top.fail("name", "is missing")
-    seed = top.get("seed", int, 42)
-    backends = tuple(top.get("backends", list, list(KNOWN_BACKENDS)))
+        raise top.fail("name", "must not be empty")
+    seed = top.integer("seed", 42)
+    backends = tuple(top.list_of("backends", str, list(KNOWN_BACKENDS)))
     for backend in backends:
         if backend not in KNOWN_BACKENDS:
-            raise top.fail("backends", f"names an unknown backend {backend!r}; known: {', '.join(KNOWN_BACKENDS)}")
+            raise top.fail("backends", f"names an unknown backend {backend!r}"
+                                       + suggestion(backend, KNOWN_BACKENDS))
     if not backends:
         raise top.fail("backends", "must name at least one backend")
 
-    stack = top.sub("stack") or _Reader(source, {}, "stack")
+    stack = top.table("stack")
     profile = stack.choice("profile", PROFILE_NAMES, "relaxed")
     tango_db = stack.choice("tango_db", ("pytango", "cpp"), "pytango")
     stack.finish()
 
-    schema = top.sub("schema") or _Reader(source, {}, "schema")
-    variant = schema.get("variant", str, "pk+2")
+    schema = top.table("schema")
+    variant = schema.string("variant", "pk+2")
     schema.finish()
 
-    devices = top.sub("devices") or _Reader(source, {}, "devices")
-    device_profile = Path(devices.get("profile", str, "devices/profiles/scalar-heavy-accelerator.toml"))
+    devices = top.table("devices")
+    device_profile = Path(devices.string("profile", "devices/profiles/scalar-heavy-accelerator.toml"))
     if not device_profile.is_absolute():
         candidates = [source.parent / device_profile, Path.cwd() / device_profile,
                       Path(__file__).resolve().parent.parent / device_profile]
@@ -237,24 +183,24 @@ def parse_scenario(document: dict[str, Any], source: Path) -> Scenario:
     per_server = devices.count("devices_per_server", 1)
     devices.finish()
 
-    subs = top.sub("subscribers") or _Reader(source, {}, "subscribers")
+    subs = top.table("subscribers")
     subscribers = subs.count("count", 1)
-    lib = subs.get("lib_configuration", dict, {})
+    lib = subs.mapping("lib_configuration", {})
     lib_configuration = tuple((str(k), str(v)) for k, v in lib.items())
     subs.finish()
 
-    load = top.sub("load") or _Reader(source, {}, "load")
+    load = top.table("load")
     rate = load.positive("rate", 2000.0)
     duration = load.positive("duration_s", 60.0)
     warmup = load.positive("warmup_s", 10.0, allow_zero=True)
     if warmup >= duration:
-        raise load.fail("warmup_s", f"({warmup:g}) must be shorter than duration_s ({duration:g})")
+        raise load.fail("warmup_s", f"must be shorter than duration_s ({duration:g}), got {warmup:g}")
     load.finish()
 
-    measurements = _parse_measurements(top.sub("measurements") or _Reader(source, {}, "measurements"))
-    report = _parse_report(top.sub("report") or _Reader(source, {}, "report"))
-    extraction = _parse_extraction(sub) if (sub := top.sub("extraction")) is not None else None
-    disk = _parse_disk(sub) if (sub := top.sub("disk")) is not None else None
+    measurements = _parse_measurements(top.table("measurements"))
+    report = _parse_report(top.table("report"))
+    extraction = _parse_extraction(sub) if (sub := top.optional_table("extraction")) is not None else None
+    disk = _parse_disk(sub) if (sub := top.optional_table("disk")) is not None else None
     top.finish()
     return Scenario(
         name=name, source=source, seed=seed, backends=backends, profile=profile, tango_db=tango_db,
@@ -264,39 +210,35 @@ def parse_scenario(document: dict[str, Any], source: Path) -> Scenario:
     )
 
 
-def _file(reader: _Reader, key: str) -> Path:
+def _file(reader: Table, key: str) -> Path:
     """A file named relative to the scenario, the working directory or the repository; must exist."""
-    given = Path(reader.get(key, str, ""))
-    if not str(given):
-        raise reader.fail(key, "is missing")
+    given = Path(reader.string(key))
     candidates = [given] if given.is_absolute() else [
-        reader.source.parent / given, Path.cwd() / given, Path(__file__).resolve().parent.parent / given]
+        reader.document.source.parent / given, Path.cwd() / given, Path(__file__).resolve().parent.parent / given]
     found = next((c for c in candidates if c.exists()), None)
     if found is None:
         raise reader.fail(key, f"names a file that does not exist: {given}")
     return found
 
 
-def _parse_extraction(reader: _Reader) -> ExtractionPart:
+def _parse_extraction(reader: Table) -> ExtractionPart:
     from hdbbench.queries import load_query_set
 
     query_set = _file(reader, "query_set")
     load_query_set(query_set)  # refused now, before anything starts
-    variants = tuple(reader.get("variants", list, ["pk", "pk+2"]))
-    if not variants or not all(isinstance(v, str) for v in variants):
-        raise reader.fail("variants", f"must be a list of variant names, got {variants!r}")
-    part = ExtractionPart(query_set=query_set, variants=variants, cold=reader.get("cold", bool, True),
-                          cluster=reader.get("cluster", bool, True))
+    variants = tuple(reader.list_of("variants", str, ["pk", "pk+2"], non_empty=True))
+    part = ExtractionPart(query_set=query_set, variants=variants, cold=reader.boolean("cold", True),
+                          cluster=reader.boolean("cluster", True))
     reader.finish()
     return part
 
 
-def _parse_disk(reader: _Reader) -> DiskPart:
+def _parse_disk(reader: Table) -> DiskPart:
     events = reader.count("events", 20_000)
     attributes = reader.count("attributes", 20)
     sizes = _int_list(reader, "array_sizes") or (100, 1000)
     inventory = None
-    if "inventory" in reader.table:
+    if reader.has("inventory"):
         from hdbbench.sizing import load_inventory
 
         inventory = _file(reader, "inventory")
@@ -305,19 +247,16 @@ def _parse_disk(reader: _Reader) -> DiskPart:
     return DiskPart(events=events, attributes=attributes, array_sizes=sizes, inventory=inventory)
 
 
-def _int_list(reader: _Reader, key: str) -> tuple[int, ...]:
-    values = reader.get(key, list, [])
-    if any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values):
-        raise reader.fail(key, f"must be a list of integers >= 1, got {values!r}")
-    return tuple(values)
+def _int_list(reader: Table, key: str) -> tuple[int, ...]:
+    return tuple(reader.list_of(key, int, [], minimum=1))
 
 
-def _parse_measurements(reader: _Reader) -> Measurements:
-    throughput = reader.get("throughput", bool, True)
+def _parse_measurements(reader: Table) -> Measurements:
+    throughput = reader.boolean("throughput", True)
     batch_sweep = _int_list(reader, "batch_sweep")
     subscriber_sweep = _int_list(reader, "subscriber_sweep")
     saturation = None
-    if (sat := reader.sub("saturation")) is not None:
+    if (sat := reader.optional_table("saturation")) is not None:
         step_s = sat.positive("step_s", 10.0)
         if step_s < MIN_SATURATION_STEP_S:
             raise sat.fail("step_s", f"must be >= {MIN_SATURATION_STEP_S:g} s, got {step_s:g}: Elettra's rule needs "
@@ -327,20 +266,21 @@ def _parse_measurements(reader: _Reader) -> Measurements:
             step_s=step_s, max_steps=sat.count("max_steps", 15))
         sat.finish()
     sustained = None
-    if (sus := reader.sub("sustained")) is not None:
+    if (sus := reader.optional_table("sustained")) is not None:
         sustained = SustainedLoad(rate=sus.positive("rate", 2000.0), duration_s=sus.positive("duration_s", 60.0))
         sus.finish()
     reader.finish()
     return Measurements(throughput, batch_sweep, subscriber_sweep, saturation, sustained)
 
 
-def _parse_report(reader: _Reader) -> ReportOptions:
+def _parse_report(reader: Table) -> ReportOptions:
     from hdbbench.report.ranking import CRITERION_NAMES
 
-    weights = reader.get("weights", dict, {})
+    weights = reader.mapping("weights", {})
     for name, value in weights.items():
         if name not in CRITERION_NAMES:
-            raise reader.fail("weights", f"names an unknown criterion {name!r}; known: {', '.join(CRITERION_NAMES)}")
+            raise reader.fail("weights", f"names an unknown criterion {name!r}"
+                                         + suggestion(name, CRITERION_NAMES))
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             raise reader.fail("weights", f"weight of {name!r} must be a number >= 0, got {value!r}")
     if weights and not any(weights.values()):

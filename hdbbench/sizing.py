@@ -20,7 +20,8 @@ An inventory (TOML) lists groups of archived attributes:
     # retention_days = 365          # overrides the default
 
 Validation is complete before anything else: an unknown key, a wrong type or an impossible value is
-a ConfigError naming the file and the key (``inventories/x.toml: [attributes[2]] rate_hz must be > 0``).
+a ConfigError naming the file, the line and the key
+(``inventories/x.toml:9: [[attributes]] #3 rate_hz: must be > 0, got 0``).
 
 Projection: for every backend and variant of a `size measure` results file, bytes per event of each
 group are the measured figure of the same type/format/write (scalars), or the fitted line
@@ -38,7 +39,6 @@ target within ±10 %.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,7 @@ from typing import Any
 from hdbbench.disk import Case, parse_type
 from hdbbench.errors import ConfigError
 from hdbbench.hdbtypes import AttrFormat, TangoType, WriteType
-from hdbbench.scenario import _Reader
+from hdbbench.tomlfile import Table, from_values, read_document, suggestion
 
 DAYS_PER_MONTH = 30.44
 DAYS_PER_YEAR = 365.25
@@ -103,47 +103,39 @@ class Inventory:
 # ----------------------------------------------------------------------------------- parsing
 
 
-def load_inventory(path: Path) -> Inventory:
-    path = Path(path)
-    try:
-        document = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise ConfigError(f"inventory file not found: {path}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return parse_inventory(document, path)
+def load_inventory(path: str | Path) -> Inventory:
+    """Read and validate an inventory completely; ConfigError "file:line: key: problem" otherwise."""
+    return _parse(read_document(path, "inventory").root())
 
 
-def parse_inventory(document: dict[str, Any], source: Path) -> Inventory:
-    top = _Reader(source, document, "")
-    name = top.get("name", str, None)
+def parse_inventory(document: dict[str, Any], source: str | Path) -> Inventory:
+    """An inventory from values already parsed (no line numbers in its errors)."""
+    return _parse(from_values(document, source).root())
+
+
+def _parse(top: Table) -> Inventory:
+    name = top.string("name")
     if not name:
-        raise top.fail("name", "is missing")
+        raise top.fail("name", "must not be empty")
     retention = top.positive("retention_days", 365.0)
-    items = top.get("attributes", list, None)
-    if not items:
+    if not top.has("attributes"):
         raise top.fail("attributes", "is missing: give at least one [[attributes]] group")
-    groups = []
-    for i, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise top.fail(f"attributes[{i}]", "must be a table ([[attributes]])")
-        groups.append(_parse_group(_Reader(source, item, f"attributes[{i}]"), retention))
+    groups = [_parse_group(entry, retention) for entry in top.tables("attributes", required=True, name_key="label")]
     top.finish()
     labels = [g.label for g in groups]
     duplicate = next((x for x in labels if labels.count(x) > 1), None)
     if duplicate:
         raise top.fail("attributes", f"has two groups labelled {duplicate!r}; give them distinct labels")
-    return Inventory(name, source, tuple(groups))
+    return Inventory(name, top.document.source, tuple(groups))
 
 
-def _parse_group(r: _Reader, default_retention: float) -> Group:
-    type_text = r.get("type", str, None)
-    if type_text is None:
-        raise r.fail("type", "is missing")
+def _parse_group(r: Table, default_retention: float) -> Group:
+    type_text = r.string("type")
     try:
         ttype = parse_type(type_text)
     except ConfigError:
-        raise r.fail("type", f"is not a Tango type: {type_text!r} (e.g. devdouble, devlong, devstring)") from None
+        raise r.fail("type", f"is not a Tango type: {type_text!r}"
+                             + suggestion(type_text.lower(), [t.suffix for t in TangoType])) from None
     fmt = AttrFormat[r.choice("format", ("scalar", "spectrum", "image"), "scalar").upper()]
     write = r.choice("write", ("ro", "rw"), "ro")
     count = r.count("count", 1)
@@ -152,42 +144,42 @@ def _parse_group(r: _Reader, default_retention: float) -> Group:
     if fmt != AttrFormat.SCALAR and ttype == TangoType.DEV_ENCODED:
         raise r.fail("format", "must be scalar for devencoded (Tango allows DevEncoded only as a scalar)")
     chars = r.count("string_chars", 20)
-    if "string_chars" in r.table and ttype != TangoType.DEV_STRING:
+    if r.has("string_chars") and ttype != TangoType.DEV_STRING:
         raise r.fail("string_chars", "applies to devstring only")
     retention = r.positive("retention_days", default_retention)
     default_label = f"{fmt.name.lower()}_{ttype.suffix}_{write}" + (f"_x{dim_x}" if fmt == AttrFormat.SPECTRUM else "")
-    label = r.get("label", str, default_label)
+    label = r.string("label", default_label)
     r.finish()
     return Group(label, ttype, fmt, write, count, rate, dim_x, dim_y, chars, retention)
 
 
-def _rate(r: _Reader) -> float:
-    has_rate, has_period = "rate_hz" in r.table, "period_s" in r.table
+def _rate(r: Table) -> float:
+    has_rate, has_period = r.has("rate_hz"), r.has("period_s")
+    r.known("rate_hz", "period_s")
     if has_rate == has_period:
-        raise r.fail("rate_hz", "or period_s: give exactly one of them")
-    if has_rate:
-        return r.positive("rate_hz", 1.0)
-    return 1.0 / r.positive("period_s", 1.0)
+        raise r.fail("rate_hz", "give exactly one of rate_hz and period_s")
+    return r.positive("rate_hz") if has_rate else 1.0 / r.positive("period_s")
 
 
-def _dims(r: _Reader, fmt: AttrFormat) -> tuple[int, int]:
+def _dims(r: Table, fmt: AttrFormat) -> tuple[int, int]:
+    r.known("elements", "dims")  # which one applies depends on the format
     if fmt == AttrFormat.SCALAR:
         for key in ("elements", "dims"):
-            if key in r.table:
+            if r.has(key):
                 raise r.fail(key, "applies to spectrum/image groups only")
         return 1, 0
     if fmt == AttrFormat.SPECTRUM:
-        if "dims" in r.table:
+        if r.has("dims"):
             raise r.fail("dims", "applies to images; give a spectrum's length as elements")
-        if "elements" not in r.table:
+        if not r.has("elements"):
             raise r.fail("elements", "is missing (the spectrum length)")
-        return r.count("elements", 1), 0
-    if "elements" in r.table:
+        return r.count("elements"), 0
+    if r.has("elements"):
         raise r.fail("elements", "applies to spectra; give an image's size as dims = [width, height]")
-    dims = r.get("dims", list, None)
-    if dims is None:
+    if not r.has("dims"):
         raise r.fail("dims", "is missing (dims = [width, height])")
-    if len(dims) != 2 or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in dims):
+    dims = r.list_of("dims", int, minimum=1)
+    if len(dims) != 2:
         raise r.fail("dims", f"must be [width, height] with integers >= 1, got {dims!r}")
     return int(dims[0]), int(dims[1])
 

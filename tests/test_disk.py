@@ -92,14 +92,14 @@ def test_plan_projects_and_checks_a_measured_inventory(stack_endpoints: StackEnd
 BROKEN = [
     ('retention_days = 10\n[[attributes]]\ntype = "devdouble"\nrate_hz = 1\n', "name"),
     ('name = "x"\n', "attributes"),
-    ('name = "x"\n[[attributes]]\ntype = "devdoubel"\nrate_hz = 1\n', "[attributes[0]] type"),
-    ('name = "x"\n[[attributes]]\ntype = "devdouble"\nrate_hz = -1\n', "[attributes[0]] rate_hz"),
-    ('name = "x"\n[[attributes]]\ntype = "devdouble"\n', "[attributes[0]] rate_hz"),
-    ('name = "x"\n[[attributes]]\ntype = "devdouble"\nrate_hz = 1\nperiod_s = 2\n', "[attributes[0]] rate_hz"),
-    ('name = "x"\n[[attributes]]\ntype = "devdouble"\nformat = "spectrum"\nrate_hz = 1\n', "[attributes[0]] elements"),
+    ('name = "x"\n[[attributes]]\ntype = "devdoubel"\nrate_hz = 1\n', "[[attributes]] #1 type"),
+    ('name = "x"\n[[attributes]]\ntype = "devdouble"\nrate_hz = -1\n', "[[attributes]] #1 rate_hz"),
+    ('name = "x"\n[[attributes]]\ntype = "devdouble"\n', "[[attributes]] #1 rate_hz"),
+    ('name = "x"\n[[attributes]]\ntype = "devdouble"\nrate_hz = 1\nperiod_s = 2\n', "[[attributes]] #1 rate_hz"),
+    ('name = "x"\n[[attributes]]\ntype = "devdouble"\nformat = "spectrum"\nrate_hz = 1\n', "[[attributes]] #1 elements"),
     ('name = "x"\n[[attributes]]\ntype = "devdouble"\nformat = "image"\ndims = [3]\nrate_hz = 1\n', "dims"),
-    ('name = "x"\n[[attributes]]\ntype = "devlong"\ncount = 0\nrate_hz = 1\n', "[attributes[0]] count"),
-    ('name = "x"\n[[attributes]]\ntype = "devlong"\nrate_hz = 1\ncolour = "red"\n', "[attributes[0]] colour"),
+    ('name = "x"\n[[attributes]]\ntype = "devlong"\ncount = 0\nrate_hz = 1\n', "[[attributes]] #1 count"),
+    ('name = "x"\n[[attributes]]\ntype = "devlong"\nrate_hz = 1\ncolour = "red"\n', "[[attributes]] #1 colour"),
     ('name = "x"\n[[attributes]]\ntype = "devlong"\nrate_hz = 1\n[[attributes]]\ntype = "devlong"\nrate_hz = 2\n',
      "attributes"),
     ('name = "x"\n[[attributes]]\ntype = "devencoded"\nformat = "spectrum"\nelements = 3\nrate_hz = 1\n', "format"),
@@ -124,7 +124,7 @@ def test_plan_command_prints_one_line_and_exits_2(tmp_path: Path) -> None:
                           capture_output=True, text=True, cwd=REPO, timeout=60, check=False)
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0
-    assert "[attributes[0]] rate_hz must be > 0" in proc.stderr
+    assert "[[attributes]] #1 rate_hz: must be > 0" in proc.stderr
 
 
 def test_shipped_inventories_are_valid() -> None:

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from hdbbench.backends import Backend, get_backend
-from hdbbench.datagen import events_for, generate, load_inventory
+from hdbbench.datagen import events_for, generate, load_data_set
 from hdbbench.dumps import dump, load
 from hdbbench.errors import ConfigError
 from hdbbench.extraction import ExtractionOptions, ValidationError, Validator, checksum, run_extraction
@@ -56,9 +56,9 @@ def _query_set(**query: Any) -> dict[str, Any]:
 
 
 def test_query_set_refuses_unknown_type_key_and_attribute() -> None:
-    with pytest.raises(ConfigError, match=r"bad\.toml: query\[0\] \(q\)\.type 'devfoo' is not a Tango type"):
+    with pytest.raises(ConfigError, match=r"bad\.toml: \[\[query\]\] #1 \('q'\) type: 'devfoo' is not a Tango type"):
         parse_query_set(_query_set(type="devfoo"), "bad.toml")
-    with pytest.raises(ConfigError, match=r"query\[0\]\.colour is not a known key"):
+    with pytest.raises(ConfigError, match=r"\[\[query\]\] #1 \('q'\) colour: unknown key"):
         parse_query_set(_query_set(colour="red"), "bad.toml")
     t0, t1 = datetime(2024, 1, 1, tzinfo=timezone.utc), datetime(2024, 1, 2, tzinfo=timezone.utc)
     catalog = Catalog((AttributeSpan("tango://h:1/a/b/c/d", TangoType.DEV_DOUBLE, AttrFormat.SCALAR, 100, t0, t1),))
@@ -260,5 +260,5 @@ def _small_document() -> dict[str, Any]:
 
 
 def test_inventory_file_and_query_set_data_table_agree(tmp_path: Path) -> None:
-    inv = load_inventory(SMALL)
+    inv = load_data_set(SMALL)
     assert inv.expected_rows() == load_query_set(SMALL).data.expected_rows() > 1000  # type: ignore[union-attr]

@@ -47,28 +47,34 @@ def test_a_good_scenario_resolves_with_defaults(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("edit", "message"),
+    ("edit", "line", "message"),
     [
-        (('backends = ["timescaledb", "mysql"]', 'backends = ["oracle"]'), "backends names an unknown backend 'oracle'"),
-        (('name = "small"', ""), "name is missing"),
-        (("rate = 1500", "rate = -5"), "[load] rate must be > 0, got -5"),
-        (("warmup_s = 5", "warmup_s = 50"), "[load] warmup_s (50) must be shorter than duration_s (20)"),
-        (('profile = "durable"', 'profile = "fast"'), "[stack] profile must be one of durable, relaxed"),
-        (("count = 2", "count = 2\ncolour = 1"), "[subscribers] colour is not a known key"),
-        (("batch_sweep = [64, 128]", "batch_sweep = [64, 0]"), "[measurements] batch_sweep must be a list of integers"),
-        (("seed = 7", 'seed = "seven"'), "seed must be an integer"),
-        (("[load]", "[load"), "not valid TOML"),
-        (("step_s = 7", "step_s = 5"), "step_s must be >= 7 s, got 5: Elettra's rule needs"),
+        (('backends = ["timescaledb", "mysql"]', 'backends = ["oracle"]'), 4,
+         "backends: names an unknown backend 'oracle'"),
+        (('name = "small"', ""), None, "name: is missing"),
+        (("rate = 1500", "rate = -5"), 11, "[load] rate: must be > 0, got -5"),
+        (("warmup_s = 5", "warmup_s = 50"), 13, "[load] warmup_s: must be shorter than duration_s (20), got 50"),
+        (('profile = "durable"', 'profile = "fast"'), 6, "[stack] profile: must be one of durable, relaxed"),
+        (("count = 2", "count = 2\ncolour = 1"), 9, "[subscribers] colour: unknown key"),
+        (("warmup_s = 5", "warmup = 5"), 13, "[load] warmup: unknown key; did you mean 'warmup_s'?"),
+        (("batch_sweep = [64, 128]", "batch_sweep = [64, 0]"), 15,
+         "[measurements] batch_sweep: must be a list of integers >= 1"),
+        (("seed = 7", 'seed = "seven"'), 3, "seed: must be an integer"),
+        (("[load]", "[load"), 10, "not valid TOML"),
+        (("step_s = 7", "step_s = 5"), 16,
+         "[measurements.saturation] step_s: must be >= 7 s, got 5: Elettra's rule needs"),
     ],
 )
-def test_a_broken_scenario_is_refused_naming_the_key(tmp_path: Path, edit: tuple[str, str], message: str) -> None:
+def test_a_broken_scenario_is_refused_naming_file_line_and_key(tmp_path: Path, edit: tuple[str, str], line: int | None,
+                                                               message: str) -> None:
     path = write(tmp_path, GOOD.replace(*edit))
     with pytest.raises(ConfigError) as caught:
         load_scenario(path)
-    assert message in str(caught.value)
-    assert str(path) in str(caught.value) and "\n" not in str(caught.value)
+    where = f"{path}:{line}: " if line else f"{path}: "
+    assert str(caught.value).startswith(where + message)
+    assert "\n" not in str(caught.value)
 
 
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="scenario file not found"):
+    with pytest.raises(ConfigError, match="nope.toml: scenario file not found"):
         load_scenario(tmp_path / "nope.toml")

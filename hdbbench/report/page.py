@@ -23,7 +23,8 @@ from hdbbench.report import plots
 from hdbbench.report import text
 from hdbbench.report.data import Insertion, dig, num
 from hdbbench.report.render import Section, html_table, render_page
-from hdbbench.report.text import Finding, Spread, fmt, fmt_bytes
+from hdbbench.report.text import Spread, fmt
+from hdbbench.units import human_bytes
 
 REPORT_NAME = "report.html"
 DAY_S = 86400.0
@@ -368,8 +369,8 @@ def disk_section(run_dir: Path) -> Section:
     parts = {"data": [s.data_bytes / 2 ** 20 for s in sizes], "index": [s.index_bytes / 2 ** 20 for s in sizes],
              "toast": [s.toast_bytes / 2 ** 20 for s in sizes]}
     section.figures.append(("Disk per table, stacked data / index / TOAST", plots.stacked(groups, parts, "MiB")))
-    rows = [[s.backend, s.variant, s.table, fmt_bytes(s.data_bytes), fmt_bytes(s.index_bytes),
-             fmt_bytes(s.toast_bytes), fmt(s.bytes_per_event)] for s in sizes]
+    rows = [[s.backend, s.variant, s.table, human_bytes(s.data_bytes), human_bytes(s.index_bytes),
+             human_bytes(s.toast_bytes), fmt(s.bytes_per_event)] for s in sizes]
     section.tables.append(html_table(["backend", "variant", "table", "data", "index", "toast", "bytes/event"], rows, ""))
     totals: dict[str, float] = {}
     criteria = _disk_criteria(run_dir)
@@ -395,7 +396,7 @@ def sizing_section(run_dir: Path, colours: plots.Colours) -> Section:
     names = list(projection)
     section.figures.append(("Projected disk at retention per backend and variant", plots.bars(
         ["at retention"], {n: [projection[n]["total"] / 2 ** 30] for n in names}, plots.Colours(names), "GiB")))
-    rows = [[n, fmt_bytes(v["total"]), fmt_bytes(v.get("bytes_per_day")), fmt_bytes(v.get("bytes_per_year")),
+    rows = [[n, human_bytes(v["total"]), human_bytes(v.get("bytes_per_day")), human_bytes(v.get("bytes_per_year")),
              "no: unmeasured groups left out" if v.get("incomplete") else "yes"] for n, v in projection.items()]
     section.tables.append(html_table(["backend / variant", "at retention", "per day", "per year", "complete"], rows, ""))
     section.finding = text.sizing({b: v["total"] for b, v in projection.items()})
@@ -445,9 +446,9 @@ def environment_section(run_dir: Path, insertion_doc: Mapping[str, Any] | None) 
         section.missing = "environment.json is not in this run directory."
         return section
     facts = [("CPU", env.get("cpu_model")), ("cores", env.get("cores")),
-             ("memory", fmt_bytes(num(env.get("memory_bytes")))),
+             ("memory", human_bytes(num(env.get("memory_bytes")))),
              ("disk", f"{dig(env, 'disk', 'device') or '?'} ({dig(env, 'disk', 'type') or 'unknown type'}), "
-                      f"{fmt_bytes(num(dig(env, 'disk', 'free_bytes')))} free"),
+                      f"{human_bytes(num(dig(env, 'disk', 'free_bytes')))} free"),
              ("kernel", env.get("kernel")), ("OS", env.get("os")), ("host", env.get("hostname")),
              ("Python", env.get("python")), ("hdbbench commit", env.get("hdbbench_commit")),
              ("TimescaleDB built", env.get("timescaledb_built")),

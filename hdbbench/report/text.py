@@ -19,6 +19,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from hdbbench.units import human_bytes
+
 MIN_SAMPLES = 10
 HIGH_SPREAD = 0.20
 KEEP_UP = 0.99      # a stored median at >= 99 % of the offered rate kept up
@@ -66,15 +68,6 @@ def fmt(value: float | None, unit: str = "") -> str:
     else:
         text = f"{value:.3g}"
     return f"{text} {unit}".strip() if unit else text
-
-
-def fmt_bytes(value: float | None) -> str:
-    if value is None or not math.isfinite(value):
-        return "–"
-    for unit, size in (("TiB", 2 ** 40), ("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
-        if abs(value) >= size:
-            return f"{value / size:.3g} {unit}"
-    return f"{value:.0f} B"
 
 
 def overlaps(a: Spread, b: Spread) -> bool:
@@ -345,7 +338,7 @@ def disk(per_event: Mapping[str, float | None], totals: Mapping[str, float]) -> 
     ordered = best(per_event, higher_is_better=False)
     for backend, value in ordered:
         finding.sentences.append(f"{backend}: {fmt(value, 'bytes/event')} over all tables "
-                                 f"({fmt_bytes(totals.get(backend))}).")
+                                 f"({human_bytes(totals.get(backend))}).")
     if len(ordered) > 1:
         finding.sentences.append(f"{ordered[-1][0]} needs {_ratio(ordered[-1][1], ordered[0][1])} the disk of "
                                  f"{ordered[0][0]} per event.")
@@ -359,13 +352,13 @@ def sizing(totals: Mapping[str, float]) -> Finding:
     finding = Finding()
     ordered = best(totals, higher_is_better=False)
     for backend, value in ordered:
-        finding.sentences.append(f"{backend}: projected {fmt_bytes(value)}.")
+        finding.sentences.append(f"{backend}: projected {human_bytes(value)}.")
     if len(ordered) > 1:
         finding.sentences.append(f"Smallest projection: {ordered[0][0]}; the largest ({ordered[-1][0]}) is "
                                  f"{_ratio(ordered[-1][1], ordered[0][1])} of it.")
     finding.warnings.append("A projection multiplies measured bytes/event by the inventory: check it against a "
                             "measured run before buying disks.")
-    finding.recommendation = (f"Provision for {fmt_bytes(ordered[0][1])} or more on {ordered[0][0]}, plus WAL and "
+    finding.recommendation = (f"Provision for {human_bytes(ordered[0][1])} or more on {ordered[0][0]}, plus WAL and "
                               "headroom." if ordered else "")
     return finding
 
