@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Issue 5's end-to-end figures, from simulated devices through one subscriber into each backend.
+"""The subscriber's end-to-end figures, from simulated devices through one subscriber into each backend.
 
 For each settings profile and backend:
 1. the highest offered rate of scalar devdouble events one subscriber stores with zero loss and a

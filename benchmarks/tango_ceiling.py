@@ -4,7 +4,7 @@
 The same simulated devices and the same offered rates as the insertion benchmark; instead of a
 subscriber that stores, ``hdbbench-count-events`` subscribes to every attribute and counts. For each
 offered rate (ascending) the device-side emitted count is compared with the events received; the
-highest rate with nothing missed is the ceiling the subscriber is measured against (issue 5: the
+highest rate with nothing missed is the ceiling the subscriber is measured against (the
 subscriber should reach >= 0.8 of it).
 
     .venv/bin/python benchmarks/tango_ceiling.py --rates 5000,10000,20000,30000 --step-s 10 --servers 2
@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO))
 
 from hdbbench import devices  # noqa: E402
 from hdbbench.insertion import SETTLE_S, LoadTarget  # noqa: E402
-from hdbbench.runner import _load_target  # noqa: E402
+from hdbbench.runner import load_target  # noqa: E402
 from hdbbench.settings import resolve_profile  # noqa: E402
 from hdbbench.stack import Stack, StackConfig  # noqa: E402
 
@@ -72,7 +72,7 @@ def main() -> None:
         assert endpoints.tango is not None
         fleet = devices.up(endpoints.tango.tango_host, PROFILE, servers=args.servers, seed=1,
                            state_dir=args.state_dir / "devices", tie_to_parent=True)
-        load = _load_target(fleet)
+        load = load_target(fleet)
         ceiling = None
         for rate in (float(r) for r in args.rates.split(",")):
             row = count_at(load, rate, args.step_s)

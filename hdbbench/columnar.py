@@ -62,14 +62,6 @@ class ColumnBatch:
         )
 
 
-def concat(batches: list[ColumnBatch]) -> ColumnBatch:
-    first = batches[0]
-    return ColumnBatch(
-        first.tango_type, *(np.concatenate([getattr(b, f) for b in batches]) for f in (
-            "att_conf_id", "data_time_us", "value_r", "value_w", "has_r", "has_w", "rw", "quality"))
-    )
-
-
 # ------------------------------------------------------------------------ PostgreSQL binary COPY
 
 PG_COPY_COLUMNS = ("att_conf_id", "data_time", "value_r", "value_w", "quality")

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
-from hdbbench.errors import ConfigError
 
 
 class TangoType(enum.IntEnum):
@@ -51,13 +50,6 @@ class TangoType(enum.IntEnum):
     def suffix(self) -> str:
         """The table-name suffix, e.g. `devdouble`."""
         return "dev" + self.name[4:].lower()
-
-    @classmethod
-    def from_suffix(cls, suffix: str) -> TangoType:
-        for t in cls:
-            if t.suffix == suffix:
-                return t
-        raise ConfigError(f"unknown Tango type suffix {suffix!r}")
 
 
 class AttrFormat(enum.IntEnum):
@@ -139,11 +131,6 @@ class AttributeInfo:
     format: AttrFormat = AttrFormat.SCALAR
     write_type: WriteType = WriteType.READ
     ttl_hours: int | None = None
-
-    @property
-    def table_kind(self) -> str:
-        """`scalar`, `array` or `image` (the PostgreSQL table family)."""
-        return ("scalar", "array", "image")[self.format]
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,7 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
             fleet = device_launcher.up(endpoints.tango.tango_host, scenario.device_profile,
                                        servers=scenario.servers, devices_per_server=scenario.devices_per_server,
                                        seed=scenario.seed, state_dir=devices_dir, tie_to_parent=True)
-        load = _load_target(fleet)
+        load = load_target(fleet)
         # A stack that was already up is reused as it runs: record the settings in force, not the wish.
         in_force = stack.settings_in_force()
         profile_name = recorded_profile(options.state_dir) or profile.name
@@ -184,7 +184,8 @@ def _write_series(run: RunDirectory, label: str, header: Sequence[str], rows: Se
     run.write_csv(f"series/{label}.csv", header, rows)
 
 
-def _load_target(fleet: Any) -> LoadTarget:
+def load_target(fleet: Any) -> LoadTarget:
+    """What the insertion trials drive and sample: the fleet's devices and its code-pushed attributes."""
     attributes = [f"tango://{fleet.tango_host}/{name}/{spec.name}".lower()
                   for name, plan in fleet.devices.items() for spec in plan.specs if spec.mode == "push"]
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Extraction (issue 7): data generation, dumps and loads, query sets, validation and the cold/warm,
+"""Extraction: data generation, dumps and loads, query sets, validation and the cold/warm,
 clustered/unclustered benchmark, on real servers with a few thousand rows.
 
 Generation, dumps and validation use the session stack. The extraction run restarts servers for

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""End-to-end tests of the C++ event subscriber hdbbench-es (issue 5) on the three backends.
+"""End-to-end tests of the C++ event subscriber hdbbench-es on the three backends.
 
 One module harness: the all-types simulated device (every type x format x write type, seeded) and
 three subscribers started once through `hdbbench.subscribers.SubscriberFleet` — one per backend

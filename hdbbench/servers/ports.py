@@ -36,15 +36,6 @@ def port_is_free(port: int) -> bool:
     return True
 
 
-def check_port(port: int, what: str) -> None:
-    """An explicitly chosen port must be outside the ephemeral range and free."""
-    low, high = ephemeral_range()
-    if low <= port <= high:
-        raise ServerError(f"{what}: port {port} is in the kernel's ephemeral range {low}-{high}; choose one below {low}")
-    if not port_is_free(port):
-        raise ServerError(f"{what}: port {port} on {LOOPBACK} is busy")
-
-
 def pick_free_port(preferred: int, *, avoid: set[int] | frozenset[int] = frozenset(), span: int = 2000) -> int:
     """The preferred port if free, else the next free one above it (below the ephemeral range)."""
     low, _ = ephemeral_range()
