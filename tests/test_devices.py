@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ import tango
 from hdbbench import devices as launcher
 from hdbbench import emitter as em
 from hdbbench.errors import ConfigError
+from tests.harness import eventually
 
 PROFILE = """
 [profile]
@@ -69,18 +70,6 @@ p_invalid = 0.0
 p_error = 0.0
 """
 EVENTS_PER_ATTRIBUTE = 12
-
-
-def eventually(predicate: Callable[[], Any], timeout_s: float, describe: Callable[[], str]) -> Any:
-    """Poll predicate until truthy; on timeout fail with what was observed."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout_s:.0f} s: {describe()}")
-        time.sleep(0.05)
 
 
 class Collector:

@@ -22,19 +22,9 @@ from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.servers.ports import pick_free_port
 from hdbbench.servers.process import ProcessRecord
 from tests.conftest import REPO
+from tests.harness import eventually
 
 HDBBENCH = [sys.executable, "-m", "hdbbench"]
-
-
-def eventually(predicate, timeout_s: float, what: str, interval_s: float = 0.1):  # type: ignore[no-untyped-def]
-    """Wait for a condition with a bound; fail saying what was awaited."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval_s)
-    pytest.fail(f"not within {timeout_s} s: {what}")
 
 
 @pytest.fixture

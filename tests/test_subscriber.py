@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ import pytest
 
 from hdbbench import emitter as em
 from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, lib_configuration
+from tests.harness import eventually, row_counts, sql_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 BINARY = DEFAULT_BINARY
@@ -35,19 +36,6 @@ INSTANCE = {"timescaledb": 71, "postgresql": 72, "mysql": 73}
 pytestmark = [
     pytest.mark.skipif(not BINARY.exists(), reason=f"hdbbench-es not built ({BINARY} missing): run cmake --build build"),
 ]
-
-
-def eventually(predicate: Callable[[], Any], timeout_s: float, what: str, interval_s: float = 0.25) -> Any:
-    """Wait until predicate() is truthy; fail saying what was last observed."""
-    deadline = time.monotonic() + timeout_s
-    last: Any = None
-    while True:
-        last = predicate()
-        if last:
-            return last
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not reached within {timeout_s:.0f} s; last observed: {last!r}"[:3000])
-        time.sleep(interval_s)
 
 
 # ------------------------------------------------------------------------------------ databases
@@ -69,17 +57,6 @@ def db_connect(stack: Any, backend: str, database: str) -> Any:
     return conn
 
 
-def sql_rows(conn: Any, backend: str, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Run a query with %s/? placeholders written as {} (one spelling for both drivers)."""
-    mark = "?" if backend == "mysql" else "%s"
-    cur = conn.cursor()
-    cur.execute(query.replace("{}", mark), params)
-    rows = list(cur.fetchall())
-    if backend == "mysql":
-        conn.commit()  # end the read snapshot: the next query sees newer rows
-    return rows
-
-
 def fetch_events(conn: Any, backend: str, att_name: str) -> list[Any]:
     if backend == "mysql":
         from hdbbench.backends.mysql import fetch_events as fetch
@@ -90,26 +67,6 @@ def fetch_events(conn: Any, backend: str, att_name: str) -> list[Any]:
     from hdbbench.backends._pg_common import fetch_events as fetch
 
     return fetch(conn, att_name)
-
-
-def row_counts(conn: Any, backend: str) -> dict[str, int]:
-    """Stored events per attribute name (array rows counted once per event)."""
-    if backend == "mysql":
-        kinds = sql_rows(conn, backend, "SELECT c.att_name, t.data_type FROM att_conf c "
-                                        "JOIN att_conf_data_type t USING (att_conf_data_type_id)")
-        out = {}
-        for name, kind in kinds:
-            distinct = "DISTINCT data_time" if kind.startswith("array") else "*"
-            out[name] = sql_rows(conn, backend, f"SELECT count({distinct}) FROM `att_{kind}` d JOIN att_conf c "
-                                                "USING (att_conf_id) WHERE c.att_name = {}", (name,))[0][0]
-        return out
-    tables = sql_rows(conn, backend, "SELECT DISTINCT table_name FROM att_conf")
-    out = {}
-    for (table,) in tables:
-        for name, n in sql_rows(conn, backend, f'SELECT c.att_name, count(*) FROM "{table}" d JOIN att_conf c '
-                                               "USING (att_conf_id) GROUP BY c.att_name"):
-            out[name] = n
-    return out
 
 
 def history(conn: Any, backend: str) -> dict[str, list[str]]:

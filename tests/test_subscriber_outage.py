@@ -26,7 +26,8 @@ import pytest
 from hdbbench import emitter as em
 from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configuration
 from tests.conftest import REPO, test_stack_config
-from tests.test_subscriber import BINARY, eventually, row_counts, sql_rows
+from tests.harness import eventually, row_counts, sql_rows
+from tests.test_subscriber import BINARY
 
 pytestmark = [
     pytest.mark.skipif(not BINARY.exists(), reason=f"hdbbench-es not built ({BINARY} missing): run cmake --build build"),
