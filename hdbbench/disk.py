@@ -48,7 +48,7 @@ from hdbbench.backends.base import TableDef, TableSize
 from hdbbench.emitter import TYPES, AttrSpec, EventStream, stream_key
 from hdbbench.errors import ConfigError, SchemaError
 from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType, as_encoded
-from hdbbench.results import RunDirectory, environment_facts, results_document
+from hdbbench.results import RunDirectory, RunPart, environment_facts, results_document
 
 RAW_FIXED_BYTES = 8 + 4 + 1  # data_time + att_conf_id + quality
 VALUE_BYTES: dict[TangoType, int] = {
@@ -656,10 +656,11 @@ def variants_for(backends: Sequence[str], given: Sequence[str]) -> dict[str, lis
 
 def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[Any], seed: int, runs_root: Path,
                 name: str, inventory_run: tuple[Any, float, float] | None = None,
-                progress: Callable[[str], None] = lambda line: None) -> Path:
-    """Measure every backend/variant, write results.json + CSVs into a new run directory; return its path.
+                progress: Callable[[str], None] = lambda line: None, into: RunPart | None = None) -> Path:
+    """Measure every backend/variant, write results.json + CSVs into a new run directory (or, `into` a
+    part of another run, disk.json + disk-*.csv there); return its path.
     `progress` gets one line per variant measured."""
-    run = RunDirectory.create(runs_root, name)
+    run = into or RunDirectory.create(runs_root, name)
     try:
         rows, variants, inv_runs = [], [], []
         for backend, names in chosen.items():
@@ -693,7 +694,7 @@ def _inventory_run(backend: str, endpoint: Any, variant: str, spec: tuple[Any, f
     return {"runs": results}
 
 
-def _write_measure(run: RunDirectory, endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[Any], seed: int,
+def _write_measure(run: RunDirectory | RunPart, endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[Any], seed: int,
                    rows: list[dict[str, Any]], variants: list[dict[str, Any]], inv_runs: list[dict[str, Any]],
                    inventory_run: tuple[Any, float, float] | None) -> None:
     flat_inv = [r for item in inv_runs for r in item["runs"]]

@@ -46,7 +46,7 @@ from hdbbench.datagen import ORDERS, generate
 from hdbbench.errors import ConfigError, HdbbenchError, ServerError
 from hdbbench.measure import fit_line, percentile
 from hdbbench.queries import BoundQuery, Query, QuerySet, attribute_ids, bind, catalog_of, resolve
-from hdbbench.results import RunDirectory, environment_facts, results_document
+from hdbbench.results import QuerySummary, RunDirectory, RunPart, TimeStats, environment_facts, results_document
 
 DROP_CACHES = Path("/proc/sys/vm/drop_caches")
 SERVER_OF = {"timescaledb": "postgres", "postgresql": "postgres", "mysql": "mariadb"}
@@ -282,9 +282,8 @@ def _record(ctx: Context, q: Query, temperature: str, client_s: float, rows: int
 # ------------------------------------------------------------------------------------ summaries
 
 
-def _stats(values: list[float]) -> dict[str, float | int]:
-    return {"count": len(values), "p50": percentile(values, 50), "p95": percentile(values, 95),
-            "max": max(values) if values else math.nan}
+def _stats(values: list[float]) -> TimeStats:
+    return TimeStats(len(values), percentile(values, 50), percentile(values, 95), max(values) if values else math.nan)
 
 
 def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -296,12 +295,9 @@ def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for (backend, variant, state, group, interval, temp), rs in groups.items():
         server = [float(r["server_ms"]) / 1000 for r in rs if r["server_ms"] is not None]
         reads = [int(r["pages_read"]) for r in rs if r["pages_read"] is not None]
-        out.append({
-            "backend": backend, "variant": variant, "state": state, "group": group, "interval_s": interval,
-            "temperature": temp, "client_s": _stats([r["client_s"] for r in rs]), "server_s": _stats(server),
-            "rows_mean": sum(r["rows"] for r in rs) / len(rs),
-            "pages_read_mean": sum(reads) / len(reads) if reads else None,
-        })
+        out.append(QuerySummary(
+            backend, variant, state, group, interval, temp, _stats([r["client_s"] for r in rs]), _stats(server),
+            sum(r["rows"] for r in rs) / len(rs), sum(reads) / len(reads) if reads else None).to_dict())
     return out
 
 
@@ -365,12 +361,16 @@ class _State:
 
 
 def run_extraction(qs: QuerySet, endpoints: Any, options: ExtractionOptions, runs_root: Path,
-                   stack: Any | None = None, progress: Callable[[str], None] | None = None) -> Path:
-    """Measure the query set on every backend and variant; return the run directory."""
+                   stack: Any | None = None, progress: Callable[[str], None] | None = None,
+                   into: RunPart | None = None) -> Path:
+    """Measure the query set on every backend and variant; return the run directory.
+
+    Alone it writes a run directory of its own under `runs_root`; `into` a part of another run
+    (``hdbbench run``) it writes ``extraction.json`` and ``extraction-*.csv`` there."""
     options.check()
     if qs.data is None:
         raise ConfigError(f"{qs.source}: the query set has no [data] table; extraction generates its data set from it")
-    run = RunDirectory.create(runs_root, f"extract-{qs.name}")
+    run = into or RunDirectory.create(runs_root, f"extract-{qs.name}")
     state = _State()
     starter = ColdStarter(stack, options.drop_caches)
     try:
@@ -459,7 +459,7 @@ def _cluster(backend: Any, variant: str, tables: list[str]) -> dict[str, Any]:
             "actions": len(actions), "note": actions[0] if len(actions) == 1 else None}
 
 
-def _write_results(run: RunDirectory, qs: QuerySet, options: ExtractionOptions, starter: ColdStarter,
+def _write_results(run: RunDirectory | RunPart, qs: QuerySet, options: ExtractionOptions, starter: ColdStarter,
                    state: _State, stack: Any | None) -> None:
     summary = summarise(state.records)
     settings = stack.settings_in_force() if stack is not None else {}

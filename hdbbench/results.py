@@ -17,12 +17,14 @@ import platform
 import re
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-FORMAT_VERSION = 1
+# 2: one run directory (extraction.json, disk.json beside results.json), one shape per file
+FORMAT_VERSION = 2
 _PACKAGES = ("hdbbench", "pytango", "psycopg", "psycopg-binary", "mariadb", "numpy")
 
 
@@ -84,24 +86,173 @@ class RunDirectory:
         return path
 
 
+class RunPart:
+    """One measurement's files inside a run directory of another command (``hdbbench run``).
+
+    A producer that writes ``results.json``, ``<name>.csv`` and a status into its own run directory
+    writes, through a part, ``<prefix>.json`` and ``<prefix>-<name>.csv`` into the enclosing run
+    directory instead; the run's status stays the enclosing command's. One layout, no copies."""
+
+    def __init__(self, run: RunDirectory, prefix: str) -> None:
+        self.run, self.prefix = run, prefix
+        self.path = run.path
+
+    def _name(self, name: str) -> str:
+        return f"{self.prefix}.json" if name == "results.json" else f"{self.prefix}-{name}"
+
+    def write_json(self, name: str, data: Any) -> Path:
+        return self.run.write_json(self._name(name), data)
+
+    def write_csv(self, name: str, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Path:
+        return self.run.write_csv(self._name(name), header, rows)
+
+    def results_path(self) -> Path:
+        return self.path / self._name("results.json")
+
+    def set_status(self, state: str, error: str | None = None) -> None:
+        """The enclosing run sets its own status."""
+
+
+RESULTS_KINDS = ("insertion", "extraction", "disk", "disk-plan")
+
+
+class ResultsFormatError(ValueError):
+    """A results file this hdbbench does not read (another format_version, another kind, not results)."""
+
+
+@dataclass
+class ResultsDocument:
+    """The envelope every results file shares; `results` holds the kind's records (below)."""
+
+    kind: str
+    scenario: dict[str, Any]
+    environment: dict[str, Any]
+    results: dict[str, Any]
+    created: str = field(default_factory=utc_now)
+    format_version: int = FORMAT_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format_version": self.format_version, "kind": self.kind, "created": self.created,
+                "scenario": self.scenario, "environment": self.environment, "results": self.results}
+
+    @classmethod
+    def from_dict(cls, data: Any, source: Path | str, kind: str | None = None) -> ResultsDocument:
+        if not isinstance(data, dict) or "results" not in data:
+            raise ResultsFormatError(f"{source}: not an hdbbench results file")
+        version = data.get("format_version")
+        if version != FORMAT_VERSION:
+            raise ResultsFormatError(
+                f"{source}: results format {version!r}, this hdbbench reads format {FORMAT_VERSION} only; "
+                "re-run the measurement with this version (older runs are not migrated)")
+        if kind is not None and data.get("kind") != kind:
+            raise ResultsFormatError(f"{source}: holds results of kind {data.get('kind')!r}, not {kind!r}")
+        return cls(str(data["kind"]), dict(data.get("scenario") or {}), dict(data.get("environment") or {}),
+                   dict(data["results"]), str(data.get("created", "")), int(version))
+
+
 def results_document(kind: str, scenario: Mapping[str, Any], environment: Mapping[str, Any],
                      results: Mapping[str, Any]) -> dict[str, Any]:
-    """The envelope every results file shares."""
-    return {
-        "format_version": FORMAT_VERSION,
-        "kind": kind,
-        "created": utc_now(),
-        "scenario": dict(scenario),
-        "environment": dict(environment),
-        "results": dict(results),
-    }
+    """The envelope every results file shares, as written."""
+    return ResultsDocument(kind, dict(scenario), dict(environment), dict(results)).to_dict()
 
 
-def load_results(path: Path) -> dict[str, Any]:
-    data = json.loads(Path(path).read_text())
-    if data.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"{path}: results format {data.get('format_version')!r}, expected {FORMAT_VERSION}")
-    return dict(data)
+def read_results(path: Path, kind: str | None = None) -> ResultsDocument:
+    """A results file of this format (and of `kind` when given); ResultsFormatError in one line otherwise."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise ResultsFormatError(f"{path}: cannot be read: {exc}") from None
+    return ResultsDocument.from_dict(data, path, kind)
+
+
+def load_results(path: Path, kind: str | None = None) -> dict[str, Any]:
+    """`read_results` as the plain document the producers wrote."""
+    return read_results(path, kind).to_dict()
+
+
+# --- the records the report reads, as the producers write them -------------------------------
+@dataclass(frozen=True)
+class TimeStats:
+    """count, median, 95th percentile and maximum of a set of times (seconds)."""
+
+    count: int
+    p50: float
+    p95: float
+    max: float
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TimeStats:
+        return cls(int(data["count"]), float(data["p50"]), float(data["p95"]), float(data["max"]))
+
+
+@dataclass(frozen=True)
+class QuerySummary:
+    """extraction.json ``results.summary[]``: one backend x variant x layout x group x interval x cache state."""
+
+    backend: str
+    variant: str
+    state: str          # unclustered | clustered
+    group: str
+    interval_s: float
+    temperature: str    # cold | warm
+    client_s: TimeStats
+    server_s: TimeStats
+    rows_mean: float
+    pages_read_mean: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> QuerySummary:
+        return cls(str(data["backend"]), str(data["variant"]), str(data["state"]), str(data["group"]),
+                   float(data["interval_s"]), str(data["temperature"]), TimeStats.from_dict(data["client_s"]),
+                   TimeStats.from_dict(data["server_s"]), float(data["rows_mean"]),
+                   None if data.get("pages_read_mean") is None else float(data["pages_read_mean"]))
+
+
+@dataclass(frozen=True)
+class CaseSize:
+    """disk.json ``results.cases[]``: the figures of one case the report reads (the file holds more)."""
+
+    backend: str
+    variant: str
+    case_type: str
+    case_format: str
+    case_write: str
+    case_elements: int
+    table: str
+    events: int
+    bytes_per_event: float
+    data_per_event: float
+    index_per_event: float
+    toast_per_event: float
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CaseSize:
+        return cls(**{f.name: data[f.name] for f in fields(cls)})
+
+
+@dataclass(frozen=True)
+class Projection:
+    """sizing.json ``results.projections[]`` (hdbbench.sizing.project): disk of an inventory on one variant."""
+
+    backend: str
+    variant: str
+    complete: bool
+    bytes_per_day: float
+    bytes_per_month: float
+    bytes_per_year: float
+    bytes_at_retention: float
+    log_bytes_per_day: dict[str, float]
+    groups: list[dict[str, Any]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Projection:
+        return cls(**{f.name: data[f.name] for f in fields(cls)})
 
 
 # --- environment facts ------------------------------------------------------------------------

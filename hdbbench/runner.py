@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 
 from hdbbench import devices as device_launcher
 from hdbbench.insertion import LoadTarget, Trial, TrialSettings
-from hdbbench.results import RunDirectory, environment_facts, results_document
+from hdbbench.results import RunDirectory, RunPart, environment_facts, results_document
 from hdbbench.scenario import Scenario
 from hdbbench.settings import resolve_profile
 from hdbbench.stack import Stack, StackConfig, recorded_profile
@@ -152,9 +151,8 @@ def _run_extraction(scenario: Scenario, run: RunDirectory, endpoints: Any, stack
     assert part is not None
     options = ExtractionOptions(backends=scenario.backends, variants=part.variants, cluster=part.cluster)
     with console.status("extraction...") as status:
-        path = run_extraction(load_query_set(part.query_set), endpoints, options, run.path / "extraction",
-                              stack if part.cold else None, progress=lambda text: status.update(f"extraction: {text}"))
-    shutil.copyfile(path / "results.json", run.path / "extraction.json")
+        run_extraction(load_query_set(part.query_set), endpoints, options, run.path, stack if part.cold else None,
+                       progress=lambda text: status.update(f"extraction: {text}"), into=RunPart(run, "extraction"))
 
 
 def _run_disk(scenario: Scenario, run: RunDirectory, endpoints: Any, console: Console) -> None:
@@ -167,13 +165,13 @@ def _run_disk(scenario: Scenario, run: RunDirectory, endpoints: Any, console: Co
     part = scenario.disk
     assert part is not None
     cases = default_cases(part.events, part.attributes, list(part.array_sizes))
+    disk = RunPart(run, "disk")
     with console.status("disk usage per type..."):
-        path = run_measure(endpoints, variants_for(scenario.backends, []), cases, scenario.seed,
-                           run.path / "disk", "disk", progress=console.print)
-    shutil.copyfile(path / "results.json", run.path / "disk.json")
+        run_measure(endpoints, variants_for(scenario.backends, []), cases, scenario.seed, run.path, "disk",
+                    progress=console.print, into=disk)
     if part.inventory is not None:
         inventory = sizing.load_inventory(part.inventory)
-        projections = sizing.project(inventory, load_results(path / "results.json"))
+        projections = sizing.project(inventory, load_results(disk.results_path(), "disk"))
         run.write_json("sizing.json", results_document(
             "disk-plan", {"inventory": inventory.to_dict(), "from": "disk.json"}, {},
             {"projections": projections, "checks": []}))

@@ -46,6 +46,7 @@ from typing import Any
 from hdbbench.disk import Case, parse_type
 from hdbbench.errors import ConfigError
 from hdbbench.hdbtypes import AttrFormat, TangoType, WriteType
+from hdbbench.results import Projection
 from hdbbench.tomlfile import Table, from_values, read_document, suggestion
 
 DAYS_PER_MONTH = 30.44
@@ -251,9 +252,8 @@ def _totals(backend: str, variant: str, groups: list[dict[str, Any]], complete: 
     for g in groups:
         for k, v in g["log_bytes_per_day"].items():
             logs[k] = logs.get(k, 0.0) + v
-    return {"backend": backend, "variant": variant, "complete": complete, "bytes_per_day": per_day,
-            "bytes_per_month": per_day * DAYS_PER_MONTH, "bytes_per_year": per_day * DAYS_PER_YEAR,
-            "bytes_at_retention": at_retention, "log_bytes_per_day": logs, "groups": groups}
+    return Projection(backend, variant, complete, per_day, per_day * DAYS_PER_MONTH, per_day * DAYS_PER_YEAR,
+                      at_retention, logs, groups).to_dict()
 
 
 # ------------------------------------------------------------------------------------ check

@@ -10,6 +10,7 @@ import json
 import re
 import shutil
 import subprocess
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from hdbbench.report import text as report_text
 from hdbbench.errors import ConfigError
 from hdbbench.report.page import write_report
 from hdbbench.report.text import Spread
-from hdbbench.results import results_document
+from hdbbench.results import CaseSize, Projection, QuerySummary, TimeStats, results_document
 from hdbbench.scenario import parse_scenario
 
 BACKENDS = ("timescaledb", "postgresql", "mysql")
@@ -93,18 +94,20 @@ def make_run(root: Path, with_others: bool = True) -> Path:
 
 
 def _write_others(run: Path, scenario: dict[str, Any], env: dict[str, Any]) -> None:
-    queries = [{"backend": b, "interval_s": i, "cold": cold, "clustered": cl, "p50_s": base * i / 3600 / 2,
-                "p95_s": base * i / 3600, "count": 100}
+    """extraction.json, disk.json and sizing.json in the shapes their producers write (hdbbench.results)."""
+    def times(p95: float) -> TimeStats:
+        return TimeStats(100, p95 / 2, p95, p95 * 1.5)
+
+    summary = [QuerySummary(b, "pk+2", "clustered" if cl else "unclustered", "random", float(i),
+                            "cold" if cold else "warm", times(base * i / 3600), times(base * i / 7200), 1000.0, None)
                for b, base in (("timescaledb", 0.01), ("postgresql", 0.02), ("mysql", 0.04))
                for i in (3600, 86400, 604800) for cold in (True, False) for cl in (True, False)]
-    _write(run / "extraction.json", results_document("extraction", scenario, env, {"queries": queries}))
-    cases = [{"backend": b, "variant": "pk+2", "table": f"att_scalar_{t}", "case_type": t, "case_format": "scalar",
-              "case_write": "ro", "events": 10000, "data_per_event": d, "index_per_event": d / 2,
-              "toast_per_event": 0.0, "bytes_per_event": d * 1.5}
+    _write(run / "extraction.json", results_document("extraction", scenario, env,
+                                                     {"summary": [q.to_dict() for q in summary]}))
+    cases = [asdict(CaseSize(b, "pk+2", t, "scalar", "ro", 1, f"att_scalar_{t}", 10000, d * 1.5, d, d / 2, 0.0))
              for b, d in (("timescaledb", 60.0), ("postgresql", 70.0), ("mysql", 90.0)) for t in ("devdouble", "devlong")]
     _write(run / "disk.json", results_document("disk", scenario, env, {"cases": cases}))
-    projections = [{"backend": b, "variant": "pk+2", "complete": True, "bytes_per_day": v, "bytes_per_year": v * 365,
-                    "bytes_at_retention": v * 730, "groups": []}
+    projections = [Projection(b, "pk+2", True, v, v * 30.44, v * 365, v * 730, {}, []).to_dict()
                    for b, v in (("timescaledb", 1e9), ("postgresql", 1.2e9), ("mysql", 1.6e9))]
     _write(run / "sizing.json", results_document("disk-plan", scenario, env, {"projections": projections}))
 
@@ -229,9 +232,9 @@ def test_scenario_report_table(tmp_path: Path) -> None:
     doc = {"name": "x", "report": {"weights": {"saturation_rate": 2, "bytes_per_event": 1}}}
     scenario = parse_scenario(doc, tmp_path / "x.toml")
     assert scenario.to_dict()["report"] == {"weights": {"saturation_rate": 2.0, "bytes_per_event": 1.0}}
-    with pytest.raises(ConfigError, match=r"\[report\] weights names an unknown criterion 'speed'"):
+    with pytest.raises(ConfigError, match=r"\[report\] weights: names an unknown criterion 'speed'"):
         parse_scenario({"name": "x", "report": {"weights": {"speed": 1}}}, tmp_path / "x.toml")
-    with pytest.raises(ConfigError, match=r"\[report\] colour is not a known key"):
+    with pytest.raises(ConfigError, match=r"\[report\] colour: unknown key"):
         parse_scenario({"name": "x", "report": {"colour": "red"}}, tmp_path / "x.toml")
 
 

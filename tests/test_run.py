@@ -54,7 +54,10 @@ def test_small_scenario_holds_every_measurement(small_run: dict) -> None:
         assert (small_run["path"] / "series" / f"{trial['label']}.csv").exists()
     assert all("sustained_share" in t for t in trials if t["label"].endswith("_sustained"))
     for part, kind in (("extraction.json", "extraction"), ("disk.json", "disk"), ("sizing.json", "disk-plan")):
-        assert load_results(small_run["path"] / part)["kind"] == kind, part
+        assert load_results(small_run["path"] / part, kind)["kind"] == kind, part
+    # one run directory: the parts write beside results.json, with no run directory of their own inside
+    assert not [p for p in small_run["path"].iterdir() if p.is_dir() and (p / "status.json").exists()]
+    assert (small_run["path"] / "extraction-queries.csv").exists() and (small_run["path"] / "disk-sizes.csv").exists()
     saturation = [t for t in trials if t["label"].endswith("_saturation")]
     assert all(t["saturation"]["steps"] for t in saturation)
 
