@@ -23,6 +23,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from hdbbench.errors import ConfigError
+
 # 2: one run directory (extraction.json, disk.json beside results.json), one shape per file
 FORMAT_VERSION = 2
 _PACKAGES = ("hdbbench", "pytango", "psycopg", "psycopg-binary", "mariadb", "numpy")
@@ -116,7 +118,7 @@ class RunPart:
 RESULTS_KINDS = ("insertion", "extraction", "disk", "disk-plan")
 
 
-class ResultsFormatError(ValueError):
+class ResultsFormatError(ConfigError, ValueError):
     """A results file this hdbbench does not read (another format_version, another kind, not results)."""
 
 

@@ -193,6 +193,19 @@ def test_missing_sections_say_so(tmp_path: Path) -> None:
         assert "class='missing'" in found[key] and words in found[key], key
 
 
+def test_a_run_of_an_older_format_is_refused_in_one_line(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    old = json.loads((run / "disk.json").read_text()) | {"format_version": 1}
+    _write(run / "disk.json", old)
+    with pytest.raises(ConfigError) as caught:
+        write_report(run)
+    message = str(caught.value)
+    assert message.startswith(f"{run / 'disk.json'}: results format 1, this hdbbench reads format 2") and "\n" not in message
+    assert not (run / "report.html").exists()
+    with pytest.raises(ConfigError, match="results format 1"):
+        compare.run_figures(run)
+
+
 def test_report_renders_in_headless_chromium(synthetic_report: tuple[Path, str], tmp_path: Path) -> None:
     render_in_chromium(synthetic_report[0], tmp_path)
 

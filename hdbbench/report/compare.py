@@ -51,6 +51,7 @@ class Row:
 
 def run_figures(run_dir: Path) -> dict[str, dict[str, Figure]]:
     """backend → criterion → figure (with its spread where the run measured one)."""
+    data.refuse_older_formats(run_dir)
     table = criteria_table(run_dir)
     out = {b: {name: Figure(v) for name, v in row.items()} for b, row in table.items()}
     loaded = data.load_file(run_dir, data.FILES["insertion"])

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import measure
-from hdbbench.results import CaseSize, Projection, QuerySummary, ResultsFormatError, read_results
+from hdbbench.results import FORMAT_VERSION, CaseSize, Projection, QuerySummary, ResultsFormatError, read_results
 
 FILES = {"insertion": "results.json", "extraction": "extraction.json", "disk": "disk.json", "sizing": "sizing.json"}
 _LABEL = re.compile(r"^(?P<backend>.+)_(?P<kind>throughput|batch(?P<batch>\d+)|subs(?P<subs>\d+)|saturation|sustained)$")
@@ -59,6 +59,14 @@ def load_file(run_dir: Path, name: str) -> Loaded:
         return Loaded(name, document=read_results(path, kind).to_dict())
     except ResultsFormatError as exc:
         return Loaded(name, problem=str(exc))
+
+
+def refuse_older_formats(run_dir: Path) -> None:
+    """ResultsFormatError (one line) when a results file of the run is of another format_version."""
+    for name in FILES.values():
+        path = run_dir / name
+        if path.exists() and load_json(path).get("format_version") != FORMAT_VERSION:
+            read_results(path)  # raises, naming the file and both versions
 
 
 def load_json(path: Path) -> dict[str, Any]:

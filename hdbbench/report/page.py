@@ -513,6 +513,7 @@ def _weights(cli: Mapping[str, float] | None, doc: Mapping[str, Any] | None,
 def write_report(run_dir: Path, weights: Mapping[str, float] | None = None) -> Path:
     """Write ``report.html`` into `run_dir` and return its path."""
     run_dir = Path(run_dir)
+    data.refuse_older_formats(run_dir)  # a run of an older hdbbench: one line, no report half-read
     sections, notes = build_sections(run_dir, weights)
     path = run_dir / REPORT_NAME
     tmp = path.with_suffix(".html.tmp")
