@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""End-to-end tests of the C++ event subscriber hdbbench-es (issue 5) on the three backends.
+"""End-to-end tests of the C++ event subscriber hdbbench-es on the three backends.
 
 One module harness: the all-types simulated device (every type x format x write type, seeded) and
 three subscribers started once through `hdbbench.subscribers.SubscriberFleet` — one per backend
@@ -404,7 +404,8 @@ def test_commands(harness: Harness, emitted: dict[str, int], backend: str) -> No
 
 
 def _bad_subscriber(h: Harness, instance: int, lib: list[str], attrs: list[str]) -> Any:
-    h.fleet.up([SubscriberSpec(instance, tuple(lib), tuple(attrs))])
+    # Written into the AttributeList property (not assigned by AttributeAdd): its line parsing is under test.
+    h.fleet.up([SubscriberSpec(instance, tuple(lib), properties={"AttributeList": attrs})])
     return h.fleet.proxy(f"archiving/hdbbench-es/{instance}")
 
 
