@@ -114,7 +114,8 @@ class SubscriberFleet:
         info.name, info._class, info.server = spec.device, CLASS_NAME, f"{self.server_name}/{spec.instance}"
         db.add_server(info.server, info, with_dserver=True)
         # An empty AttributeList: attributes come by AttributeAdd (see the module docstring).
-        props: dict[str, Sequence[str]] = {"LibConfiguration": list(spec.lib_configuration), ATTRIBUTE_LIST_PROPERTY: []}
+        props: dict[str, Sequence[str]] = {"LibConfiguration": list(spec.lib_configuration),
+                                           ATTRIBUTE_LIST_PROPERTY: []}
         props.update(spec.properties)
         db.put_device_property(spec.device, {k: list(v) for k, v in props.items()})
 
@@ -142,7 +143,8 @@ class SubscriberFleet:
         deadline = time.monotonic() + timeout_s
         wanted = sum(expected.values())
         while True:
-            seen = {device: int(self.statistics(device).get(stats.ATTRIBUTE_STARTED_NUMBER) or 0) for device in expected}
+            seen = {device: int(self.statistics(device).get(stats.ATTRIBUTE_STARTED_NUMBER) or 0)
+                    for device in expected}
             if all(seen[device] >= n for device, n in expected.items()):
                 return
             if time.monotonic() > deadline:
@@ -151,7 +153,8 @@ class SubscriberFleet:
                 raise ServerError(f"subscribers did not start their attributes within {timeout_s:.0f} s: "
                                   f"AttributeStartedNumber {short}; state {states}")
             if progress is not None:
-                progress("subscribing", sum(seen.values()) / max(1, wanted), {"started": float(sum(seen.values()))})
+                started = sum(seen.values())
+                progress("subscribing", started / max(1, wanted), {"started": float(started)})
             time.sleep(0.5)
 
     def _state_line(self, device: str) -> str:

@@ -13,8 +13,8 @@ from hdbbench import subscriber_statistics as stats
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATOR = ROOT / "subscriber" / "tools" / "gen_statistics.py"
-REFERENCE_ATTRIBUTES = ("AttributeNumber", "AttributeOkNumber", "AttributeNokNumber", "AttributePendingNumber",
-                        "AttributeMaxPendingNumber", "AttributeStartedNumber", "AttributeMaxStoreTime",
+REFERENCE_ATTRIBUTES = ("AttributeNumber", "AttributeOkNumber", "AttributeNokNumber",
+                        "AttributePendingNumber", "AttributeMaxPendingNumber", "AttributeStartedNumber", "AttributeMaxStoreTime",
                         "AttributeRecordFreq", "StatisticsResetTime", "AttributeTTLList")
 
 

@@ -32,8 +32,8 @@ pytestmark = [
 
 NOT_IN_DATABASE = "does not exist in the database. Unable to work with this attribute until it is added."
 # The commands of class HdbEventSubscriber (reference §1) and Tango's own.
-HDBPP_COMMANDS = {"AttributeAdd", "AttributeRemove", "AttributeStart", "AttributeStop", "AttributePause", "Start",
-                  "Stop", "Pause", "AttributeStatus", "ResetStatistics", "SetAttributeStrategy",
+HDBPP_COMMANDS = {"AttributeAdd", "AttributeRemove", "AttributeStart", "AttributeStop", "AttributePause",
+                  "Start", "Stop", "Pause", "AttributeStatus", "ResetStatistics", "SetAttributeStrategy",
                   "GetAttributeStrategy", "SetAttributeTTL", "GetAttributeTTL", "StopFaulty",
                   "Init", "State", "Status"}
 
@@ -54,6 +54,9 @@ class Setup:
 
     def attribute_list_property(self, device: str) -> list[str]:
         return list(self.fleet._database().get_device_property(device, "AttributeList")["AttributeList"])
+
+    def rows(self) -> dict[str, int]:
+        return row_counts(self.conn, "timescaledb")
 
     def conf_names(self) -> set[str]:
         return {name for (name,) in sql_rows(self.conn, "timescaledb", "SELECT att_name FROM att_conf")}
@@ -119,13 +122,14 @@ def test_strict_archives_only_attributes_added_by_attribute_add(setup: Setup) ->
     es = s.fleet.proxy(device)
 
     # The added ones are archived; the listed one receives events that are all refused.
-    eventually(lambda: seen(all(row_counts(s.conn, "timescaledb").get(n, 0) >= 3 for n in added),
-                            row_counts(s.conn, "timescaledb")), 30, "rows of the attributes added by AttributeAdd")
+    eventually(lambda: seen(all(s.rows().get(n, 0) >= 3 for n in added), s.rows()), 30,
+               "rows of the attributes added by AttributeAdd")
     eventually(lambda: seen(min(_events_received(es) or [0]) >= 3 and listed in (es.AttributeNokList or [])
-                            and str(es.state()) == "ALARM", (str(es.state()), es.AttributeNokList, es.status())),
+                            and str(es.state()) == "ALARM",
+                            (str(es.state()), es.AttributeNokList, es.status())),
                30, "every attribute receives events; the AttributeList-only one is NOK, state ALARM")
     assert s.conf_names() == set(added)
-    assert listed not in row_counts(s.conn, "timescaledb")
+    assert listed not in s.rows()
     errors = dict(zip(es.AttributeList, es.AttributeErrorList))
     assert f"This attribute [{listed}] {NOT_IN_DATABASE}" == errors[listed], errors
     assert NOT_IN_DATABASE in es.AttributeStatus(listed)
@@ -136,8 +140,7 @@ def test_strict_archives_only_attributes_added_by_attribute_add(setup: Setup) ->
 
     # Adding the listed attribute creates its att_conf row: from then on it is archived.
     es.AttributeAdd([listed])
-    eventually(lambda: seen(row_counts(s.conn, "timescaledb").get(listed, 0) >= 2, row_counts(s.conn, "timescaledb")),
-               30, "rows of the attribute once added")
+    eventually(lambda: seen(s.rows().get(listed, 0) >= 2, s.rows()), 30, "rows of the attribute once added")
     assert s.conf_names() == {*added, listed}
 
     # Only what HDB++ defines is published.
@@ -153,7 +156,8 @@ def test_attribute_list_alone_archives_nothing_in_strict_mode(setup: Setup) -> N
     s = setup
     listed = s.names[3]
     conf_before = s.conf_names()
-    (device,) = s.fleet.up([SubscriberSpec(62, s.lib(strict=True), (), properties={"AttributeList": [listed]})])
+    (device,) = s.fleet.up([SubscriberSpec(62, s.lib(strict=True), (),
+                                           properties={"AttributeList": [listed]})])
     es = s.fleet.proxy(device)
     eventually(lambda: seen(str(es.state()) == "ALARM" and list(es.AttributeNokList or []) == [listed]
                             and min(_events_received(es) or [0]) >= 3 and NOT_IN_DATABASE in es.status(),
@@ -161,10 +165,11 @@ def test_attribute_list_alone_archives_nothing_in_strict_mode(setup: Setup) -> N
                "events received and refused: NOK, ALARM, the reason in the status")
     assert NOT_IN_DATABASE in es.status() and listed in es.status()
     assert es.AttributeOkNumber == 0
-    assert s.conf_names() == conf_before and listed not in row_counts(s.conn, "timescaledb")
+    assert s.conf_names() == conf_before and listed not in s.rows()
 
 
-def test_the_harness_assigns_attributes_by_attribute_add(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_harness_assigns_attributes_by_attribute_add(setup: Setup,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """SubscriberFleet starts subscribers with an empty AttributeList; AttributeAdd fills it."""
     s = setup
     at_start: dict[str, list[str]] = {}
@@ -176,7 +181,8 @@ def test_the_harness_assigns_attributes_by_attribute_add(setup: Setup, monkeypat
 
     monkeypatch.setattr(SubscriberFleet, "_start", recording_start)
     assigned = spread(s.names, 2)
-    devices = s.fleet.up([SubscriberSpec(63 + n, s.lib(strict=False), attrs) for n, attrs in enumerate(assigned)])
+    devices = s.fleet.up([SubscriberSpec(63 + n, s.lib(strict=False), attrs)
+                          for n, attrs in enumerate(assigned)])
     assert at_start == {device: [] for device in devices}
     for device, attrs in zip(devices, assigned):
         assert sorted(s.attribute_list_property(device)) == sorted(attrs)

@@ -319,7 +319,6 @@ void HdbEventSubscriber::read_attribute(Tango::Attribute &att) {
         return;
     }
     const std::vector<std::string> &contexts = archiver().registry().contexts();
-    (void)contexts;  // used by the ContextsList entry
 #define HDB_STATISTIC(name, origin, kind, unit, description, value) \
     if (n == #name) return set_value_##kind(att, value);
 #include "statistics.def"

@@ -75,21 +75,25 @@ def render(definitions: list[tuple[str, str, str, str, str]]) -> str:
         "from __future__ import annotations",
         "",
     ]
-    for name, _, _, _, _ in definitions:
-        lines.append(f'{constant_name(name)} = "{name}"')
-    lines.append("")
-    for origin in ORIGINS:
-        names = [constant_name(n) for n, o, _, _, _ in definitions if o == origin]
-        lines.append(f"{origin}: tuple[str, ...] = (")
-        lines.extend(f"    {n}," for n in names)
-        lines.append(")")
-    lines.append("# Scalar statistics (the rest are spectra).")
-    lines.append("SCALARS: frozenset[str] = frozenset({")
-    lines.extend(f"    {constant_name(n)}," for n, _, k, _, _ in definitions if k in SCALAR_KINDS)
-    lines.append("})")
-    lines.append("UNITS: dict[str, str] = {")
-    lines.extend(f'    {constant_name(n)}: "{u}",' for n, _, _, u, _ in definitions if u)
-    lines.append("}")
+    lines.extend(f'{constant_name(name)} = "{name}"' for name, _, _, _, _ in definitions)
+    lines += ["", "# (name, origin, kind, unit), in the order of statistics.def.",
+              "TABLE: tuple[tuple[str, str, str, str], ...] = ("]
+    lines.extend(f'    ({constant_name(n)}, "{o}", "{k}", "{u}"),' for n, o, k, u, _ in definitions)
+    lines += [
+        ")",
+        "SCALAR_KINDS = (" + ", ".join(f'"{kind}"' for kind in SCALAR_KINDS) + ")",
+        "",
+        "",
+        "def _of_origin(origin: str) -> tuple[str, ...]:",
+        "    return tuple(name for name, of, _, _ in TABLE if of == origin)",
+        "",
+        "",
+    ]
+    lines.extend(f'{origin}: tuple[str, ...] = _of_origin("{origin}")' for origin in ORIGINS)
+    lines += [
+        "SCALARS: frozenset[str] = frozenset(name for name, _, kind, _ in TABLE if kind in SCALAR_KINDS)",
+        "UNITS: dict[str, str] = {name: unit for name, _, _, unit in TABLE if unit}",
+    ]
     return "\n".join(lines) + "\n"
 
 
