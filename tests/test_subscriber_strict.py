@@ -23,7 +23,7 @@ import pytest
 
 from hdbbench import subscriber_statistics as stats
 from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configuration, spread
-from tests.test_subscriber import BINARY, eventually, row_counts, sql_rows
+from tests.test_subscriber import BINARY, eventually, row_counts, seen, sql_rows
 from tests.test_subscriber_outage import _profile
 
 pytestmark = [
@@ -91,23 +91,6 @@ def setup(stack_endpoints: Any, tmp_path_factory: pytest.TempPathFactory) -> Ite
         if conn is not None:
             conn.close()
         backend.drop_schema()
-
-
-class _Seen:
-    """A falsy observation: `eventually` keeps waiting and reports it if time runs out."""
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def __bool__(self) -> bool:
-        return False
-
-    def __repr__(self) -> str:
-        return repr(self.value)
-
-
-def seen(condition: bool, observation: Any) -> Any:
-    return True if condition else _Seen(observation)
 
 
 def _events_received(es: Any) -> list[int]:
