@@ -23,25 +23,34 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import measure
+from hdbbench import subscriber_statistics as st
 from hdbbench.backends import backend_for_stack
-from hdbbench.errors import ServerError
 from hdbbench.sampling import Sampler, TimeSeries, process_probe, thread_probe
 from hdbbench.servers.endpoints import StackEndpoints
-from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, lib_configuration
+from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, lib_configuration, spread
 
-# The windowed durations (s) the trial reports, worst subscriber: result key -> attribute prefix.
-AGE_FIGURES = {"event_age_at_commit_s": "EventAgeAtCommit", "event_age_at_reception_s": "EventAgeAtReception",
-               "time_in_subscriber_s": "TimeInSubscriber"}
-_AGE_STATISTICS = tuple(f"{prefix}{q}" for prefix in AGE_FIGURES.values() for q in ("P50", "P99", "Max"))
-# Our statistics beyond HDB++'s; a real hdbpp-es lacks them and they read as missing.
-EXTRA_STATISTICS = ("RowsStoredNumber", "PendingEventNumber", "PendingEventAge", "LostEventNumber",
-                    "DuplicateRowNumber", "SpooledEventNumber", "ReconnectNumber", "DbErrorNumber",
-                    *_AGE_STATISTICS, "MeanBatchSize", "MeanBatchCommitTime")
+# The windowed durations (s) the trial reports, worst subscriber: result key -> (p50, p99, max) statistics.
+AGE_FIGURES = {
+    "event_age_at_commit_s": (st.EVENT_AGE_AT_COMMIT_P50, st.EVENT_AGE_AT_COMMIT_P99,
+                              st.EVENT_AGE_AT_COMMIT_MAX),
+    "event_age_at_reception_s": (st.EVENT_AGE_AT_RECEPTION_P50, st.EVENT_AGE_AT_RECEPTION_P99,
+                                 st.EVENT_AGE_AT_RECEPTION_MAX),
+    "time_in_subscriber_s": (st.TIME_IN_SUBSCRIBER_P50, st.TIME_IN_SUBSCRIBER_P99, st.TIME_IN_SUBSCRIBER_MAX),
+}
+_AGE_STATISTICS = tuple(name for names in AGE_FIGURES.values() for name in names)
+# Our statistics beyond HDB++'s; a real hdbpp-es (or ours in strict mode) lacks them: they read as missing.
+EXTRA_STATISTICS = (st.ROWS_STORED_NUMBER, st.PENDING_EVENT_NUMBER, st.PENDING_EVENT_AGE,
+                    st.LOST_EVENT_NUMBER, st.DUPLICATE_ROW_NUMBER, st.SPOOLED_EVENT_NUMBER, st.RECONNECT_NUMBER, st.DB_ERROR_NUMBER,
+                    *_AGE_STATISTICS, st.MEAN_BATCH_SIZE, st.MEAN_BATCH_COMMIT_TIME)
 # The subscriber's threads by name (hdbbench-es names its own): the rest is Tango's event reception
 # (ZeroMQ I/O, event consumer) and CORBA request handling.
 SUBSCRIBER_THREADS = {"hdb-writer": "writer"}
 # Statistics where several subscribers count as their worst one (the others are summed).
-WORST_OF_SUBSCRIBERS = ("PendingEventAge", "AttributeMaxPendingNumber", *_AGE_STATISTICS)
+WORST_OF_SUBSCRIBERS = (st.PENDING_EVENT_AGE, st.ATTRIBUTE_MAX_PENDING_NUMBER, *_AGE_STATISTICS)
+# Statistics summed over the subscribers.
+SUMMED_OVER_SUBSCRIBERS = (st.ROWS_STORED_NUMBER, st.PENDING_EVENT_NUMBER, st.LOST_EVENT_NUMBER,
+                           st.ATTRIBUTE_NOK_NUMBER, st.DB_ERROR_NUMBER, st.SPOOLED_EVENT_NUMBER,
+                           st.ATTRIBUTE_FAILURE_FREQ)
 
 SETTLE_S = 2.0
 
@@ -151,10 +160,10 @@ class Trial:
             accounting = self._account(backend.count_rows_by_attribute(since=load_started))
             # Where the loss happened: the subscriber counts what it dropped itself; the rest never
             # reached it (ZeroMQ dropped it in Tango's event delivery, reported as "missed events").
-            in_subscriber = int(sum(float(st.get("LostEventNumber") or 0) for st in final.values()))
+            in_subscriber = int(sum(float(x.get(st.LOST_EVENT_NUMBER) or 0) for x in final.values()))
             accounting["lost_in_subscriber"] = in_subscriber
             accounting["lost_in_event_delivery"] = max(0, accounting["lost"] - in_subscriber)
-            accounting["error_events"] = int(sum(float(st.get("AttributeFailureFreq") or 0) for st in final.values()))
+            accounting["error_events"] = int(sum(float(x.get(st.ATTRIBUTE_FAILURE_FREQ) or 0) for x in final.values()))
         finally:
             self.load.stop()
             fleet.down()
@@ -167,29 +176,18 @@ class Trial:
         lines = lib_configuration(s.backend, backend.database, postgres=self.endpoints.postgres,
                                   mariadb=self.endpoints.mariadb, overrides=s.lib_overrides)
         window_s = str(max(1, int(round(s.duration_s - s.warmup_s))))
-        specs = [SubscriberSpec(instance=n + 1, lib_configuration=tuple(lines),
-                                attributes=tuple(self.load.attributes[n::s.subscribers]),
+        # Attributes dealt over the subscribers and assigned by AttributeAdd, as hdbpp-cm does.
+        specs = [SubscriberSpec(instance=n + 1, lib_configuration=tuple(lines), attributes=attributes,
                                 properties={"StatisticsTimeWindow": [window_s]})
-                 for n in range(s.subscribers)]
-        devices = fleet.up(specs)
-        wanted = len(self.load.attributes)
-        deadline = time.monotonic() + 90
-        started = 0.0
-        while time.monotonic() < deadline:
-            started = sum(float(fleet.statistics(d)["AttributeStartedNumber"] or 0) for d in devices)
-            if started >= wanted:
-                return devices
-            self.progress("subscribing", started / wanted, {"started": started})
-            time.sleep(0.5)
-        raise ServerError(f"subscribers started {started:.0f} of {wanted} attributes within 90 s")
+                 for n, attributes in enumerate(spread(self.load.attributes, s.subscribers))]
+        return fleet.up(specs, progress=self.progress)
 
     def _probes(self, fleet: SubscriberFleet, devices: Sequence[str]) -> dict[str, Callable[[], dict[str, float]]]:
         def subscribers() -> dict[str, float]:
             totals: dict[str, float] = {}
             for device in devices:
                 stats = fleet.statistics(device, EXTRA_STATISTICS)
-                for key in ("RowsStoredNumber", "PendingEventNumber", "LostEventNumber", "AttributeNokNumber",
-                            "DbErrorNumber", "SpooledEventNumber", "AttributeFailureFreq"):
+                for key in SUMMED_OVER_SUBSCRIBERS:
                     if stats.get(key) is not None:
                         totals[key] = totals.get(key, 0.0) + float(stats[key])
                 for key in WORST_OF_SUBSCRIBERS:
@@ -241,12 +239,13 @@ class Trial:
         previous = None
         while time.monotonic() < deadline:
             stats = [fleet.statistics(d, EXTRA_STATISTICS) for d in devices]
-            pending = sum(float(st.get("PendingEventNumber") or st.get("AttributePendingNumber") or 0) for st in stats)
-            stored = sum(float(st.get("RowsStoredNumber") or 0) for st in stats)
+            # Pending from HDB++'s attribute (ours: the events waiting now); stored from ours where present.
+            pending = sum(float(x.get(st.ATTRIBUTE_PENDING_NUMBER) or 0) for x in stats)
+            stored = sum(float(x.get(st.ROWS_STORED_NUMBER) or 0) for x in stats)
             if pending == 0 and stored == previous:
                 return True
             previous = stored
-            self.progress("draining", 1.0, {"sub.PendingEventNumber": pending})
+            self.progress("draining", 1.0, {f"sub.{st.PENDING_EVENT_NUMBER}": pending})
             time.sleep(1.0)
         return False
 
@@ -268,15 +267,15 @@ def _saturated_until(series: TimeSeries, end_s: float) -> bool:
     """Elettra's criterion over the HDB++ max-pending figure (AttributeMaxPendingNumber, the queue's
     high-water mark, which a real hdbpp-es publishes too) sampled since the trial began (a queue that
     keeps growing across steps is saturation too), up to end_s."""
-    times, pending = series.column("sub.AttributeMaxPendingNumber")
+    times, pending = series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")
     return measure.elettra_saturated([p for t, p in zip(times, pending) if t <= end_s])
 
 
 def _errors_between(series: TimeSeries, start_s: float, end_s: float) -> bool:
     """Lost events, attributes in error (NOK), or error events such as Tango's "missed events"
     (AttributeFailureFreq counts them over the statistics window = the whole trial) during the step."""
-    for column in ("sub.LostEventNumber", "sub.AttributeNokNumber", "sub.AttributeFailureFreq"):
-        times, values = series.column(column)
+    for name in (st.LOST_EVENT_NUMBER, st.ATTRIBUTE_NOK_NUMBER, st.ATTRIBUTE_FAILURE_FREQ):
+        times, values = series.column(f"sub.{name}")
         before = [v for t, v in zip(times, values) if t < start_s]
         inside = [v for t, v in zip(times, values) if start_s <= t <= end_s]
         if inside and max(inside) > (before[-1] if before else 0):
@@ -299,19 +298,19 @@ def _step_failed(series: TimeSeries, start_s: float, now_s: float) -> bool:
 
 def summarise(series: TimeSeries, s: TrialSettings, final: dict[str, dict[str, Any]], accounting: dict[str, Any],
               drained: bool, phases: list[dict[str, float]]) -> dict[str, Any]:
-    times, stored = series.column("sub.RowsStoredNumber")
+    times, stored = series.column(f"sub.{st.ROWS_STORED_NUMBER}")
     rates = measure.rates_per_second(times, stored)
     end_s = phases[0]["end_s"] if phases else None
     steady = measure.steady(rates, s.warmup_s, end_s if not s.rate_steps else None)
-    _, pending = series.column("sub.PendingEventNumber")
-    _, pending_age = series.column("sub.PendingEventAge")
+    _, pending = series.column(f"sub.{st.PENDING_EVENT_NUMBER}")
+    _, pending_age = series.column(f"sub.{st.PENDING_EVENT_AGE}")
     figures: dict[str, Any] = {
         "backend": s.backend, "label": s.label, "offered_rate": s.rate, "subscribers": s.subscribers,
         "lib_overrides": dict(s.lib_overrides), "duration_s": s.duration_s, "warmup_s": s.warmup_s,
         "stored_rate": measure.distribution(steady).to_dict(),
         "pending_events": {"max": max(pending, default=math.nan), "p99": measure.percentile(pending, 99)},
         "pending_age_s": {"max": max(pending_age, default=math.nan), "p99": measure.percentile(pending_age, 99)},
-        **{key: _age_figures(series, end_s, final, prefix) for key, prefix in AGE_FIGURES.items()},
+        **{key: _age_figures(series, end_s, final, names) for key, names in AGE_FIGURES.items()},
         "cpu": _cpu_figures(series, s.warmup_s, end_s),
         "subscriber_cpu_by_thread": _cpu_figures(series, s.warmup_s, end_s, prefix="threads_subscribers.",
                                                  suffix="_cpu_s"),
@@ -328,12 +327,12 @@ def summarise(series: TimeSeries, s: TrialSettings, final: dict[str, dict[str, A
 
 
 def _age_figures(series: TimeSeries, end_s: float | None, final: dict[str, dict[str, Any]],
-                 prefix: str) -> dict[str, Any]:
-    """The subscribers' windowed figures `prefix`P50/P99/Max (window = StatisticsTimeWindow = the steady
-    part) as sampled at the end of the steady part, worst subscriber; after the load has stopped the
-    window would empty."""
+                 names: tuple[str, str, str]) -> dict[str, Any]:
+    """The subscribers' windowed figures `names` (p50, p99, max; window = StatisticsTimeWindow = the
+    steady part) as sampled at the end of the steady part, worst subscriber; after the load has stopped
+    the window would empty."""
     out: dict[str, Any] = {"window": "steady part, read at its end"}
-    for key, name in (("p50", f"{prefix}P50"), ("p99", f"{prefix}P99"), ("max", f"{prefix}Max")):
+    for key, name in zip(("p50", "p99", "max"), names):
         times, values = series.column(f"sub.{name}")
         at_end = [v for t, v in zip(times, values) if end_s is None or t <= end_s]
         if at_end:
@@ -348,7 +347,7 @@ def _cpu_figures(series: TimeSeries, warmup_s: float, end_s: float | None, prefi
                  suffix: str = ".cpu_s") -> dict[str, Any]:
     """Cores used and CPU µs per stored event over the steady part, per column `prefix`<group>`suffix`
     (process groups by default)."""
-    times, stored = series.column("sub.RowsStoredNumber")
+    times, stored = series.column(f"sub.{st.ROWS_STORED_NUMBER}")
     window = [i for i, t in enumerate(times) if t >= warmup_s and (end_s is None or t <= end_s)]
     out: dict[str, Any] = {}
     if len(window) < 2:
@@ -370,7 +369,7 @@ def _cpu_figures(series: TimeSeries, warmup_s: float, end_s: float | None, prefi
 
 
 def _saturation_figures(series: TimeSeries, phases: list[dict[str, float]]) -> dict[str, Any]:
-    times, stored = series.column("sub.RowsStoredNumber")
+    times, stored = series.column(f"sub.{st.ROWS_STORED_NUMBER}")
     rates = measure.rates_per_second(times, stored)
     steps, sources = [], []
     for phase in phases:

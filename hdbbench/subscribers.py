@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """Registering, starting, driving and reading HDB++ event subscribers — through Tango only.
 
-Everything here talks to a subscriber the way HDB++ tools do: device properties (LibConfiguration,
-AttributeList) set in the Tango database, the commands of class HdbEventSubscriber (AttributeAdd,
-Start, Stop, ...) and its attributes. So a real hdbpp-es is driven by the same code: give its binary
-(``binary=``); the server name is the binary's file name, as Tango makes it.
+Everything here talks to a subscriber the way HDB++ tools do: device properties (LibConfiguration)
+set in the Tango database, the commands of class HdbEventSubscriber and its attributes. Attributes
+are assigned as the configuration manager hdbpp-cm assigns them: each subscriber starts with an
+empty AttributeList and gets its attributes by AttributeAdd, one call per attribute, name only (the
+subscriber creates their att_conf rows and appends them to its AttributeList itself). So a real
+hdbpp-es is driven by the same code: give its binary (``binary=``); the server name is the binary's
+file name, as Tango makes it.
 
 Subscriber n is the device ``archiving/hdbbench-es/<n>`` of server ``<binary name>/<n>``; its
 process record lives in ``<state_dir>/subscribers/<n>/``.
@@ -14,16 +17,19 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hdbbench import subscriber_statistics as stats
 from hdbbench.errors import ConfigError, ServerError
 from hdbbench.servers import process
 from hdbbench.servers.endpoints import MariaDBEndpoint, PostgresEndpoint
 from hdbbench.servers.ports import pick_free_port
 from hdbbench.servers.process import ProcessRecord
+
+Progress = Callable[[str, float, dict[str, float]], None]  # (phase, fraction done, latest figures)
 
 REPO = Path(__file__).resolve().parent.parent
 # HDBBENCH_SUBSCRIBER_BINARY points at another build (e.g. build-asan/subscriber/hdbbench-es).
@@ -32,13 +38,11 @@ CLASS_NAME = "HdbEventSubscriber"
 DEVICE_PREFIX = "archiving/hdbbench-es"
 EVENT_BUFFER_HWM = 100_000  # events ZeroMQ may buffer per subscriber before it drops
 
-# The HDB++ attributes every HdbEventSubscriber has (reference §1), read for statistics.
-HDBPP_STATISTICS = (
-    "AttributeNumber", "AttributeOkNumber", "AttributeNokNumber", "AttributePendingNumber",
-    "AttributeMaxPendingNumber", "AttributeStartedNumber", "AttributeStoppedNumber", "AttributePausedNumber",
-    "AttributeMaxStoreTime", "AttributeMinStoreTime", "AttributeMaxProcessingTime", "AttributeMinProcessingTime",
-    "AttributeRecordFreq", "AttributeFailureFreq", "StatisticsResetTime",
-)
+# The HDB++ scalar statistics every HdbEventSubscriber has (reference §1), read for statistics.
+HDBPP_STATISTICS = tuple(name for name in stats.HDBPP if name in stats.SCALARS)
+STARTED_TIMEOUT_S = 90.0
+# The device property of the configured attributes has the name of the attribute that lists them.
+ATTRIBUTE_LIST_PROPERTY = stats.ATTRIBUTE_LIST
 
 
 def lib_configuration(backend: str, database: str, *, postgres: PostgresEndpoint | None = None,
@@ -62,6 +66,9 @@ def lib_configuration(backend: str, database: str, *, postgres: PostgresEndpoint
 
 @dataclass(frozen=True)
 class SubscriberSpec:
+    """One subscriber: `attributes` are assigned by AttributeAdd once it runs (never written into
+    its AttributeList property); `properties` are device properties set before it starts."""
+
     instance: int
     lib_configuration: tuple[str, ...]
     attributes: tuple[str, ...] = ()
@@ -70,6 +77,11 @@ class SubscriberSpec:
     @property
     def device(self) -> str:
         return f"{DEVICE_PREFIX}/{self.instance}"
+
+
+def spread(attributes: Sequence[str], count: int) -> list[tuple[str, ...]]:
+    """The attributes dealt round-robin over `count` subscribers."""
+    return [tuple(attributes[n::count]) for n in range(count)]
 
 
 class SubscriberFleet:
@@ -83,6 +95,7 @@ class SubscriberFleet:
         self.attached = attached
         host, _, port = tango_host.rpartition(":")
         self._db_address = (host, int(port))
+        self._attribute_names: dict[str, frozenset[str]] = {}  # per device: what it publishes
 
     @property
     def server_name(self) -> str:
@@ -100,25 +113,59 @@ class SubscriberFleet:
         info = tango.DbDevInfo()
         info.name, info._class, info.server = spec.device, CLASS_NAME, f"{self.server_name}/{spec.instance}"
         db.add_server(info.server, info, with_dserver=True)
+        # An empty AttributeList: attributes come by AttributeAdd (see the module docstring).
         props: dict[str, Sequence[str]] = {"LibConfiguration": list(spec.lib_configuration),
-                                           "AttributeList": list(spec.attributes)}
+                                           ATTRIBUTE_LIST_PROPERTY: []}
         props.update(spec.properties)
         db.put_device_property(spec.device, {k: list(v) for k, v in props.items()})
 
-    def up(self, specs: Iterable[SubscriberSpec], ready_timeout_s: float = 60.0) -> list[str]:
-        """Register and start each subscriber; return when every device answers."""
+    def up(self, specs: Iterable[SubscriberSpec], ready_timeout_s: float = 60.0,
+           started_timeout_s: float = STARTED_TIMEOUT_S, progress: Progress | None = None) -> list[str]:
+        """Register and start each subscriber, assign its attributes by AttributeAdd; return when every
+        device answers and says (AttributeStartedNumber) that its attributes run."""
         if not self.binary.exists():
             raise ServerError(f"subscriber binary not found: {self.binary} (run ./run.sh setup)")
-        devices = []
+        specs = list(specs)
         for spec in specs:
             self.register(spec)
             self._start(spec)
-            devices.append(spec.device)
-        for device in devices:
-            self._wait_ready(device, ready_timeout_s)
-        return devices
+        for spec in specs:
+            self._wait_ready(spec.device, ready_timeout_s)
+        for spec in specs:
+            for attribute in spec.attributes:
+                self.add_attribute(spec.device, attribute)
+        self.wait_started({spec.device: len(spec.attributes) for spec in specs}, started_timeout_s, progress)
+        return [spec.device for spec in specs]
+
+    def wait_started(self, expected: Mapping[str, int], timeout_s: float = STARTED_TIMEOUT_S,
+                     progress: Progress | None = None) -> None:
+        """Wait until each device's AttributeStartedNumber reaches its expected count."""
+        deadline = time.monotonic() + timeout_s
+        wanted = sum(expected.values())
+        while True:
+            seen = {device: int(self.statistics(device).get(stats.ATTRIBUTE_STARTED_NUMBER) or 0)
+                    for device in expected}
+            if all(seen[device] >= n for device, n in expected.items()):
+                return
+            if time.monotonic() > deadline:
+                short = {d: f"{seen[d]} of {n}" for d, n in expected.items() if seen[d] < n}
+                states = {d: self._state_line(d) for d in short}
+                raise ServerError(f"subscribers did not start their attributes within {timeout_s:.0f} s: "
+                                  f"AttributeStartedNumber {short}; state {states}")
+            if progress is not None:
+                started = sum(seen.values())
+                progress("subscribing", started / max(1, wanted), {"started": float(started)})
+            time.sleep(0.5)
+
+    def _state_line(self, device: str) -> str:
+        try:
+            proxy = self.proxy(device)
+            return f"{proxy.state()}: {proxy.status().strip().splitlines()[0]}"
+        except Exception as exc:  # noqa: BLE001 - only describes a failure already being reported
+            return f"unreadable ({exc})"
 
     def _start(self, spec: SubscriberSpec) -> None:
+        self._attribute_names.pop(spec.device, None)  # a new process may publish other attributes
         home = self.dir / str(spec.instance)
         home.mkdir(parents=True, exist_ok=True)
         record_path = home / "process.json"
@@ -170,14 +217,22 @@ class SubscriberFleet:
         self.proxy(device).command_inout("AttributeAdd", [attribute])
 
     def statistics(self, device: str, extra: Sequence[str] = ()) -> dict[str, Any]:
-        """The HDB++ statistics attributes (and any extra ones), read in one call."""
+        """The HDB++ statistics attributes (and any extra ones), read in one call. An attribute the
+        subscriber does not have (a real hdbpp-es or a strict one lacks ours) reads as None."""
         proxy = self.proxy(device)
         names = [*HDBPP_STATISTICS, *extra]
-        values: dict[str, Any] = {}
-        for reply in proxy.read_attributes(names):
+        available = self._attributes_of(device, proxy)
+        values: dict[str, Any] = {name: None for name in names}
+        present = [name for name in names if name.lower() in available]
+        for reply in proxy.read_attributes(present) if present else ():
             values[reply.name] = None if reply.has_failed else reply.value
         values["State"] = str(proxy.state())
         return values
+
+    def _attributes_of(self, device: str, proxy: Any) -> frozenset[str]:
+        if device not in self._attribute_names:
+            self._attribute_names[device] = frozenset(name.lower() for name in proxy.get_attribute_list())
+        return self._attribute_names[device]
 
     def pids(self) -> list[int]:
         found = []

@@ -60,3 +60,21 @@ def row_counts(conn: Any, backend: str) -> dict[str, int]:
                                                "USING (att_conf_id) GROUP BY c.att_name"):
             out[name] = n
     return out
+
+
+class _Seen:
+    """A falsy observation: `eventually` keeps waiting and, if time runs out, reports it."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def seen(condition: Any, observation: Any) -> Any:
+    """For `eventually`: True when the condition holds, else the observation to report (falsy)."""
+    return True if condition else _Seen(observation)

@@ -26,7 +26,7 @@ import pytest
 from hdbbench import emitter as em
 from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configuration
 from tests.conftest import REPO, test_stack_config
-from tests.harness import eventually, row_counts, sql_rows
+from tests.harness import eventually, row_counts, seen, sql_rows
 from tests.test_subscriber import BINARY
 
 pytestmark = [
@@ -80,7 +80,7 @@ def private_postgres() -> Iterator[tuple[Any, Any]]:
 
 def _subscribed(es: Any, n: int) -> Any:
     ev = [int(x) for x in es.AttributeEventNumberList]
-    return (len(ev) == n and min(ev) >= 1) or (es.status(), ev)
+    return seen(len(ev) == n and min(ev) >= 1, (es.status(), ev))
 
 
 def _port_bindable(port: int) -> bool:
@@ -121,27 +121,27 @@ def test_outage_30s_spools_and_loses_nothing(stack_endpoints: Any, private_postg
         conn = pg.connect("es_outage")
         conn.autocommit = True
         eventually(lambda: _subscribed(es, len(names)), 60, "subscribed")
-        eventually(lambda: len(row_counts(conn, "timescaledb")) == len(names) or row_counts(conn, "timescaledb"),
+        eventually(lambda: (lambda got: seen(len(got) == len(names), got))(row_counts(conn, "timescaledb")),
                    30, "initial rows")
         time.sleep(2.0)  # let the ZeroMQ subscription filters settle (slow joiner) before the first push
         sim = tango.DeviceProxy(f"tango://{tango_host}/{device}")
         sim.Start()
-        eventually(lambda: sum(row_counts(conn, "timescaledb").values()) > 100 or row_counts(conn, "timescaledb"),
+        eventually(lambda: (lambda got: seen(sum(got.values()) > 100, got))(row_counts(conn, "timescaledb")),
                    30, "rows flowing before the outage")
         conn.close()
 
         stack._servers["postgres"].down()
         proc = psutil.Process(fleet.pids()[0])
-        seen = {"spooled": 0, "memory": 0, "rss_mb": 0.0, "disconnected": False, "alarm": False}
+        during = {"spooled": 0, "memory": 0, "rss_mb": 0.0, "disconnected": False, "alarm": False}
         deadline = time.monotonic() + 30.0  # the outage length (a scenario parameter, not an assertion)
         while time.monotonic() < deadline:
             r = {x.name: x.value for x in es.read_attributes(
                 ["SpooledEventNumber", "PendingEventNumber", "DbConnected"])}
-            seen["spooled"] = max(seen["spooled"], int(r["SpooledEventNumber"]))
-            seen["memory"] = max(seen["memory"], int(r["PendingEventNumber"]) - int(r["SpooledEventNumber"]))
-            seen["disconnected"] |= not r["DbConnected"]
-            seen["alarm"] |= str(es.state()) == "ALARM"
-            seen["rss_mb"] = max(seen["rss_mb"], proc.memory_info().rss / 2**20)
+            during["spooled"] = max(during["spooled"], int(r["SpooledEventNumber"]))
+            during["memory"] = max(during["memory"], int(r["PendingEventNumber"]) - int(r["SpooledEventNumber"]))
+            during["disconnected"] |= not r["DbConnected"]
+            during["alarm"] |= str(es.state()) == "ALARM"
+            during["rss_mb"] = max(during["rss_mb"], proc.memory_info().rss / 2**20)
             time.sleep(0.5)
         # The restart must reuse the port the subscriber knows; hdbbench.servers' free-port check
         # (bind without SO_REUSEADDR) calls it busy while the old connections are in TIME_WAIT.
@@ -151,17 +151,17 @@ def test_outage_30s_spools_and_loses_nothing(stack_endpoints: Any, private_postg
         sim.Stop()
         emitted = dict(zip((f"tango://{tango_host}/{device}/{a}".lower() for a in sim.GeneratedAttributes),
                            (int(x) for x in sim.EventsEmittedList)))
-        assert seen["disconnected"] and seen["alarm"], seen
-        assert seen["spooled"] > 1000, f"the spool did not fill: {seen}"
-        assert seen["memory"] <= 500 + 200, f"memory queue above capacity (+ one batch): {seen}"
+        assert during["disconnected"] and during["alarm"], during
+        assert during["spooled"] > 1000, f"the spool did not fill: {during}"
+        assert during["memory"] <= 500 + 200, f"memory queue above capacity (+ one batch): {during}"
 
         conn = pg.connect("es_outage")
         conn.autocommit = True
         want = {n: emitted[n] + 1 for n in names}
-        eventually(lambda: row_counts(conn, "timescaledb") == want or (row_counts(conn, "timescaledb"), want),
+        eventually(lambda: (lambda got: seen(got == want, (got, want)))(row_counts(conn, "timescaledb")),
                    90, "after recovery: rows = 1 initial + emitted per attribute")
-        eventually(lambda: (int(es.SpooledEventNumber) == 0 and int(es.PendingEventNumber) == 0)
-                   or (es.SpooledEventNumber, es.PendingEventNumber), 30, "spool drained")
+        eventually(lambda: seen(int(es.SpooledEventNumber) == 0 and int(es.PendingEventNumber) == 0,
+                                (es.SpooledEventNumber, es.PendingEventNumber)), 30, "spool drained")
         dup = sql_rows(conn, "timescaledb", "SELECT count(*) - count(DISTINCT (att_conf_id, data_time)) "
                                             "FROM att_scalar_devdouble")[0][0]
         assert dup == 0
@@ -173,7 +173,7 @@ def test_outage_30s_spools_and_loses_nothing(stack_endpoints: Any, private_postg
         assert stored == [e.value for e in em.predict_events(plan.seed, device, spec, 0, len(stored))]
         assert es.LostEventNumber == 0 and es.DbConnected and es.ReconnectNumber >= 1
         conn.close()
-        print(f"outage: {seen}, emitted {sum(emitted.values())}")
+        print(f"outage: {during}, emitted {sum(emitted.values())}")
     finally:
         fleet.down()
         devices.down(tmp_path / "dev")
@@ -213,17 +213,17 @@ def test_overload_missed_events_are_error_rows(stack_endpoints: Any, tmp_path: P
         def idle() -> Any:
             before = count()
             time.sleep(1.0)  # no new row for 1 s and nothing pending
-            return (before == count() and int(es.PendingEventNumber) == 0) or (before, es.PendingEventNumber)
+            return seen(before == count() and int(es.PendingEventNumber) == 0, (before, es.PendingEventNumber))
 
         def burst_until_missed() -> Any:
             """One burst of 4 x 5000 events as fast as the device pushes; did Tango report missed events?"""
             target = int(sim.EventsEmittedTotal) + 4 * 5000
             sim.Burst(5000)
-            eventually(lambda: int(sim.EventsEmittedTotal) >= target or sim.EventsEmittedTotal, 60, "burst emitted")
+            eventually(lambda: seen(int(sim.EventsEmittedTotal) >= target, sim.EventsEmittedTotal), 60, "burst emitted")
             eventually(idle, 60, "subscriber idle after the burst")
             errors = sql_rows(conn, "postgresql", "SELECT e.error_desc, count(*) FROM att_scalar_devdouble d "
                                                   "JOIN att_error_desc e USING (att_error_desc_id) GROUP BY 1")
-            return any("missed" in desc.lower() for desc, _ in errors) or errors
+            return seen(any("missed" in desc.lower() for desc, _ in errors), errors)
 
         eventually(burst_until_missed, 240, "API_MissedEvents error rows after bursts", interval_s=0)
         total = int(sim.EventsEmittedTotal)

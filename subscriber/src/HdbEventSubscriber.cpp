@@ -16,6 +16,14 @@ namespace HdbEventSubscriber_ns {
 using namespace hdbbench;
 
 namespace {
+constexpr std::size_t kMaxSpectrum = 10000;  // max_dim_x of the spectrum attributes
+
+template <typename Buffer, typename Values>
+void set_spectrum(Tango::Attribute &att, Buffer &b, const Values &v) {
+    b.assign(v.begin(), v.begin() + static_cast<long>(std::min<std::size_t>(v.size(), kMaxSpectrum)));
+    att.set_value(b.data(), static_cast<long>(b.size()));
+}
+
 [[noreturn]] void throw_tango(const std::string &msg, const char *origin) {
     Tango::Except::throw_exception("HdbEventSubscriber_Error", msg, origin);
 }
@@ -70,8 +78,7 @@ void HdbEventSubscriber::read_properties() {
                       "SERVICE:Stored during maintenance activities"};
     if (!Tango::Util::_UseDb) return;
     const char *names[] = {"SubscribeRetryPeriod", "StatisticsTimeWindow", "CheckPeriodicTimeoutDelay",
-                           "PollingThreadPeriod", "LibConfiguration", "ContextsList", "DefaultStrategy",
-                           "SubscribeChangeAsFallback"};
+                           "LibConfiguration", "ContextsList", "DefaultStrategy", "SubscribeChangeAsFallback"};
     Tango::DbData cls;
     for (const char *n : names) cls.push_back(Tango::DbDatum(n));
     get_device_class()->get_db_class()->get_property(cls);
@@ -84,7 +91,6 @@ void HdbEventSubscriber::read_properties() {
         get_prop(*data, "SubscribeRetryPeriod", subscribe_retry_period_);
         get_prop(*data, "StatisticsTimeWindow", statistics_time_window_);
         get_prop(*data, "CheckPeriodicTimeoutDelay", check_periodic_timeout_delay_);
-        get_prop(*data, "PollingThreadPeriod", polling_thread_period_);
         get_prop(*data, "LibConfiguration", lib_configuration_);
         get_prop(*data, "ContextsList", contexts_list_);
         get_prop(*data, "DefaultStrategy", default_strategy_);
@@ -92,6 +98,65 @@ void HdbEventSubscriber::read_properties() {
     }
     get_prop(dev, "AttributeList", attribute_list_);
     get_prop(dev, "AttributeListFile", attribute_list_file_);
+}
+
+ArchiverOptions HdbEventSubscriber::archiver_options() const {
+    ArchiverOptions opts;
+    opts.subscribe_retry_period = std::chrono::seconds(std::max<Tango::DevLong>(1, subscribe_retry_period_));
+    opts.statistics_window = std::chrono::seconds(std::max<Tango::DevLong>(1, statistics_time_window_));
+    opts.periodic_timeout_delay = std::chrono::seconds(std::max<Tango::DevLong>(0, check_periodic_timeout_delay_));
+    opts.contexts.clear();
+    for (const auto &c : contexts_list_) {
+        const std::string label = to_upper(trim(c.substr(0, c.find(':'))));
+        if (!label.empty()) opts.contexts.push_back(label);
+    }
+    if (std::find(opts.contexts.begin(), opts.contexts.end(), "ALWAYS") == opts.contexts.end())
+        opts.contexts.insert(opts.contexts.begin(), "ALWAYS");
+    opts.default_strategy.clear();
+    for (const auto &c : split(default_strategy_, '|'))
+        if (!trim(c).empty()) opts.default_strategy.push_back(to_upper(trim(c)));
+    if (opts.default_strategy.empty()) opts.default_strategy = {"ALWAYS"};
+    return opts;
+}
+
+std::string HdbEventSubscriber::default_cs() const {
+    if (!Tango::Util::_UseDb) return {};
+    Tango::Database *db = Tango::Util::instance()->get_database();
+    return to_lower(db->get_db_host() + ":" + db->get_db_port());
+}
+
+void HdbEventSubscriber::show_our_statistics(bool show) {
+    if (show && our_attributes_.empty()) {
+        for (Tango::Attr *a : statistic_attributes(true)) {
+            our_attributes_.push_back(a->get_name());
+            add_attribute(a);
+        }
+    } else if (!show) {
+        for (std::string name : our_attributes_) remove_attribute(name, true, false);
+        our_attributes_.clear();
+    }
+}
+
+void HdbEventSubscriber::add_attribute_list() {
+    std::vector<std::string> lines = attribute_list_;
+    if (!attribute_list_file_.empty()) {
+        std::ifstream f(attribute_list_file_);
+        if (!f) log("error", "cannot read AttributeListFile " + attribute_list_file_);
+        for (std::string l; std::getline(f, l);)
+            if (!trim(l).empty() && trim(l)[0] != '#') lines.push_back(l);
+    }
+    const std::string cs = default_cs();
+    for (const auto &l : lines) {
+        try {
+            AttributeSpec s = parse_attribute_line(l);
+            s.name = normalise_attribute_name(s.name, cs);
+            // Listed attributes are configured already: their att_conf row is not created here.
+            registry().add(s, AttributeTypes{}, false);
+        } catch (const std::exception &e) {
+            log("error", "AttributeList line '" + l + "' ignored: " + e.what());
+            ignored_lines_.push_back("'" + l + "' (" + e.what() + ")");
+        }
+    }
 }
 
 void HdbEventSubscriber::init_device() {
@@ -106,24 +171,6 @@ void HdbEventSubscriber::init_device() {
     } catch (const Tango::DevFailed &e) {
         fault_ = "Cannot read properties: " + std::string(e.errors[0].desc.in());
     }
-    ArchiverOptions opts;
-    opts.subscribe_retry_period = std::chrono::seconds(std::max<Tango::DevLong>(1, subscribe_retry_period_));
-    opts.statistics_window = std::chrono::seconds(std::max<Tango::DevLong>(1, statistics_time_window_));
-    opts.periodic_timeout_delay = std::chrono::seconds(std::max<Tango::DevLong>(0, check_periodic_timeout_delay_));
-    opts.polling_period = std::chrono::seconds(std::max<Tango::DevLong>(1, polling_thread_period_));
-    opts.subscribe_change_as_fallback = subscribe_change_as_fallback_;
-    opts.contexts.clear();
-    for (const auto &c : contexts_list_) {
-        const std::string label = to_upper(trim(c.substr(0, c.find(':'))));
-        if (!label.empty()) opts.contexts.push_back(label);
-    }
-    if (std::find(opts.contexts.begin(), opts.contexts.end(), "ALWAYS") == opts.contexts.end())
-        opts.contexts.insert(opts.contexts.begin(), "ALWAYS");
-    opts.default_strategy.clear();
-    for (const auto &c : split(default_strategy_, '|'))
-        if (!trim(c).empty()) opts.default_strategy.push_back(to_upper(trim(c)));
-    if (opts.default_strategy.empty()) opts.default_strategy = {"ALWAYS"};
-
     LibConfig lib;
     std::unique_ptr<Writer> writer;
     std::unique_ptr<Spool> spool;
@@ -137,8 +184,10 @@ void HdbEventSubscriber::init_device() {
         writer = std::make_unique<NullWriter>();
         spool.reset();
     }
+    strict_ = lib.hdbpp_strict;
+    show_our_statistics(!strict_);
     auto queue = std::make_unique<EventQueue>(lib.queue_capacity, std::move(spool));
-    archiver_ = std::make_unique<Archiver>(opts, lib, std::move(writer), std::move(queue),
+    archiver_ = std::make_unique<Archiver>(archiver_options(), lib, std::move(writer), std::move(queue),
                                            [this](const std::string &l, const std::string &m) { log(l, m); });
     if (!fault_.empty()) {
         log("error", fault_);
@@ -150,32 +199,12 @@ void HdbEventSubscriber::init_device() {
     }
     subscriptions_ = std::make_unique<TangoSubscriptions>(*archiver_, subscribe_change_as_fallback_);
     archiver_->set_backend(subscriptions_.get());
-
-    std::vector<std::string> lines = attribute_list_;
-    if (!attribute_list_file_.empty()) {
-        std::ifstream f(attribute_list_file_);
-        if (!f) log("error", "cannot read AttributeListFile " + attribute_list_file_);
-        for (std::string l; std::getline(f, l);)
-            if (!trim(l).empty() && trim(l)[0] != '#') lines.push_back(l);
-    }
-    const std::string default_cs = Tango::Util::_UseDb ? to_lower(Tango::Util::instance()->get_database()->get_db_host() +
-                                                                  std::string(":") +
-                                                                  Tango::Util::instance()->get_database()->get_db_port())
-                                                       : std::string();
-    for (const auto &l : lines) {
-        try {
-            AttributeSpec s = parse_attribute_line(l);
-            s.name = normalise_attribute_name(s.name, default_cs);
-            archiver_->add_attribute(s);
-        } catch (const std::exception &e) {
-            log("error", "AttributeList line '" + l + "' ignored: " + e.what());
-            ignored_lines_.push_back("'" + l + "' (" + e.what() + ")");
-        }
-    }
+    add_attribute_list();
     archiver_->start_threads();
     archiver_->refresh_snapshot();
     snap_ = archiver_->snapshot();
-    log("info", "started with " + std::to_string(snap_->all.size()) + " attributes, backend " + backend_name(lib.backend));
+    log("info", "started with " + std::to_string(snap_->all.size()) + " attributes, backend " +
+                    backend_name(lib.backend) + (strict_ ? " (strict)" : ""));
 }
 
 void HdbEventSubscriber::delete_device() {
@@ -208,6 +237,11 @@ void HdbEventSubscriber::always_executed_hook() {
     } else if (!s.nok.empty()) {
         state = Tango::ALARM;
         status = std::to_string(s.nok.size()) + " attribute(s) in error (see AttributeNokList/AttributeErrorList).";
+        for (std::size_t i = 0; i < s.errors.size() && i < s.all.size(); ++i) {
+            if (s.errors[i].empty()) continue;
+            status += " First: " + s.all[i] + ": " + s.errors[i];
+            break;
+        }
     } else if (!s.all.empty() && s.stopped.size() == s.all.size()) {
         state = Tango::OFF;
         status = "All attributes stopped.";
@@ -231,120 +265,72 @@ void HdbEventSubscriber::read_attr_hardware(std::vector<long> &) {
     if (archiver_) snap_ = archiver_->snapshot();
 }
 
+void HdbEventSubscriber::set_value_LONG(Tango::Attribute &att, std::uint64_t v) {
+    auto &b = long_buf_[att.get_name()];
+    b.assign(1, static_cast<Tango::DevLong>(std::min<std::uint64_t>(v, INT32_MAX)));
+    att.set_value(b.data());
+}
+
+void HdbEventSubscriber::set_value_LONG64(Tango::Attribute &att, std::uint64_t v) {
+    auto &b = long64_buf_[att.get_name()];
+    b.assign(1, static_cast<Tango::DevLong64>(v));
+    att.set_value(b.data());
+}
+
+void HdbEventSubscriber::set_value_DOUBLE(Tango::Attribute &att, double v) {
+    auto &b = double_buf_[att.get_name()];
+    b.assign(1, v);
+    att.set_value(b.data());
+}
+
+void HdbEventSubscriber::set_value_BOOLEAN(Tango::Attribute &att, bool v) {
+    Tango::DevBoolean &b = bool_buf_[att.get_name()];
+    b = v;
+    att.set_value(&b);
+}
+
+void HdbEventSubscriber::set_value_STRINGS(Tango::Attribute &att, const std::vector<std::string> &v) {
+    auto &b = string_buf_[att.get_name()];
+    b.assign(v.begin(), v.begin() + static_cast<long>(std::min<std::size_t>(v.size(), kMaxSpectrum)));
+    auto &p = string_ptr_buf_[att.get_name()];
+    p.clear();
+    for (auto &x : b) p.push_back(const_cast<char *>(x.c_str()));
+    att.set_value(p.data(), static_cast<long>(p.size()));
+}
+
+void HdbEventSubscriber::set_value_DOUBLES(Tango::Attribute &att, const std::vector<double> &v) {
+    set_spectrum(att, double_buf_[att.get_name()], v);
+}
+
+void HdbEventSubscriber::set_value_LONGS(Tango::Attribute &att, const std::vector<std::int32_t> &v) {
+    set_spectrum(att, long_buf_[att.get_name()], v);
+}
+
+void HdbEventSubscriber::set_value_ULONGS(Tango::Attribute &att, const std::vector<std::uint32_t> &v) {
+    set_spectrum(att, ulong_buf_[att.get_name()], v);
+}
+
 void HdbEventSubscriber::read_attribute(Tango::Attribute &att) {
     if (!snap_) throw_tango("no statistics yet", "HdbEventSubscriber::read_attribute");
     const ArchiverSnapshot &s = *snap_;
     const std::string n = att.get_name();
-    auto set_long = [&](std::int64_t v) {
-        auto &b = long_buf_[n];
-        b.assign(1, static_cast<Tango::DevLong>(std::min<std::int64_t>(v, INT32_MAX)));
-        att.set_value(b.data());
-    };
-    auto set_long64 = [&](std::uint64_t v) {
-        auto &b = long64_buf_[n];
-        b.assign(1, static_cast<Tango::DevLong64>(v));
-        att.set_value(b.data());
-    };
-    auto set_double = [&](double v) {
-        auto &b = double_buf_[n];
-        b.assign(1, v);
-        att.set_value(b.data());
-    };
-    auto set_strings = [&](const std::vector<std::string> &v) {
-        auto &b = string_buf_[n];
-        b = v;
-        if (b.size() > 10000) b.resize(10000);
-        auto &p = string_ptr_buf_[n];
-        p.clear();
-        for (auto &x : b) p.push_back(const_cast<char *>(x.c_str()));
-        att.set_value(p.data(), static_cast<long>(p.size()));
-    };
-    auto set_doubles = [&](const std::vector<double> &v) {
-        auto &b = double_buf_[n];
-        b.assign(v.begin(), v.begin() + static_cast<long>(std::min<std::size_t>(v.size(), 10000)));
-        att.set_value(b.data(), static_cast<long>(b.size()));
-    };
-    if (n == "AttributeNumber") set_long(static_cast<std::int64_t>(s.all.size()));
-    else if (n == "AttributeOkNumber") set_long(static_cast<std::int64_t>(s.ok.size()));
-    else if (n == "AttributeNokNumber") set_long(static_cast<std::int64_t>(s.nok.size()));
-    else if (n == "AttributePendingNumber") set_long(static_cast<std::int64_t>(s.pending_events));
-    else if (n == "AttributeMaxPendingNumber") set_long(static_cast<std::int64_t>(s.max_pending_events));
-    else if (n == "AttributeStartedNumber") set_long(static_cast<std::int64_t>(s.started.size()));
-    else if (n == "AttributeStoppedNumber") set_long(static_cast<std::int64_t>(s.stopped.size()));
-    else if (n == "AttributePausedNumber") set_long(static_cast<std::int64_t>(s.paused.size()));
-    else if (n == "AttributeMaxStoreTime") set_double(s.max_store_time_s);
-    else if (n == "AttributeMinStoreTime") set_double(s.min_store_time_s);
-    else if (n == "AttributeMaxProcessingTime") set_double(s.max_processing_time_s);
-    else if (n == "AttributeMinProcessingTime") set_double(s.min_processing_time_s);
-    else if (n == "AttributeRecordFreq") set_double(s.record_freq);
-    else if (n == "AttributeFailureFreq") set_double(s.failure_freq);
-    else if (n == "AttributeRecordFreqInst") set_double(s.record_freq_inst);
-    else if (n == "AttributeFailureFreqInst") set_double(s.failure_freq_inst);
-    else if (n == "StatisticsResetTime") set_double(s.seconds_since_reset);
-    else if (n == "Context") {
-        set_strings({archiver().context()});
-    } else if (n == "AttributeList") set_strings(s.all);
-    else if (n == "AttributeOkList") set_strings(s.ok);
-    else if (n == "AttributeNokList") set_strings(s.nok);
-    else if (n == "AttributePendingList") set_strings(s.pending);
-    else if (n == "AttributeStartedList") set_strings(s.started);
-    else if (n == "AttributeStoppedList") set_strings(s.stopped);
-    else if (n == "AttributePausedList") set_strings(s.paused);
-    else if (n == "AttributeErrorList") set_strings(s.errors);
-    else if (n == "AttributeStrategyList") set_strings(s.strategies);
-    else if (n == "ContextsList") set_strings(archiver().options().contexts);
-    else if (n == "AttributeRecordFreqList") set_doubles(s.record_freq_list);
-    else if (n == "AttributeFailureFreqList") set_doubles(s.failure_freq_list);
-    else if (n == "AttributeRecordFreqInstList") set_doubles(s.record_freq_inst_list);
-    else if (n == "AttributeFailureFreqInstList") set_doubles(s.failure_freq_inst_list);
-    else if (n == "AttributeEventNumberList") {
-        auto &b = long_buf_[n];
-        b.assign(s.event_number_list.begin(), s.event_number_list.end());
-        att.set_value(b.data(), static_cast<long>(b.size()));
-    } else if (n == "AttributeTTLList") {
-        auto &b = ulong_buf_[n];
-        b.assign(s.ttl_list.begin(), s.ttl_list.end());
-        att.set_value(b.data(), static_cast<long>(b.size()));
+    if (n == "Context") {
+        set_value(att, std::vector<std::string>{archiver().registry().context()});
+        return;
     }
-    // ours
-    else if (n == "PendingEventNumber") set_long64(s.pending_events);
-    else if (n == "PendingEventAge") set_double(s.pending_age_s);
-    else if (n == "EventAgeAtCommitP50") set_double(s.event_age.p50_s);
-    else if (n == "EventAgeAtCommitP99") set_double(s.event_age.p99_s);
-    else if (n == "EventAgeAtCommitMax") set_double(s.event_age.max_s);
-    else if (n == "EventAgeAtReceptionP50") set_double(s.reception_age.p50_s);
-    else if (n == "EventAgeAtReceptionP99") set_double(s.reception_age.p99_s);
-    else if (n == "EventAgeAtReceptionMax") set_double(s.reception_age.max_s);
-    else if (n == "TimeInSubscriberP50") set_double(s.time_in_subscriber.p50_s);
-    else if (n == "TimeInSubscriberP99") set_double(s.time_in_subscriber.p99_s);
-    else if (n == "TimeInSubscriberMax") set_double(s.time_in_subscriber.max_s);
-    else if (n == "LastBatchSize") set_long64(s.last_batch_size);
-    else if (n == "LastBatchCommitTime") set_double(s.last_batch_commit_s);
-    else if (n == "MeanBatchSize") set_double(s.mean_batch_size);
-    else if (n == "MeanBatchCommitTime") set_double(s.mean_batch_commit_s);
-    else if (n == "RowsStoredPerSecInst") set_double(s.rows_per_s_inst);
-    else if (n == "RowsStoredPerSecWindow") set_double(s.rows_per_s_window);
-    else if (n == "RowsStoredNumber") set_long64(s.rows_stored);
-    else if (n == "DuplicateRowNumber") set_long64(s.duplicates);
-    else if (n == "SpooledEventNumber") set_long64(s.spooled_events);
-    else if (n == "SpooledEventTotal") set_long64(s.spooled_total);
-    else if (n == "SpoolSize") set_double(static_cast<double>(s.spool_bytes) / (1024.0 * 1024.0));
-    else if (n == "LostEventNumber") set_long64(s.lost_events);
-    else if (n == "ReconnectNumber") set_long64(s.reconnects);
-    else if (n == "DbErrorNumber") set_long64(s.db_errors);
-    else if (n == "DbConnected") {
-        bool_buf_[n] = s.db_connected;
-        att.set_value(&bool_buf_[n]);
-    } else {
-        throw_tango("unknown attribute " + n, "HdbEventSubscriber::read_attribute");
-    }
+    const std::vector<std::string> &contexts = archiver().registry().contexts();
+#define HDB_STATISTIC(name, origin, kind, unit, description, value) \
+    if (n == #name) return set_value_##kind(att, value);
+#include "statistics.def"
+#undef HDB_STATISTIC
+    throw_tango("unknown attribute " + n, "HdbEventSubscriber::read_attribute");
 }
 
 void HdbEventSubscriber::write_context(Tango::WAttribute &att) {
     Tango::DevString v = nullptr;
     att.get_write_value(v);
     try {
-        archiver().set_context(v ? v : "");
+        registry().set_context(v ? v : "");
     } catch (const std::exception &e) {
         throw_tango(e.what(), "HdbEventSubscriber::write_Context");
     }
@@ -353,7 +339,7 @@ void HdbEventSubscriber::write_context(Tango::WAttribute &att) {
 void HdbEventSubscriber::save_attribute_list() {
     if (!Tango::Util::_UseDb || !archiver_) return;
     std::vector<std::string> lines;
-    for (const auto &s : archiver_->specs()) lines.push_back(s.to_line());
+    for (const auto &s : archiver_->registry().specs()) lines.push_back(s.to_line());
     Tango::DbData data;
     Tango::DbDatum d("AttributeList");
     d << lines;
@@ -389,58 +375,57 @@ void HdbEventSubscriber::attribute_add(const std::vector<std::string> &args) {
         const int write = args.size() > 4
                               ? parse_enum_arg(trim(args[4]), {"READ", "READ_WITH_WRITE", "WRITE", "READ_WRITE"})
                               : kUnknown;
-        const std::string default_cs = Tango::Util::_UseDb
-                                           ? to_lower(Tango::Util::instance()->get_database()->get_db_host() + ":" +
-                                                      Tango::Util::instance()->get_database()->get_db_port())
-                                           : std::string();
-        s.name = normalise_attribute_name(s.name, default_cs);
-        if (archiver().has_attribute(s.name)) {
-            if (!s.strategy.empty()) archiver().set_strategy(s.name, s.strategy);
-            else archiver().start_attribute(s.name);
+        s.name = normalise_attribute_name(s.name, default_cs());
+        // As HDB++ does, AttributeAdd creates the att_conf row (queued `add` event) and keeps the
+        // name in the AttributeList property.
+        if (registry().has(s.name)) {
+            registry().announce(s.name);
+            if (!s.strategy.empty()) registry().set_strategy(s.name, s.strategy);
+            else registry().set_mode(s.name, AttrMode::Started);
         } else {
-            archiver().add_attribute(s, is_supported_type(type) ? type : kUnknown, format, write);
+            registry().add(s, {is_supported_type(type) ? type : kUnknown, format, write}, true);
         }
         save_attribute_list();
     })
 }
 
 void HdbEventSubscriber::attribute_remove(const std::string &name) {
-    HDB_GUARD("HdbEventSubscriber::AttributeRemove", { archiver().remove_attribute(name); save_attribute_list(); })
+    HDB_GUARD("HdbEventSubscriber::AttributeRemove", { registry().remove(name); save_attribute_list(); })
 }
 void HdbEventSubscriber::attribute_start(const std::string &name) {
-    HDB_GUARD("HdbEventSubscriber::AttributeStart", archiver().start_attribute(name))
+    HDB_GUARD("HdbEventSubscriber::AttributeStart", registry().set_mode(name, AttrMode::Started))
 }
 void HdbEventSubscriber::attribute_stop(const std::string &name) {
-    HDB_GUARD("HdbEventSubscriber::AttributeStop", archiver().stop_attribute(name))
+    HDB_GUARD("HdbEventSubscriber::AttributeStop", registry().set_mode(name, AttrMode::Stopped))
 }
 void HdbEventSubscriber::attribute_pause(const std::string &name) {
-    HDB_GUARD("HdbEventSubscriber::AttributePause", archiver().pause_attribute(name))
+    HDB_GUARD("HdbEventSubscriber::AttributePause", registry().set_mode(name, AttrMode::Paused))
 }
-void HdbEventSubscriber::start() { HDB_GUARD("HdbEventSubscriber::Start", archiver().start_all()) }
-void HdbEventSubscriber::stop() { HDB_GUARD("HdbEventSubscriber::Stop", archiver().stop_all()) }
-void HdbEventSubscriber::pause() { HDB_GUARD("HdbEventSubscriber::Pause", archiver().pause_all()) }
-void HdbEventSubscriber::stop_faulty() { HDB_GUARD("HdbEventSubscriber::StopFaulty", archiver().stop_faulty()) }
+void HdbEventSubscriber::start() { HDB_GUARD("HdbEventSubscriber::Start", registry().set_mode_all(AttrMode::Started)) }
+void HdbEventSubscriber::stop() { HDB_GUARD("HdbEventSubscriber::Stop", registry().set_mode_all(AttrMode::Stopped)) }
+void HdbEventSubscriber::pause() { HDB_GUARD("HdbEventSubscriber::Pause", registry().set_mode_all(AttrMode::Paused)) }
+void HdbEventSubscriber::stop_faulty() { HDB_GUARD("HdbEventSubscriber::StopFaulty", registry().stop_faulty()) }
 void HdbEventSubscriber::reset_statistics() {
     HDB_GUARD("HdbEventSubscriber::ResetStatistics", archiver().reset_statistics())
 }
 
 std::string HdbEventSubscriber::attribute_status(const std::string &name) {
     std::string out;
-    HDB_GUARD("HdbEventSubscriber::AttributeStatus", out = archiver().attribute_status(name))
+    HDB_GUARD("HdbEventSubscriber::AttributeStatus", out = registry().status(name))
     return out;
 }
 
 void HdbEventSubscriber::set_attribute_strategy(const std::vector<std::string> &args) {
     HDB_GUARD("HdbEventSubscriber::SetAttributeStrategy", {
         if (args.size() < 2) throw std::invalid_argument("SetAttributeStrategy needs [name, context, ...]");
-        archiver().set_strategy(args[0], std::vector<std::string>(args.begin() + 1, args.end()));
+        registry().set_strategy(args[0], std::vector<std::string>(args.begin() + 1, args.end()));
         save_attribute_list();
     })
 }
 
 std::string HdbEventSubscriber::get_attribute_strategy(const std::string &name) {
     std::string out;
-    HDB_GUARD("HdbEventSubscriber::GetAttributeStrategy", out = archiver().get_strategy(name))
+    HDB_GUARD("HdbEventSubscriber::GetAttributeStrategy", out = registry().strategy(name))
     return out;
 }
 
@@ -450,14 +435,14 @@ void HdbEventSubscriber::set_attribute_ttl(const std::vector<std::string> &args)
         std::size_t pos = 0;
         const long ttl = std::stol(args[1], &pos);
         if (pos != args[1].size() || ttl < 0) throw std::invalid_argument("bad ttl '" + args[1] + "'");
-        archiver().set_ttl(args[0], static_cast<std::uint32_t>(ttl));
+        registry().set_ttl(args[0], static_cast<std::uint32_t>(ttl));
         save_attribute_list();
     })
 }
 
 Tango::DevULong HdbEventSubscriber::get_attribute_ttl(const std::string &name) {
     Tango::DevULong out = 0;
-    HDB_GUARD("HdbEventSubscriber::GetAttributeTTL", out = archiver().get_ttl(name))
+    HDB_GUARD("HdbEventSubscriber::GetAttributeTTL", out = registry().ttl(name))
     return out;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tango shell of the subscriber (class HdbEventSubscriber, interface of HDB++'s hdbpp-es). It reads
-// properties, builds the Archiver core and publishes its snapshot; the logic lives in Archiver.
+// properties, builds the Archiver core, forwards the commands to its registry and publishes its
+// snapshot; the logic lives in the core (archiver.h).
 #pragma once
 
 #include <tango.h>
@@ -47,13 +48,28 @@ public:
 
 private:
     hdbbench::Archiver &archiver();
+    hdbbench::AttributeRegistry &registry() { return archiver().registry(); }
     void read_properties();
+    hdbbench::ArchiverOptions archiver_options() const;
+    void add_attribute_list();
+    // Our statistics beyond HDB++'s exist unless the subscriber is strict (hdbpp_strict=1).
+    void show_our_statistics(bool show);
+    std::string default_cs() const;
     void save_attribute_list();
     void log(const std::string &level, const std::string &msg);
 
-    // properties
-    Tango::DevLong subscribe_retry_period_ = 60, statistics_time_window_ = 60, check_periodic_timeout_delay_ = 5,
-                   polling_thread_period_ = 3;
+    void set_value_LONG(Tango::Attribute &att, std::uint64_t v);
+    void set_value_LONG64(Tango::Attribute &att, std::uint64_t v);
+    void set_value_DOUBLE(Tango::Attribute &att, double v);
+    void set_value_BOOLEAN(Tango::Attribute &att, bool v);
+    void set_value_STRINGS(Tango::Attribute &att, const std::vector<std::string> &v);
+    void set_value_DOUBLES(Tango::Attribute &att, const std::vector<double> &v);
+    void set_value_LONGS(Tango::Attribute &att, const std::vector<std::int32_t> &v);
+    void set_value_ULONGS(Tango::Attribute &att, const std::vector<std::uint32_t> &v);
+    void set_value(Tango::Attribute &att, const std::vector<std::string> &v) { set_value_STRINGS(att, v); }
+
+    // properties (PollingThreadPeriod is not read: the statistics are refreshed every second)
+    Tango::DevLong subscribe_retry_period_ = 60, statistics_time_window_ = 60, check_periodic_timeout_delay_ = 5;
     std::vector<std::string> lib_configuration_, contexts_list_, attribute_list_;
     std::string default_strategy_ = "ALWAYS", attribute_list_file_;
     bool subscribe_change_as_fallback_ = false;
@@ -63,6 +79,8 @@ private:
     std::string fault_;
     std::vector<std::string> ignored_lines_;  // AttributeList lines that could not be parsed
     int log_level_ = 1;  // 0 disabled, 1 error, 2 warning, 3 info, 4 debug
+    bool strict_ = false;
+    std::vector<std::string> our_attributes_;  // created by show_our_statistics(true)
     std::shared_ptr<const hdbbench::ArchiverSnapshot> snap_;
 
     // read buffers, one per attribute, alive until Tango has copied the reply
@@ -74,5 +92,9 @@ private:
     std::map<std::string, std::vector<std::string>> string_buf_;
     std::map<std::string, std::vector<Tango::DevString>> string_ptr_buf_;
 };
+
+// The statistics attributes of statistics.def: HDB++'s (created with the class) or ours (created per
+// device unless it is strict).
+std::vector<Tango::Attr *> statistic_attributes(bool ours);
 
 }  // namespace HdbEventSubscriber_ns

@@ -12,17 +12,41 @@ namespace {
 
 HdbEventSubscriber &dev_of(Tango::DeviceImpl *d) { return *static_cast<HdbEventSubscriber *>(d); }
 
+void set_properties(Tango::Attr &attr, const char *unit, const char *desc) {
+    Tango::UserDefaultAttrProp p;
+    if (*unit) p.set_unit(unit);
+    if (*desc) p.set_description(desc);
+    attr.set_default_properties(p);
+}
+
 class ScalarAttr : public Tango::Attr {
 public:
-    ScalarAttr(const char *name, long type, const char *unit = "", const char *desc = "")
-        : Tango::Attr(name, type, Tango::READ) {
-        Tango::UserDefaultAttrProp p;
-        if (*unit) p.set_unit(unit);
-        if (*desc) p.set_description(desc);
-        set_default_properties(p);
+    ScalarAttr(const char *name, long type, const char *unit, const char *desc) : Tango::Attr(name, type, Tango::READ) {
+        set_properties(*this, unit, desc);
     }
     void read(Tango::DeviceImpl *dev, Tango::Attribute &att) override { dev_of(dev).read_attribute(att); }
 };
+
+class SpectrumAttrR : public Tango::SpectrumAttr {
+public:
+    SpectrumAttrR(const char *name, long type, const char *unit, const char *desc)
+        : Tango::SpectrumAttr(name, type, Tango::READ, 10000) {
+        set_properties(*this, unit, desc);
+    }
+    void read(Tango::DeviceImpl *dev, Tango::Attribute &att) override { dev_of(dev).read_attribute(att); }
+};
+
+// One factory per kind of statistics.def.
+Tango::Attr *make_LONG(const char *n, const char *u, const char *d) { return new ScalarAttr(n, Tango::DEV_LONG, u, d); }
+Tango::Attr *make_LONG64(const char *n, const char *u, const char *d) { return new ScalarAttr(n, Tango::DEV_LONG64, u, d); }
+Tango::Attr *make_DOUBLE(const char *n, const char *u, const char *d) { return new ScalarAttr(n, Tango::DEV_DOUBLE, u, d); }
+Tango::Attr *make_BOOLEAN(const char *n, const char *u, const char *d) { return new ScalarAttr(n, Tango::DEV_BOOLEAN, u, d); }
+Tango::Attr *make_STRINGS(const char *n, const char *u, const char *d) { return new SpectrumAttrR(n, Tango::DEV_STRING, u, d); }
+Tango::Attr *make_DOUBLES(const char *n, const char *u, const char *d) { return new SpectrumAttrR(n, Tango::DEV_DOUBLE, u, d); }
+Tango::Attr *make_LONGS(const char *n, const char *u, const char *d) { return new SpectrumAttrR(n, Tango::DEV_LONG, u, d); }
+Tango::Attr *make_ULONGS(const char *n, const char *u, const char *d) { return new SpectrumAttrR(n, Tango::DEV_ULONG, u, d); }
+
+enum class Origin { HDBPP, HDBPP_NEWER, OURS };
 
 class ContextAttr : public Tango::Attr {
 public:
@@ -35,18 +59,6 @@ public:
     }
     void read(Tango::DeviceImpl *dev, Tango::Attribute &att) override { dev_of(dev).read_attribute(att); }
     void write(Tango::DeviceImpl *dev, Tango::WAttribute &att) override { dev_of(dev).write_context(att); }
-};
-
-class SpectrumAttrR : public Tango::SpectrumAttr {
-public:
-    SpectrumAttrR(const char *name, long type, const char *desc = "") : Tango::SpectrumAttr(name, type, Tango::READ, 10000) {
-        if (*desc) {
-            Tango::UserDefaultAttrProp p;
-            p.set_description(desc);
-            set_default_properties(p);
-        }
-    }
-    void read(Tango::DeviceImpl *dev, Tango::Attribute &att) override { dev_of(dev).read_attribute(att); }
 };
 
 using Exec = std::function<CORBA::Any *(HdbEventSubscriber &, const CORBA::Any &)>;
@@ -146,97 +158,28 @@ protected:
                         [](HdbEventSubscriber &d, const std::vector<std::string> &a) { d.set_attribute_strategy(a); });
         mk_strings_void("SetAttributeTTL", "[name, ttl_hours]",
                         [](HdbEventSubscriber &d, const std::vector<std::string> &a) { d.set_attribute_ttl(a); });
-        {
+        auto mk_query = [&](const char *n, T out_type, const char *out_desc, auto f) {
             auto h = std::make_shared<Holder>();
-            auto *c = new Cmd("AttributeStatus", T::DEV_STRING, T::DEV_STRING, "attribute name", "status",
-                              [h](HdbEventSubscriber &d, const CORBA::Any &in) {
-                                  const std::string s = d.attribute_status(string_in(*h->c, in));
-                                  return h->c->insert(CORBA::string_dup(s.c_str()));
+            auto *c = new Cmd(n, T::DEV_STRING, out_type, "attribute name", out_desc,
+                              [h, f](HdbEventSubscriber &d, const CORBA::Any &in) {
+                                  return h->c->insert(f(d, string_in(*h->c, in)));
                               });
             h->c = c;
             add(c);
-        }
-        {
-            auto h = std::make_shared<Holder>();
-            auto *c = new Cmd("GetAttributeStrategy", T::DEV_STRING, T::DEV_STRING, "attribute name", "contexts",
-                              [h](HdbEventSubscriber &d, const CORBA::Any &in) {
-                                  const std::string s = d.get_attribute_strategy(string_in(*h->c, in));
-                                  return h->c->insert(CORBA::string_dup(s.c_str()));
-                              });
-            h->c = c;
-            add(c);
-        }
-        {
-            auto h = std::make_shared<Holder>();
-            auto *c = new Cmd("GetAttributeTTL", T::DEV_STRING, T::DEV_ULONG, "attribute name", "ttl in hours (0: forever)",
-                              [h](HdbEventSubscriber &d, const CORBA::Any &in) {
-                                  const Tango::DevULong v = d.get_attribute_ttl(string_in(*h->c, in));
-                                  return h->c->insert(v);
-                              });
-            h->c = c;
-            add(c);
-        }
+        };
+        mk_query("AttributeStatus", T::DEV_STRING, "status", [](HdbEventSubscriber &d, const std::string &s) {
+            return CORBA::string_dup(d.attribute_status(s).c_str());
+        });
+        mk_query("GetAttributeStrategy", T::DEV_STRING, "contexts", [](HdbEventSubscriber &d, const std::string &s) {
+            return CORBA::string_dup(d.get_attribute_strategy(s).c_str());
+        });
+        mk_query("GetAttributeTTL", T::DEV_ULONG, "ttl in hours (0: forever)",
+                 [](HdbEventSubscriber &d, const std::string &s) { return d.get_attribute_ttl(s); });
     }
 
     void attribute_factory(std::vector<Tango::Attr *> &list) override {
-        for (const char *n : {"AttributeNumber", "AttributeOkNumber", "AttributeNokNumber", "AttributePendingNumber",
-                              "AttributeMaxPendingNumber", "AttributeStartedNumber", "AttributeStoppedNumber",
-                              "AttributePausedNumber"})
-            list.push_back(new ScalarAttr(n, Tango::DEV_LONG));
-        for (const char *n : {"AttributeMaxStoreTime", "AttributeMinStoreTime", "AttributeMaxProcessingTime",
-                              "AttributeMinProcessingTime", "StatisticsResetTime"})
-            list.push_back(new ScalarAttr(n, Tango::DEV_DOUBLE, "s"));
-        list.push_back(new ScalarAttr("AttributeRecordFreq", Tango::DEV_DOUBLE, "events/window"));
-        list.push_back(new ScalarAttr("AttributeFailureFreq", Tango::DEV_DOUBLE, "events/window"));
-        list.push_back(new ScalarAttr("AttributeRecordFreqInst", Tango::DEV_DOUBLE, "events/s"));
-        list.push_back(new ScalarAttr("AttributeFailureFreqInst", Tango::DEV_DOUBLE, "events/s"));
+        list = statistic_attributes(false);
         list.push_back(new ContextAttr());
-        for (const char *n : {"AttributeList", "AttributeOkList", "AttributeNokList", "AttributePendingList",
-                              "AttributeStartedList", "AttributeStoppedList", "AttributePausedList",
-                              "AttributeErrorList", "AttributeStrategyList", "ContextsList"})
-            list.push_back(new SpectrumAttrR(n, Tango::DEV_STRING));
-        for (const char *n : {"AttributeRecordFreqList", "AttributeFailureFreqList", "AttributeRecordFreqInstList",
-                              "AttributeFailureFreqInstList"})
-            list.push_back(new SpectrumAttrR(n, Tango::DEV_DOUBLE));
-        list.push_back(new SpectrumAttrR("AttributeEventNumberList", Tango::DEV_LONG));
-        list.push_back(new SpectrumAttrR("AttributeTTLList", Tango::DEV_ULONG));
-        // beyond HDB++
-        list.push_back(new ScalarAttr("PendingEventNumber", Tango::DEV_LONG64, "events",
-                                      "events waiting: memory queue + disk spool + batch being written"));
-        list.push_back(new ScalarAttr("PendingEventAge", Tango::DEV_DOUBLE, "s", "age of the oldest waiting event"));
-        list.push_back(new ScalarAttr("EventAgeAtCommitP50", Tango::DEV_DOUBLE, "s",
-                                      "median of commit time - source timestamp over the statistics window"));
-        list.push_back(new ScalarAttr("EventAgeAtCommitP99", Tango::DEV_DOUBLE, "s",
-                                      "99th percentile of commit time - source timestamp over the statistics window"));
-        list.push_back(new ScalarAttr("EventAgeAtCommitMax", Tango::DEV_DOUBLE, "s",
-                                      "maximum of commit time - source timestamp over the statistics window"));
-        // The age at commit split in two: what the event brought with it, and what the subscriber added.
-        for (const char *q : {"P50", "P99", "Max"}) {
-            const std::string reception = std::string("EventAgeAtReception") + q, inside = std::string("TimeInSubscriber") + q;
-            const std::string reception_desc = std::string(q) + " of reception time - source timestamp (device and Tango "
-                                               "delivery) over the statistics window";
-            const std::string inside_desc = std::string(q) + " of commit time - reception time (queue, batching, "
-                                            "commit) over the statistics window";
-            list.push_back(new ScalarAttr(reception.c_str(), Tango::DEV_DOUBLE, "s", reception_desc.c_str()));
-            list.push_back(new ScalarAttr(inside.c_str(), Tango::DEV_DOUBLE, "s", inside_desc.c_str()));
-        }
-        list.push_back(new ScalarAttr("LastBatchSize", Tango::DEV_LONG64, "records"));
-        list.push_back(new ScalarAttr("LastBatchCommitTime", Tango::DEV_DOUBLE, "s"));
-        list.push_back(new ScalarAttr("MeanBatchSize", Tango::DEV_DOUBLE, "rows", "over the statistics window"));
-        list.push_back(new ScalarAttr("MeanBatchCommitTime", Tango::DEV_DOUBLE, "s", "over the statistics window"));
-        list.push_back(new ScalarAttr("RowsStoredPerSecInst", Tango::DEV_DOUBLE, "rows/s", "during the last second"));
-        list.push_back(new ScalarAttr("RowsStoredPerSecWindow", Tango::DEV_DOUBLE, "rows/s", "over the statistics window"));
-        list.push_back(new ScalarAttr("RowsStoredNumber", Tango::DEV_LONG64, "rows", "since start"));
-        list.push_back(new ScalarAttr("DuplicateRowNumber", Tango::DEV_LONG64, "rows",
-                                      "rows skipped because already stored (replays, colliding error rows)"));
-        list.push_back(new ScalarAttr("SpooledEventNumber", Tango::DEV_LONG64, "events", "events now in the disk spool"));
-        list.push_back(new ScalarAttr("SpooledEventTotal", Tango::DEV_LONG64, "events", "events ever spooled"));
-        list.push_back(new ScalarAttr("SpoolSize", Tango::DEV_DOUBLE, "MiB"));
-        list.push_back(new ScalarAttr("LostEventNumber", Tango::DEV_LONG64, "events",
-                                      "events dropped because queue and spool were full"));
-        list.push_back(new ScalarAttr("ReconnectNumber", Tango::DEV_LONG64, "", "database connections lost"));
-        list.push_back(new ScalarAttr("DbErrorNumber", Tango::DEV_LONG64, "rows", "rows rejected by the database"));
-        list.push_back(new ScalarAttr("DbConnected", Tango::DEV_BOOLEAN));
     }
 
     void device_factory(const Tango::DevVarStringArray *devlist) override {
@@ -254,6 +197,15 @@ private:
 };
 
 HdbEventSubscriberClass *HdbEventSubscriberClass::instance_ = nullptr;
+
+std::vector<Tango::Attr *> statistic_attributes(bool ours) {
+    std::vector<Tango::Attr *> list;
+#define HDB_STATISTIC(name, origin, kind, unit, description, value) \
+    if ((Origin::origin == Origin::OURS) == ours) list.push_back(make_##kind(#name, unit, description));
+#include "statistics.def"
+#undef HDB_STATISTIC
+    return list;
+}
 
 Tango::DeviceClass *make_class() { return HdbEventSubscriberClass::init("HdbEventSubscriber"); }
 

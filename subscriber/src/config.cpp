@@ -116,10 +116,12 @@ LibConfig LibConfig::parse(const std::vector<std::string> &lines) {
             c.batch_size = parse_uint(key, v, 1);
         } else if (key == "ignore_duplicates") {
             c.ignore_duplicates = parse_bool(key, v);
-        } else if (key == "lightschema") {
-            c.lightschema = parse_bool(key, v);
-        } else if (key == "json_array") {
-            c.json_array = parse_bool(key, v);
+        } else if (key == "lightschema" || key == "json_array") {
+            // libhdb++mysql's layout switches: the MySQL writer reads the layout from the catalog,
+            // so they are checked (libhdb++mysql needs integers) and otherwise ignored.
+            parse_bool(key, v);
+        } else if (key == "hdbpp_strict") {
+            c.hdbpp_strict = parse_bool(key, v);
         } else if (key == "logging_level") {
             const std::string l = to_lower(v);
             static const char *ok[] = {"error", "warning", "info", "debug", "trace", "disabled"};

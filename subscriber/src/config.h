@@ -29,8 +29,9 @@ struct LibConfig {
     std::string user, password, dbname;
     std::size_t batch_size = 1000;
     bool ignore_duplicates = true;
-    bool lightschema = false;
-    bool json_array = false;
+    // HDB++ strict mode (ours): att_conf rows are created only by AttributeAdd (its `add` event);
+    // events of any other attribute missing from att_conf are refused, as hdbpp-es refuses them.
+    bool hdbpp_strict = false;
     std::string logging_level = "error";
     std::chrono::milliseconds flush_interval{10};  // short: under load batches fill anyway; idle, latency wins
     std::size_t queue_capacity = 200000;

@@ -151,20 +151,6 @@ std::string utf8_truncate(const std::string &s, std::size_t max_chars) {
 namespace {
 constexpr std::size_t kErrorDescChars = 255;
 
-// Number of value elements a record holds for its type (DevEncoded: format/bytes pairs); 0 when the
-// variant does not hold the type's storage class.
-std::size_t element_count(int type, const Values &v) {
-    switch (value_class(type)) {
-        case ValueClass::Int: return std::holds_alternative<std::vector<std::int64_t>>(v) ? values_size(v) : 0;
-        case ValueClass::UInt: return std::holds_alternative<std::vector<std::uint64_t>>(v) ? values_size(v) : 0;
-        case ValueClass::Real: return std::holds_alternative<std::vector<double>>(v) ? values_size(v) : 0;
-        case ValueClass::Text:
-            if (!std::holds_alternative<std::vector<std::string>>(v)) return 0;
-            return type == kDevEncoded ? values_size(v) / 2 : values_size(v);
-    }
-    return 0;
-}
-
 // Element i of v (which holds at least i+1 elements) as a bound parameter.
 void bind_element(MySqlParams &p, int type, const Values &v, std::size_t i) {
     switch (value_class(type)) {
@@ -439,7 +425,7 @@ void MySqlWriter::insert_history(unsigned att, unsigned event_id, TimePoint t) {
     exec("INSERT IGNORE INTO att_history (att_conf_id, time, att_history_event_id) VALUES (?, ?, ?)", p);
 }
 
-unsigned MySqlWriter::att_id(const Record &rec) {
+unsigned MySqlWriter::att_id(const Record &rec, bool may_create) {
     auto it = att_ids_.find(rec.att_name);
     if (it != att_ids_.end()) return it->second;
     const std::string select = "SELECT att_conf_id FROM att_conf WHERE att_name = ?";
@@ -447,7 +433,7 @@ unsigned MySqlWriter::att_id(const Record &rec) {
     name.text(rec.att_name);
     auto rows = query(select, name);
     if (!rows.empty() && rows[0][0]) return att_ids_[rec.att_name] = static_cast<unsigned>(std::stoul(*rows[0][0]));
-    if (!rec.types_known()) return 0;
+    if (!may_create || !rec.types_known()) return 0;
     const std::string kind = mysql_table_name(rec.data_type, rec.data_format, rec.write_type).substr(4);
     auto kt = data_type_ids_.find(kind);
     if (kt == data_type_ids_.end()) throw DbError("att_conf_data_type has no row '" + kind + "'", false);
@@ -641,10 +627,7 @@ void MySqlWriter::store(std::vector<Record> &batch, const std::vector<std::size_
     std::vector<std::size_t> meta;
     for (std::size_t i : idx) {
         const Record &r = batch[i];
-        if (att_id(r) == 0) {
-            res.rejected.push_back({r.att_name, "attribute type unknown and not in att_conf"});
-            continue;
-        }
+        if (!to_store(r, att_id(r, may_create_conf(r, cfg_)) != 0, cfg_, res)) continue;
         if (r.kind == RecordKind::Error) error_desc_id(r.text);
         if (r.kind == RecordKind::Data || r.kind == RecordKind::Error) {
             if (!r.types_known()) {

@@ -49,7 +49,7 @@ private:
     std::uint64_t exec(const std::string &sql, MySqlParams &params, std::uint64_t *insert_id = nullptr);
     std::vector<Row> query(const std::string &sql, MySqlParams &params);
     const TableInfo &table_info(const std::string &table);
-    unsigned att_id(const Record &r);
+    unsigned att_id(const Record &r, bool may_create = true);
     unsigned error_desc_id(const std::string &desc);
     unsigned history_event_id(const std::string &event);
     void insert_history(unsigned att, unsigned event_id, TimePoint t);

@@ -108,20 +108,6 @@ void emit_element(pgcopy::Buffer &b, int type, const Values &v, std::size_t i) {
     }
 }
 
-// Number of elements of v for the type (DevEncoded holds format/bytes pairs); 0 if the variant
-// does not hold the storage class of the type (a malformed record stores NULL rather than crash).
-std::size_t element_count(int type, const Values &v) {
-    switch (value_class(type)) {
-        case ValueClass::Int: return std::holds_alternative<std::vector<std::int64_t>>(v) ? values_size(v) : 0;
-        case ValueClass::UInt: return std::holds_alternative<std::vector<std::uint64_t>>(v) ? values_size(v) : 0;
-        case ValueClass::Real: return std::holds_alternative<std::vector<double>>(v) ? values_size(v) : 0;
-        case ValueClass::Text:
-            if (!std::holds_alternative<std::vector<std::string>>(v)) return 0;
-            return type == kDevEncoded ? values_size(v) / 2 : values_size(v);
-    }
-    return 0;
-}
-
 void emit_value(pgcopy::Buffer &b, int type, int format, const Values &v, std::uint32_t dim_x, std::uint32_t dim_y) {
     const std::size_t n = element_count(type, v);
     if (n == 0) {
@@ -264,12 +250,12 @@ int PgWriter::history_event_id(const std::string &event) {
     return event_ids_[event] = r.integer(0, 0);
 }
 
-int PgWriter::att_id(const Record &rec) {
+int PgWriter::att_id(const Record &rec, bool may_create) {
     auto it = att_ids_.find(rec.att_name);
     if (it != att_ids_.end()) return it->second;
     Result r = exec("SELECT att_conf_id FROM att_conf WHERE att_name = $1", {rec.att_name.c_str()});
     if (r.rows() > 0) return att_ids_[rec.att_name] = r.integer(0, 0);
-    if (!rec.types_known()) return 0;
+    if (!may_create || !rec.types_known()) return 0;
     const NameParts p = split_attribute_name(rec.att_name);
     const std::string type = std::to_string(rec.data_type), format = std::to_string(rec.data_format),
                       write = std::to_string(rec.write_type), table = pg_table_name(rec.data_type, rec.data_format),
@@ -477,10 +463,7 @@ void PgWriter::store(std::vector<Record> &batch, const std::vector<std::size_t> 
     std::vector<std::size_t> meta;
     for (std::size_t i : idx) {
         const Record &r = batch[i];
-        if (att_id(r) == 0) {
-            res.rejected.push_back({r.att_name, "attribute type unknown and not in att_conf"});
-            continue;
-        }
+        if (!to_store(r, att_id(r, may_create_conf(r, cfg_)) != 0, cfg_, res)) continue;
         if (r.kind == RecordKind::Error) error_desc_id(r.text);
         if (r.kind == RecordKind::Data || r.kind == RecordKind::Error) {
             if (!is_supported_type(r.data_type) || r.data_format < 0 || r.data_format > 2) {

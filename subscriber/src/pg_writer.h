@@ -37,7 +37,7 @@ private:
     [[noreturn]] void fail(const std::string &what);
     const TableInfo &table_info(const std::string &table);
     void ensure_stage(int type, int format);
-    int att_id(const Record &r);
+    int att_id(const Record &r, bool may_create = true);
     int error_desc_id(const std::string &desc);
     int history_event_id(const std::string &event);
     void store(std::vector<Record> &batch, const std::vector<std::size_t> &idx, WriteResult &res) override;

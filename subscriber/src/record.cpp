@@ -81,4 +81,16 @@ bool operator==(const Record &a, const Record &b) {
            a.value_r == b.value_r && a.value_w == b.value_w && a.text == b.text && params_equal;
 }
 
+std::size_t element_count(int type, const Values &v) {
+    switch (value_class(type)) {
+        case ValueClass::Int: return std::holds_alternative<std::vector<std::int64_t>>(v) ? values_size(v) : 0;
+        case ValueClass::UInt: return std::holds_alternative<std::vector<std::uint64_t>>(v) ? values_size(v) : 0;
+        case ValueClass::Real: return std::holds_alternative<std::vector<double>>(v) ? values_size(v) : 0;
+        case ValueClass::Text:
+            if (!std::holds_alternative<std::vector<std::string>>(v)) return 0;
+            return type == kDevEncoded ? values_size(v) / 2 : values_size(v);
+    }
+    return 0;
+}
+
 }  // namespace hdbbench

@@ -53,6 +53,9 @@ inline std::size_t values_size(const Values &v) {
     }, v);
 }
 inline bool values_empty(const Values &v) { return values_size(v) == 0; }
+// Number of value elements of v for the type (DevEncoded holds format/bytes pairs); 0 when the
+// variant does not hold the type's storage class (a malformed record stores NULL rather than crash).
+std::size_t element_count(int type, const Values &v);
 
 // Attribute configuration fields stored in att_parameter.
 struct ParamInfo {
@@ -63,6 +66,9 @@ struct ParamInfo {
 };
 
 enum class RecordKind : uint8_t { Data = 0, Error = 1, Param = 2, History = 3 };
+
+// The history event that creates an attribute's att_conf row (HDB++ writes it from AttributeAdd).
+inline constexpr const char *kAddEvent = "add";
 
 struct Record {
     RecordKind kind = RecordKind::Data;

@@ -79,52 +79,30 @@ bool extract_part(Tango::DeviceAttribute &da, int type, bool set_part, Values &o
 
 class EventCallback : public Tango::CallBack {
 public:
-    EventCallback(Archiver &a, const EntryPtr &e) : archiver_(a), entry_(e) {}
+    EventCallback(EventSink &sink, const AttributePtr &a) : sink_(sink), attribute_(a) {}
 
     void push_event(Tango::EventData *ev) override {
-        EntryPtr e = entry_.lock();
-        if (!e || !ev) return;
+        AttributePtr a = attribute_.lock();
+        if (!a || !ev) return;
         try {
             if (ev->err || !ev->attr_value) {
-                archiver_.on_error(e, describe(ev->errors), now_us());
+                sink_.on_error(a, describe(ev->errors), now_us());
                 return;
             }
-            Tango::DeviceAttribute &da = *ev->attr_value;
-            Record r;
-            r.kind = RecordKind::Data;
-            r.att_name = e->spec.name;
-            r.recv_time = now_us();
-            int write_type;
-            {
-                std::lock_guard<std::mutex> lock(e->mutex);
-                write_type = e->write_type;
-                if (e->data_type != kUnknown) r.data_type = static_cast<std::int8_t>(e->data_type);
-                if (e->data_format != kUnknown) r.data_format = static_cast<std::int8_t>(e->data_format);
-            }
-            const int t = da.get_type();
-            if (is_supported_type(t)) r.data_type = static_cast<std::int8_t>(t);
-            const Tango::AttrDataFormat f = da.get_data_format();
-            if (f != Tango::FMT_UNKNOWN) r.data_format = static_cast<std::int8_t>(f);
-            const Tango::TimeVal &tv = da.get_date();
-            r.data_time = TimePoint(std::chrono::microseconds(static_cast<std::int64_t>(tv.tv_sec) * 1000000 + tv.tv_usec));
-            r.quality = static_cast<std::int16_t>(da.get_quality());
-            if (write_type == kUnknown) write_type = da.get_written_dim_x() > 0 ? kReadWrite : kRead;
-            r.write_type = static_cast<std::int8_t>(write_type);
-            fill_record_values(da, write_type, r);
-            archiver_.on_data(e, std::move(r));
+            Record r = to_record(a, *ev->attr_value);
+            sink_.on_data(a, std::move(r));
         } catch (const Tango::DevFailed &ex) {
-            archiver_.on_error(e, describe(ex), now_us());
+            sink_.on_error(a, describe(ex), now_us());
         } catch (const std::exception &ex) {
-            archiver_.on_error(e, ex.what(), now_us());
+            sink_.on_error(a, ex.what(), now_us());
         }
     }
 
     void push_event(Tango::AttrConfEventData *ev) override {
-        EntryPtr e = entry_.lock();
-        if (!e || !ev) return;
+        AttributePtr a = attribute_.lock();
+        if (!a || !ev) return;
         if (ev->err || !ev->attr_conf) {
-            std::lock_guard<std::mutex> lock(e->mutex);
-            e->subscribe_error = describe(ev->errors);
+            sink_.on_config_error(a, describe(ev->errors));
             return;
         }
         const Tango::AttributeInfoEx &c = *ev->attr_conf;
@@ -139,20 +117,53 @@ public:
         p.archive_abs_change = c.events.arch_event.archive_abs_change;
         p.archive_period = c.events.arch_event.archive_period;
         p.enum_labels = c.enum_labels;
-        archiver_.on_config(e, c.data_type, static_cast<int>(c.data_format), static_cast<int>(c.writable), std::move(p));
+        sink_.on_config(a, {c.data_type, static_cast<int>(c.data_format), static_cast<int>(c.writable)}, p);
     }
 
 private:
-    Archiver &archiver_;
-    std::weak_ptr<AttributeEntry> entry_;
+    static Record to_record(const AttributePtr &a, Tango::DeviceAttribute &da) {
+        Record r;
+        r.kind = RecordKind::Data;
+        r.att_name = a->name();
+        r.recv_time = now_us();
+        const AttributeTypes known = a->types();
+        int write_type = known.write_type;
+        if (known.data_type != kUnknown) r.data_type = static_cast<std::int8_t>(known.data_type);
+        if (known.data_format != kUnknown) r.data_format = static_cast<std::int8_t>(known.data_format);
+        const int t = da.get_type();
+        if (is_supported_type(t)) r.data_type = static_cast<std::int8_t>(t);
+        const Tango::AttrDataFormat f = da.get_data_format();
+        if (f != Tango::FMT_UNKNOWN) r.data_format = static_cast<std::int8_t>(f);
+        const Tango::TimeVal &tv = da.get_date();
+        r.data_time = TimePoint(std::chrono::microseconds(static_cast<std::int64_t>(tv.tv_sec) * 1000000 + tv.tv_usec));
+        r.quality = static_cast<std::int16_t>(da.get_quality());
+        if (write_type == kUnknown) write_type = da.get_written_dim_x() > 0 ? kReadWrite : kRead;
+        r.write_type = static_cast<std::int8_t>(write_type);
+        fill_record_values(da, write_type, r);
+        return r;
+    }
+
+    EventSink &sink_;
+    std::weak_ptr<Attribute> attribute_;
 };
 
-struct Subscription {
+struct TangoSubscription {
     std::shared_ptr<Tango::DeviceProxy> proxy;
     std::unique_ptr<EventCallback> callback;
     int conf_id = -1;
     int data_id = -1;
 };
+
+void release(TangoSubscription &sub) {
+    if (!sub.proxy) return;
+    for (int id : {sub.data_id, sub.conf_id}) {
+        if (id < 0) continue;
+        try {
+            sub.proxy->unsubscribe_event(id);
+        } catch (const Tango::DevFailed &) {
+        }
+    }
+}
 
 }  // namespace
 
@@ -178,8 +189,8 @@ void fill_record_values(Tango::DeviceAttribute &da, int write_type, Record &r) {
     if (write_type == kReadWrite || write_type == kReadWithWrite) extract_part(da, type, true, r.value_w);
 }
 
-TangoSubscriptions::TangoSubscriptions(Archiver &archiver, bool change_as_fallback)
-    : archiver_(archiver), change_as_fallback_(change_as_fallback) {}
+TangoSubscriptions::TangoSubscriptions(EventSink &sink, bool change_as_fallback)
+    : sink_(sink), change_as_fallback_(change_as_fallback) {}
 
 TangoSubscriptions::~TangoSubscriptions() = default;
 
@@ -193,25 +204,24 @@ std::shared_ptr<Tango::DeviceProxy> TangoSubscriptions::proxy(const std::string 
     return dp;
 }
 
-void TangoSubscriptions::subscribe(const EntryPtr &e) {
-    const NameParts p = split_attribute_name(e->spec.name);
+Subscription TangoSubscriptions::subscribe(const AttributePtr &a) {
+    const NameParts p = split_attribute_name(a->name());
     const std::string device = (p.cs_name.empty() ? "" : "tango://" + p.cs_name + "/") + p.device();
-    auto sub = std::make_shared<Subscription>();
-    std::string error;
+    auto sub = std::make_shared<TangoSubscription>();
+    Subscription out;
     try {
         sub->proxy = proxy(device);
-        sub->callback = std::make_unique<EventCallback>(archiver_, e);
+        sub->callback = std::make_unique<EventCallback>(sink_, a);
         sub->conf_id = sub->proxy->subscribe_event(p.name, Tango::ATTR_CONF_EVENT, sub->callback.get(), true);
-        bool change = false;
         try {
             sub->data_id = sub->proxy->subscribe_event(p.name, Tango::ARCHIVE_EVENT, sub->callback.get(), false);
         } catch (const Tango::DevFailed &ex) {
-            error = describe(ex);
+            out.warning = describe(ex);
             if (change_as_fallback_) {
                 try {
                     sub->data_id = sub->proxy->subscribe_event(p.name, Tango::CHANGE_EVENT, sub->callback.get(), false);
-                    change = true;
-                    error.clear();
+                    out.change_event = true;
+                    out.warning.clear();
                 } catch (const Tango::DevFailed &) {
                 }
             }
@@ -220,42 +230,16 @@ void TangoSubscriptions::subscribe(const EntryPtr &e) {
                 sub->data_id = sub->proxy->subscribe_event(p.name, Tango::ARCHIVE_EVENT, sub->callback.get(), true);
             }
         }
-        {
-            std::lock_guard<std::mutex> lock(e->mutex);
-            e->subscription = sub;
-            e->using_change_event = change;
-        }
-        archiver_.on_subscribe_result(e, true, error);
+        out.handle = sub;
+        return out;
     } catch (const Tango::DevFailed &ex) {
-        if (sub->proxy) {
-            for (int id : {sub->data_id, sub->conf_id}) {
-                if (id < 0) continue;
-                try {
-                    sub->proxy->unsubscribe_event(id);
-                } catch (const Tango::DevFailed &) {
-                }
-            }
-        }
+        release(*sub);
         throw std::runtime_error(describe(ex));
     }
 }
 
-void TangoSubscriptions::unsubscribe(const EntryPtr &e) {
-    std::shared_ptr<void> any;
-    {
-        std::lock_guard<std::mutex> lock(e->mutex);
-        any.swap(e->subscription);
-        e->subscribed = false;
-    }
-    if (!any) return;
-    auto sub = std::static_pointer_cast<Subscription>(any);
-    for (int id : {sub->data_id, sub->conf_id}) {
-        if (id < 0) continue;
-        try {
-            sub->proxy->unsubscribe_event(id);
-        } catch (const Tango::DevFailed &) {
-        }
-    }
+void TangoSubscriptions::unsubscribe(std::shared_ptr<void> handle) {
+    if (handle) release(*std::static_pointer_cast<TangoSubscription>(handle));
 }
 
 }  // namespace hdbbench

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tango side of the event path: subscriptions (configuration event, then ARCHIVE event, CHANGE as
 // fallback, stateless so that devices not yet up are retried by Tango) and the callbacks, which only
-// convert the Tango event into a Record and hand it to the Archiver.
+// convert the Tango event into a Record and hand it to the core's EventSink.
 #pragma once
 
 #include <map>
@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 
-#include "archiver.h"
+#include "subscription.h"
 
 namespace Tango {
 class DeviceProxy;
@@ -20,14 +20,14 @@ namespace hdbbench {
 
 class TangoSubscriptions : public SubscriptionBackend {
 public:
-    TangoSubscriptions(Archiver &archiver, bool change_as_fallback);
+    TangoSubscriptions(EventSink &sink, bool change_as_fallback);
     ~TangoSubscriptions() override;
-    void subscribe(const EntryPtr &e) override;
-    void unsubscribe(const EntryPtr &e) override;
+    Subscription subscribe(const AttributePtr &attribute) override;
+    void unsubscribe(std::shared_ptr<void> handle) override;
 
 private:
     std::shared_ptr<Tango::DeviceProxy> proxy(const std::string &device);
-    Archiver &archiver_;
+    EventSink &sink_;
     bool change_as_fallback_;
     std::mutex mutex_;
     std::map<std::string, std::shared_ptr<Tango::DeviceProxy>> proxies_;

@@ -85,6 +85,21 @@ std::string mysql_table_name(int type, int format, int write_type) {
     return std::string("att_") + f + "_" + type_suffix(type) + (write_type == kRead ? "_ro" : "_rw");
 }
 
+bool is_add_event(const Record &r) { return r.kind == RecordKind::History && r.text == kAddEvent; }
+
+bool may_create_conf(const Record &r, const LibConfig &cfg) { return !cfg.hdbpp_strict || is_add_event(r); }
+
+bool to_store(const Record &r, bool has_conf, const LibConfig &cfg, WriteResult &res) {
+    if (!has_conf) {
+        res.rejected.push_back({r.att_name, may_create_conf(r, cfg) ? "attribute type unknown and not in att_conf"
+                                                                    : "This attribute [" + r.att_name +
+                                                                          "] does not exist in the database. Unable to "
+                                                                          "work with this attribute until it is added."});
+        return false;
+    }
+    return !is_add_event(r);
+}
+
 TimePoint add_event_time(const Record &r) {
     TimePoint t = now_us();
     const TimePoint own = r.kind == RecordKind::History ? r.data_time : r.recv_time;

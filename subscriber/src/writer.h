@@ -95,6 +95,16 @@ std::string pg_table_name(int type, int format);
 // Table name of the MySQL layout: att_<scalar|array>_<type>_<ro|rw>.
 std::string mysql_table_name(int type, int format, int write_type);
 
+// The `add` history event of an attribute: it creates the att_conf row and stores nothing else.
+bool is_add_event(const Record &r);
+// Whether storing r may create its attribute's att_conf row: always, except in strict mode, where
+// only the `add` event (AttributeAdd) may, as in HDB++.
+bool may_create_conf(const Record &r, const LibConfig &cfg);
+// Whether r goes on to be stored once its attribute's att_conf row was looked up (has_conf): not
+// when the row is missing (r is rejected, in hdbpp-es's words in strict mode), nor for an `add`
+// event, whose work (the row and its `add` history) is then done.
+bool to_store(const Record &r, bool has_conf, const LibConfig &cfg, WriteResult &res);
+
 // Time of the `add` history event of an attribute first seen with record r: just before r
 // (its reception, or its own time for history records), so that `add` precedes `start`.
 TimePoint add_event_time(const Record &r);

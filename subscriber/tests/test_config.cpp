@@ -14,7 +14,7 @@ TEST(LibConfig, HdbppKeysAndOurs) {
     EXPECT_EQ(c.pg_conninfo(), "host=h port=5 dbname=hdb");
     EXPECT_EQ(c.batch_size, 250u);
     EXPECT_FALSE(c.ignore_duplicates);
-    EXPECT_TRUE(c.lightschema);
+    EXPECT_FALSE(c.hdbpp_strict);
     EXPECT_EQ(c.logging_level, "debug");
     EXPECT_EQ(c.flush_interval.count(), 20);
     EXPECT_EQ(c.queue_capacity, 10u);
@@ -38,6 +38,9 @@ TEST(LibConfig, Errors) {
     EXPECT_THROW(LibConfig::parse({"noequals"}), ConfigError);
     EXPECT_THROW(LibConfig::parse({"backend=oracle"}), ConfigError);
     EXPECT_THROW(LibConfig::parse({"ignore_duplicates=maybe"}), ConfigError);
+    EXPECT_THROW(LibConfig::parse({"lightschema=yes please"}), ConfigError);  // libhdb++mysql needs an integer
+    EXPECT_THROW(LibConfig::parse({"json_array=x"}), ConfigError);
+    EXPECT_TRUE(LibConfig::parse({"hdbpp_strict=1", "json_array=0"}).hdbpp_strict);
     EXPECT_THROW(LibConfig::parse({"backend=mysql"}), ConfigError);  // dbname mandatory
 }
 

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// The writer loop (thread `hdb-writer`): the only user of the database. It takes batches from the
+// EventQueue, stores them through its Writer, keeps a batch across a lost connection (reconnecting
+// with exponential back-off) and reports every written batch to an observer.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "event_queue.h"
+#include "logger.h"
+#include "statistics.h"
+#include "stoppable_thread.h"
+#include "writer.h"
+
+namespace hdbbench {
+
+struct WriterLoopOptions {
+    std::size_t batch_size = 1000;
+    std::chrono::milliseconds flush_interval{10};
+    std::chrono::milliseconds reconnect_min{250}, reconnect_max{30000};
+    std::chrono::seconds drain_at_stop{5};  // how long stop() keeps writing what is queued
+};
+
+class WriterLoop : private StoppableThread {
+public:
+    // (batch, result, commit time in s, commit instant)
+    using BatchObserver = std::function<void(const std::vector<Record> &, const WriteResult &, double, TimePoint)>;
+    WriterLoop(std::unique_ptr<Writer> writer, EventQueue &queue, WriterLoopOptions opts, BatchObserver observer,
+               Logger log);
+    ~WriterLoop() override;
+    void start();
+    // Write what is queued (while connected, at most drain_at_stop), then stop.
+    void stop();
+    WriterState state() const;
+
+private:
+    void run() override;
+    bool ensure_connected(std::chrono::milliseconds &backoff, bool &ever_connected);
+    // Write one batch; false when the connection was lost (the batch is kept for a retry).
+    bool write(std::vector<Record> &batch);
+    void set_error(const std::string &e);
+
+    std::unique_ptr<Writer> writer_;
+    EventQueue &queue_;
+    const WriterLoopOptions opts_;
+    BatchObserver observer_;
+    Logger log_;
+    std::atomic<bool> connected_{false};
+    std::atomic<std::uint64_t> reconnects_{0};
+    std::atomic<std::size_t> inflight_{0};
+    std::atomic<std::int64_t> inflight_oldest_us_{0};
+    mutable std::mutex error_mutex_;
+    std::string error_;
+};
+
+}  // namespace hdbbench
