@@ -13,6 +13,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,12 @@ def test_stack_config(state_dir: Path = TEST_STATE_DIR, **kwargs: object) -> Sta
 
 
 test_stack_config.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
+
+
+def default_sigint() -> None:
+    """preexec_fn of a child that a test interrupts with SIGINT: a suite started with SIGINT ignored
+    (as a background job is) would hand the ignored signal down, and the child would never see it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _session_state_dir() -> tuple[Path, Any]:

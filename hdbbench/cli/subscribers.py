@@ -1,5 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
-"""``hdbbench subscribers up | status | down``: HDB++ event subscribers on the running stack."""
+"""``hdbbench subscribers up | status | down``: HDB++ event subscribers on the running stack.
+
+Subscribers are numbered per backend (``archiving/hdbbench-es/<backend>-<n>``), so subscribers of
+several backends run side by side; ``up`` for a backend whose subscribers already run is refused.
+"""
 
 from __future__ import annotations
 
@@ -9,21 +13,19 @@ from typing import Any
 
 import click
 
-from hdbbench.errors import ConfigError
-from hdbbench.stack import DEFAULT_STATE_DIR, load_endpoints
-from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, lib_configuration
+from hdbbench import devices as dev
+from hdbbench.backends import BACKENDS
+from hdbbench.cli.options import database_option, find_tango_host, state_dir_option, tango_host_option
+from hdbbench.errors import ConfigError, ServerError
+from hdbbench.stack import load_endpoints
+from hdbbench.subscribers import DEFAULT_BINARY, DEVICE_PREFIX, SubscriberFleet, SubscriberSpec, lib_configuration
 
-_state_dir = click.option("--state-dir", type=click.Path(path_type=Path), envvar="HDBBENCH_STATE_DIR",
-                          default=DEFAULT_STATE_DIR, show_default=True)
 _binary = click.option("--binary", type=click.Path(path_type=Path), default=DEFAULT_BINARY, show_default=True,
                        help="Subscriber executable (a real hdbpp-es works too).")
 
 
-def _fleet(state_dir: Path, binary: Path, attached: bool = False) -> SubscriberFleet:
-    endpoints = load_endpoints(state_dir)
-    if endpoints.tango is None:
-        raise ConfigError("the stack has no Tango database")
-    return SubscriberFleet(endpoints.tango.tango_host, state_dir, binary=binary, attached=attached)
+def _fleet(state_dir: Path, tango_host: str | None, binary: Path) -> SubscriberFleet:
+    return SubscriberFleet(find_tango_host(state_dir, tango_host), state_dir, binary=binary, attached=False)
 
 
 @click.group()
@@ -32,16 +34,20 @@ def subscribers() -> None:
 
 
 @subscribers.command("up")
-@_state_dir
+@state_dir_option
+@tango_host_option
 @_binary
-@click.option("--backend", type=click.Choice(["timescaledb", "postgresql", "mysql"]), required=True)
-@click.option("--database", default="hdbpp", show_default=True, help="Database holding the HDB++ schema.")
+@click.option("--backend", type=click.Choice(BACKENDS), required=True)
+@database_option
 @click.option("--count", default=1, show_default=True, type=click.IntRange(min=1))
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Extra LibConfiguration line, e.g. batch_size=1000 (repeatable).")
-@click.option("--attribute", "attributes", multiple=True, help="Attribute to archive (repeatable).")
-def subscribers_up(state_dir: Path, binary: Path, backend: str, database: str, count: int,
-                   overrides: tuple[str, ...], attributes: tuple[str, ...]) -> None:
+@click.option("--attribute", "attributes", multiple=True,
+              help="Attribute to archive (repeatable); the attributes are shared out among the COUNT subscribers.")
+@click.option("--from-devices", is_flag=True,
+              help="Archive every attribute of the simulated devices running beside the stack (hdbbench devices up).")
+def subscribers_up(state_dir: Path, tango_host: str | None, binary: Path, backend: str, database: str, count: int,
+                   overrides: tuple[str, ...], attributes: tuple[str, ...], from_devices: bool) -> None:
     """Register and start COUNT subscribers writing to BACKEND."""
     endpoints = load_endpoints(state_dir)
     extra = {}
@@ -52,37 +58,67 @@ def subscribers_up(state_dir: Path, binary: Path, backend: str, database: str, c
         extra[key] = value
     lines = lib_configuration(backend, database, postgres=endpoints.postgres, mariadb=endpoints.mariadb,
                               overrides=extra)
-    fleet = _fleet(state_dir, binary)
-    specs = [SubscriberSpec(instance=n, lib_configuration=tuple(lines), attributes=attributes)
-             for n in range(1, count + 1)]
-    for device in fleet.up(specs):
-        click.echo(device)
+    wanted = [*attributes, *(dev.running_attributes(dev.fleet_dir(state_dir)) if from_devices else [])]
+    fleet = _fleet(state_dir, tango_host, binary)
+    running = fleet.running(backend)
+    if running:
+        raise ConfigError(f"subscribers for {backend} already run ({', '.join(running)}); "
+                          f"stop them first: hdbbench subscribers down --backend {backend}")
+    specs = [SubscriberSpec(instance=n, lib_configuration=tuple(lines), attributes=tuple(wanted[n - 1::count]),
+                            group=backend) for n in range(1, count + 1)]
+    fleet.up(specs)
+    for spec in specs:
+        click.echo(f"{spec.device}: {len(spec.attributes)} attributes to {backend} database {database}")
 
 
 @subscribers.command("status")
-@_state_dir
+@state_dir_option
+@tango_host_option
 @_binary
-@click.option("--json", "as_json", is_flag=True)
-def subscribers_status(state_dir: Path, binary: Path, as_json: bool) -> None:
-    """Statistics of every running subscriber."""
-    fleet = _fleet(state_dir, binary)
+@click.option("--json", "as_json", is_flag=True, help="Every statistic of every subscriber.")
+def subscribers_status(state_dir: Path, tango_host: str | None, binary: Path, as_json: bool) -> None:
+    """A line per subscriber (of every backend): state, attributes, pending events, rows stored."""
+    fleet = _fleet(state_dir, tango_host, binary)
     report: dict[str, Any] = {}
     for record in sorted(fleet.dir.glob("*/process.json")):
-        device = f"archiving/hdbbench-es/{record.parent.name}"
+        device = f"{DEVICE_PREFIX}/{record.parent.name}"
         try:
-            report[device] = fleet.statistics(device)
+            report[device] = fleet.statistics(device, ("PendingEventNumber", "RowsStoredNumber"))
         except Exception as exc:  # a stopped subscriber is reported, not fatal
             report[device] = {"error": str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)}
     if as_json:
         click.echo(json.dumps(report, indent=2, default=str))
+    elif not report:
+        click.echo("no subscribers recorded")
     else:
         for device, stats in report.items():
-            click.echo(f"{device}: " + ", ".join(f"{k}={v}" for k, v in stats.items()))
+            click.echo(f"{device}: {_summary(stats)}")
+
+
+def _summary(stats: dict[str, Any]) -> str:
+    if "error" in stats:
+        return f"not answering ({stats['error']})"
+
+    def count(name: str) -> str:
+        value = stats.get(name)
+        return "-" if value is None else f"{int(value)}"
+
+    pending = stats.get("PendingEventNumber", stats.get("AttributePendingNumber"))
+    return (f"{stats.get('State')}, {count('AttributeStartedNumber')}/{count('AttributeNumber')} attributes "
+            f"started, {count('AttributeNokNumber')} failing, {'-' if pending is None else int(pending)} pending, "
+            f"{count('RowsStoredNumber')} rows stored")
 
 
 @subscribers.command("down")
-@_state_dir
+@state_dir_option
+@tango_host_option
 @_binary
-def subscribers_down(state_dir: Path, binary: Path) -> None:
-    """Stop every subscriber process."""
-    click.echo(f"stopped {_fleet(state_dir, binary).down()} subscriber(s)")
+@click.option("--backend", type=click.Choice(BACKENDS), help="Only the subscribers of this backend.")
+def subscribers_down(state_dir: Path, tango_host: str | None, binary: Path, backend: str | None) -> None:
+    """Stop the subscriber processes (every backend's unless --backend)."""
+    try:
+        host = find_tango_host(state_dir, tango_host)
+    except ServerError:
+        host = "127.0.0.1:0"  # the stack is gone; stopping needs the process records only
+    fleet = SubscriberFleet(host, state_dir, binary=binary, attached=False)
+    click.echo(f"stopped {fleet.down(backend or '')} subscriber(s)")
