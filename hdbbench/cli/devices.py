@@ -37,8 +37,13 @@ def up_cmd(profile: Path, servers: int | None, devices_per_server: int | None, s
                    devices_per_server=devices_per_server, seed=seed, state_dir=dev.fleet_dir(state_dir),
                    auto_start=start, timeout_s=timeout_s)
     n_attr = sum(len(d.specs) for d in fleet.devices.values())
-    click.echo(f"{len(fleet.servers)} servers, {len(fleet.devices)} devices, {n_attr} attributes up, "
-               f"{'emitting' if start else 'holding (Start to emit)'} (recorded in {dev.fleet_dir(state_dir)})")
+    click.echo(f"{_count(len(fleet.servers), 'server')}, {_count(len(fleet.devices), 'device')}, "
+               f"{_count(n_attr, 'attribute')} up, {'emitting' if start else 'holding (Start to emit)'} "
+               f"(recorded in {dev.fleet_dir(state_dir)})")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 @devices.command("status")
