@@ -35,12 +35,14 @@ def _commands(group: click.Group, prefix: str = "") -> Iterator[tuple[str, click
 
 
 def _option(decorator: object, name: str) -> click.Option:
-    return next(p for p in decorator(lambda **_: None).__click_params__ if p.name == name)  # type: ignore[operator, attr-defined]
+    params = decorator(lambda **_: None).__click_params__  # type: ignore[operator]
+    return next(p for p in params if p.name == name)
 
 
 def test_shared_options_are_defined_once() -> None:
     """Every --state-dir and --tango-host of every command is the one of hdbbench.cli.options."""
-    shared = {"state_dir": _option(state_dir_option, "state_dir"), "tango_host": _option(tango_host_option, "tango_host")}
+    shared = {"state_dir": _option(state_dir_option, "state_dir"),
+              "tango_host": _option(tango_host_option, "tango_host")}
     seen = set()
     for path, command in _commands(main):
         for param in command.params:
@@ -107,9 +109,11 @@ def test_subscribers_of_two_backends_archive_every_device_attribute(beside_the_s
         for backend in ("timescaledb", "mysql"):
             created = cli(state, "schema", "create", "--backend", backend, "--database", database)
             assert created.returncode == 0, created.stderr
-            started = cli(state, "subscribers", "up", "--backend", backend, "--database", database, "--from-devices")
+            started = cli(state, "subscribers", "up", "--backend", backend, "--database", database,
+                          "--from-devices")
             assert started.returncode == 0, started.stderr
-            assert started.stdout.strip() == f"archiving/hdbbench-es/{backend}-1: 82 attributes to {backend} database {database}"
+            assert started.stdout.strip() == (f"archiving/hdbbench-es/{backend}-1: 82 attributes to {backend} "
+                                              f"database {database}")
         again = cli(state, "subscribers", "up", "--backend", "mysql", "--database", database, "--from-devices")
         assert again.returncode == 2 and len(again.stderr.strip().splitlines()) == 1
         assert "subscribers for mysql already run (archiving/hdbbench-es/mysql-1)" in again.stderr
@@ -117,8 +121,10 @@ def test_subscribers_of_two_backends_archive_every_device_attribute(beside_the_s
         deadline = time.monotonic() + 90
         while True:  # both store rows of every attribute of the device
             status = _status(state)
-            counts = [cli(state, "data", "count", "--backend", b, "--database", database).stdout for b in ("timescaledb", "mysql")]
-            if all(s.get("RowsStoredNumber") for s in status.values()) and all("of 82 attributes" in c for c in counts):
+            counts = [cli(state, "data", "count", "--backend", b, "--database", database).stdout
+                      for b in ("timescaledb", "mysql")]
+            if all(s.get("RowsStoredNumber") for s in status.values()) and all("of 82 attributes" in c
+                                                                                 for c in counts):
                 break
             assert time.monotonic() < deadline, f"not every attribute archived within 90 s: {status} {counts}"
             time.sleep(1)

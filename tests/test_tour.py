@@ -109,9 +109,10 @@ def test_every_shell_block_is_the_tour_or_illustrative() -> None:
 
 
 def test_the_matcher_accepts_other_numbers_and_refuses_other_words(tmp_path: Path) -> None:
-    shown = ("archiving/hdbbench-es/timescaledb-1: ON, 82/82 attributes started, 0 failing, 0 pending, 1678 rows stored",
+    device = "archiving/hdbbench-es/timescaledb-1"
+    shown = (f"{device}: ON, 82/82 attributes started, 0 failing, 0 pending, 1678 rows stored",
              f"          data {SHOWN_CLONE}/.hdbbench/tangodb/tango.db")
-    printed = ("archiving/hdbbench-es/timescaledb-1: ALARM, 80/82 attributes started, 2 failing, 10 pending, 5 rows stored\n"
+    printed = (f"{device}: ALARM, 80/82 attributes started, 2 failing, 10 pending, 5 rows stored\n"
                f"   data {tmp_path}/.hdbbench/tangodb/tango.db\n")
     assert missing_lines(shown, printed, tmp_path) == []
     assert missing_lines(shown[::-1], printed, tmp_path) == [shown[0]]  # order matters

@@ -39,7 +39,7 @@ class ServerStatus:
     port: int | None
     version: str | None
     log: str
-    data: str
+    data: str | None
     endpoint: dict[str, Any] | None
 
     def to_dict(self) -> dict[str, Any]:
@@ -180,9 +180,9 @@ class PrivateServer(ABC):
             endpoint=_endpoint_dict(self.endpoint(port, meta)) if ready and port else None,
         )
 
-    def data_location(self) -> str:
-        """Where the server keeps its data, for people reading `stack status`."""
-        return str(self.dir)
+    def data_location(self) -> str | None:
+        """Where the server keeps its data (None before it has any), for people reading `stack status`."""
+        return str(self.data_dir) if self.data_dir.exists() else None
 
     # --- the data directory ---------------------------------------------------------------------
     @property
@@ -242,7 +242,8 @@ def check_traversable(directory: Path, run_as: RunAs) -> None:
         if not mode.st_mode & stat.S_IXOTH and not (mode.st_gid == run_as.gid and mode.st_mode & stat.S_IXGRP):
             raise ServerError(
                 f"{parent} is not traversable by user {run_as.name}, who runs the server; "
-                f"remove {directory / 'data'} to let hdbbench create the data directory where {run_as.name} can reach it"
+                f"remove {directory / 'data'} to let hdbbench create the data directory where "
+                f"{run_as.name} can reach it"
             )
 
 

@@ -30,9 +30,6 @@ class MariaDBServer(PrivateServer):
     preferred_port = 23306
     account = "mysql"
 
-    def data_location(self) -> str:
-        return str(self.data_dir)
-
     @property
     def socket_path(self) -> Path:
         path = self.data_dir / "mariadbd.sock"  # in the directory the server's account owns

@@ -33,9 +33,6 @@ class PostgresServer(PrivateServer):
     account = "postgres"
     stop_signal = signal.SIGINT  # "fast" shutdown: roll back open transactions, checkpoint, exit
 
-    def data_location(self) -> str:
-        return str(self.data_dir)
-
     def initialise(self, meta: dict[str, Any]) -> None:
         data = self.prepare_data_dir()
         if (data / "PG_VERSION").exists():
