@@ -6,7 +6,7 @@ accounts cannot enter a directory only root may enter (``/root``, a ``mktemp -d`
 hdbbench never loosens the permissions of the user's directories. Such a server therefore keeps its
 data in a *home* of its own::
 
-    /var/tmp/hdbbench-<uid>/              owned by the invoking user, 0711 (0700 for a server run as the user)
+    /var/tmp/hdbbench-<uid>/              owned by the invoking user, 0711 as root, else 0700
         <digest of the state directory>/  same owner and mode
             <server>/                     owned by the server's account, 0700: data/, option files, socket
 
@@ -14,7 +14,9 @@ Every level is created with ``mkdir`` (which fails on anything already there) or
 checked: a real directory (not a symlink), owned by the expected account, not writable by others.
 Anything else is refused in one line. The state directory keeps a link ``<server>/data`` to the
 home's data directory; ``hdbbench stack down`` stops the servers and removes the homes of the state
-directory (``remove_homes``).
+directory (``remove_homes``). A normal user's servers run as that user and keep their data in the
+state directory; only MariaDB's socket comes here when the state directory's path is too long for a
+Unix socket.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ def home_path(state_dir: Path, server: str, root: Path | None = None) -> Path:
 def make_home(state_dir: Path, server: str, uid: int, gid: int, root: Path | None = None) -> Path:
     """Create (or check) the home of a server run by uid:gid; return its path."""
     home = home_path(state_dir, server, root)
-    shared_mode = 0o700 if uid == os.geteuid() else 0o711  # the server's account only passes through
+    # Only root runs servers as other accounts; they pass through root's levels without listing them.
+    shared_mode = 0o711 if os.geteuid() == 0 else 0o700
     for level in (home.parent.parent, home.parent):
         _safe_dir(level, os.geteuid(), os.getegid(), shared_mode)
     _safe_dir(home, uid, gid, 0o700)
@@ -66,6 +69,8 @@ def _safe_dir(path: Path, uid: int, gid: int, mode: int) -> None:
         raise ServerError(f"{path} is owned by uid {info.st_uid}, not uid {uid}; remove it")
     if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         raise ServerError(f"{path} is writable by other users; remove it")
+    if stat.S_IMODE(info.st_mode) != mode:
+        os.chmod(path, mode)  # ours and safe, but readable by more than it should be
 
 
 def write_file(path: Path, text: str, mode: int, uid: int | None = None, gid: int | None = None) -> None:
