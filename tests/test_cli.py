@@ -139,3 +139,16 @@ def test_subscribers_of_two_backends_archive_every_device_attribute(beside_the_s
         cli(state, "subscribers", "down")
         for backend in ("timescaledb", "mysql"):
             cli(state, "schema", "drop", "--backend", backend, "--database", database)
+
+
+def test_the_stacks_tango_database_wins_over_tango_host(beside_the_stack: Path) -> None:
+    """A TANGO_HOST set for a facility is not where hdbbench registers its devices and subscribers."""
+    env = {**os.environ, "TANGO_HOST": "127.0.0.1:9"}  # nobody answers there
+    env.pop("HDBBENCH_TANGO_HOST", None)
+    result = subprocess.run([*HDBBENCH, "subscribers", "status", "--state-dir", str(beside_the_stack)],
+                            capture_output=True, text=True, timeout=60, cwd=REPO, env=env)
+    assert result.returncode == 0 and result.stdout.strip() == "no subscribers recorded", result.stderr
+    given = subprocess.run([*HDBBENCH, "devices", "up", "--profile", PROFILE, "--tango-host", "127.0.0.1:9",
+                            "--state-dir", str(beside_the_stack)], capture_output=True, text=True, timeout=60,
+                           cwd=REPO, env=env)
+    assert given.returncode == 2 and "127.0.0.1:9" in given.stderr
