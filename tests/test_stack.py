@@ -24,6 +24,7 @@ import tango
 from hdbbench.errors import ServerError
 from hdbbench.servers import homes
 from hdbbench.servers.endpoints import StackEndpoints
+from hdbbench.servers.mariadb import MariaDBServer
 from hdbbench.servers.ports import pick_free_port
 from hdbbench.servers.process import ProcessRecord
 from tests.conftest import REPO, default_sigint
@@ -181,6 +182,15 @@ def test_a_home_in_the_way_is_refused(tmp_path: Path) -> None:
         os.rename(foreign, base)
         with pytest.raises(ServerError, match="owned by uid 65534"):
             homes.make_home(tmp_path / "state", "postgres", os.geteuid(), os.getegid(), root=root)
+
+
+def test_mariadb_socket_of_a_deep_state_directory_goes_to_its_home(tmp_path: Path) -> None:
+    """A Unix socket path is limited to 108 bytes: a deep state directory's socket lives in the home."""
+    deep = tmp_path / ("d" * 100) / "state"
+    server = MariaDBServer(deep, {}, attached=True)
+    assert server.socket_path == homes.home_path(deep, "mariadb") / "mariadbd.sock"
+    assert len(str(server.socket_path)) < 100
+    assert MariaDBServer(tmp_path, {}, attached=True).socket_path.parent == tmp_path / "mariadb" / "data"
 
 
 def test_attached_servers_die_with_their_parent(scratch_state_dir: Path) -> None:
