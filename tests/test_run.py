@@ -17,7 +17,7 @@ import pytest
 from hdbbench.results import load_results
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import DEFAULT_BINARY
-from tests.conftest import REPO, default_sigint
+from tests.conftest import REPO, default_sigint, sigint_ignored
 
 pytestmark = pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built: {DEFAULT_BINARY}")
 
@@ -87,9 +87,10 @@ def test_ctrl_c_leaves_no_process_and_an_interrupted_run(stack_endpoints: StackE
                                                           tmp_path: Path) -> None:
     runs = tmp_path / "runs"
     env = {**os.environ, "HDBBENCH_STATE_DIR": str(test_state_dir)}
-    cli = subprocess.Popen([sys.executable, "-m", "hdbbench", "run", str(REPO / "scenarios" / "small.toml"),
-                            "--runs", str(runs)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           cwd=REPO, env=env, preexec_fn=default_sigint)
+    with sigint_ignored():
+        cli = subprocess.Popen([sys.executable, "-m", "hdbbench", "run", str(REPO / "scenarios" / "small.toml"),
+                                "--runs", str(runs)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               cwd=REPO, env=env, preexec_fn=default_sigint)
     deadline = time.monotonic() + 180
     children: list[psutil.Process] = []
     while time.monotonic() < deadline:  # interrupt once the subscriber of the first trial runs

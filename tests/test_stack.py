@@ -27,7 +27,7 @@ from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.servers.mariadb import MariaDBServer
 from hdbbench.servers.ports import pick_free_port
 from hdbbench.servers.process import ProcessRecord
-from tests.conftest import REPO, default_sigint
+from tests.conftest import REPO, default_sigint, sigint_ignored
 
 HDBBENCH = [sys.executable, "-m", "hdbbench"]
 
@@ -106,9 +106,10 @@ def test_up_reuse_status_down_leaves_nothing(scratch_state_dir: Path) -> None:
 
 
 def test_ctrl_c_during_up_leaves_nothing_running(scratch_state_dir: Path) -> None:
-    up = subprocess.Popen([*HDBBENCH, "stack", "up", "--state-dir", str(scratch_state_dir), *SMALL],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=REPO,
-                          preexec_fn=default_sigint)
+    with sigint_ignored():
+        up = subprocess.Popen([*HDBBENCH, "stack", "up", "--state-dir", str(scratch_state_dir), *SMALL],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                              preexec_fn=default_sigint)
     # Interrupt while the second server (MariaDB) is being started: PostgreSQL is already up.
     eventually(lambda: (scratch_state_dir / "mariadb" / "process.json").exists() or up.poll() is not None,
                120, "MariaDB start to begin")
