@@ -23,7 +23,7 @@ import os
 from pathlib import Path
 
 from hdbbench import sizing
-from hdbbench.cli_size import human
+from hdbbench.cli.size import human
 from hdbbench.disk import DEFAULT_VARIANTS, parse_case, run_measure
 from hdbbench.results import load_results
 from hdbbench.settings import resolve_profile

@@ -302,6 +302,22 @@ def load_fleet(state_dir: str | Path = DEFAULT_STATE_DIR) -> Fleet | None:
     return Fleet(data["tango_host"], data["profile"], Path(state_dir), devices, servers)
 
 
+def fleet_dir(state_dir: str | Path) -> Path:
+    """Where the devices started beside the stack of state_dir are recorded."""
+    return Path(state_dir) / "devices"
+
+
+def running_attributes(state_dir: str | Path = DEFAULT_STATE_DIR) -> list[str]:
+    """Full names (tango://host:port/device/attribute) of every attribute of the running devices
+    recorded in state_dir; refused in one line when none runs."""
+    fleet = load_fleet(state_dir)
+    running = {device for rec in (fleet.servers if fleet else []) if rec.process() for device in rec.devices}
+    if fleet is None or not running:
+        raise ConfigError(f"no simulated devices run from {Path(state_dir)} (start them: hdbbench devices up)")
+    return [f"tango://{fleet.tango_host}/{name}/{spec.name}".lower()
+            for name, plan in fleet.devices.items() if name in running for spec in plan.specs]
+
+
 def pick_ports(n: int, port_range: tuple[int, int] = DEFAULT_PORT_RANGE, taken: set[int] | None = None) -> list[int]:
     """n free loopback ports in port_range (never the ephemeral range), in random order."""
     lo, hi = port_range

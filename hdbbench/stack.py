@@ -5,18 +5,22 @@ Each server is private (started here, in ``<state_dir>/<server>/``) or external 
 TANGO_HOST; never started or stopped here). ``up`` is idempotent and all-or-nothing: when a server
 fails to start, or the user presses Ctrl-C, the servers this call started are stopped again.
 The endpoints of a running stack are written to ``<state_dir>/stack.json`` for other commands.
+Servers that run as another account keep their data outside the state directory, which links there
+(hdbbench.servers.homes); ``down`` stops everything the state directory records and removes those
+outside directories.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import pwd
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hdbbench.errors import ConfigError, ServerError
-from hdbbench.servers import process
+from hdbbench.servers import homes, process
 from hdbbench.servers.base import PrivateServer
 from hdbbench.servers.endpoints import MariaDBEndpoint, PostgresEndpoint, StackEndpoints, TangoEndpoint
 from hdbbench.servers.mariadb import MariaDBServer
@@ -107,18 +111,28 @@ class Stack:
         return result
 
     def down(self) -> list[str]:
-        """Stop every private server (found from its process record); return the names stopped."""
-        stopped = [name for name, server in self._servers.items() if server.down()]
+        """Stop everything started in this state directory (found from the records) and remove the
+        servers' homes outside it; return the names stopped."""
+        from hdbbench import devices  # devices need the stack, not the other way round
+
+        # Clients first (simulated devices, subscribers), then the servers they use.
+        stopped = devices.down(self.state_dir / "devices")
+        stopped += self._stop_records("*/*/process.json")
+        stopped += [name for name, server in self._servers.items() if server.down()]
         # Servers started under another configuration (e.g. the other Tango database) have records too.
-        # Subscribers and devices started in this state directory go too: down means everything.
-        records = [*self.state_dir.glob("*/process.json"), *self.state_dir.glob("*/*/process.json")]
-        for record_path in sorted(records):
+        stopped += self._stop_records("*/process.json")
+        (self.state_dir / _STATE_FILE).unlink(missing_ok=True)
+        homes.remove_homes(self.state_dir)
+        return stopped
+
+    def _stop_records(self, pattern: str) -> list[str]:
+        stopped = []
+        for record_path in sorted(self.state_dir.glob(pattern)):
             record = ProcessRecord.load(record_path)
             if record is not None and record.alive():
                 process.stop(record)
-                stopped.append(record_path.parent.name)
+                stopped.append(str(record_path.parent.relative_to(self.state_dir)))
             record_path.unlink(missing_ok=True)
-        (self.state_dir / _STATE_FILE).unlink(missing_ok=True)
         return stopped
 
     def settings_in_force(self) -> dict[str, dict[str, str]]:
@@ -135,6 +149,7 @@ class Stack:
                 servers[name] = self._external_status(name)
         return {
             "state_dir": str(self.state_dir),
+            "state_dir_owner": _owner(self.state_dir),
             "profile": recorded_profile(self.state_dir) or self.config.profile.name,
             "all_ready": all(s["ready"] for s in servers.values()),
             "servers": servers,
@@ -179,6 +194,17 @@ class Stack:
         with os.fdopen(fd, "w") as out:
             json.dump({"profile": self.config.profile.to_dict(), "endpoints": endpoints.to_dict()}, out, indent=2)
         tmp.replace(path)
+
+
+def _owner(path: Path) -> str | None:
+    try:
+        uid = path.stat().st_uid
+    except OSError:
+        return None  # not created yet
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
 
 
 def recorded_profile(state_dir: Path) -> str | None:

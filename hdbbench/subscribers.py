@@ -10,7 +10,8 @@ hdbpp-es is driven by the same code: give its binary (``binary=``); the server n
 file name, as Tango makes it.
 
 Subscriber n is the device ``archiving/hdbbench-es/<n>`` of server ``<binary name>/<n>``; its
-process record lives in ``<state_dir>/subscribers/<n>/``.
+process record lives in ``<state_dir>/subscribers/<n>/``. Subscribers of a group (the CLI groups
+them by backend) are numbered within it: ``archiving/hdbbench-es/<group>-<n>``.
 """
 
 from __future__ import annotations
@@ -73,10 +74,16 @@ class SubscriberSpec:
     lib_configuration: tuple[str, ...]
     attributes: tuple[str, ...] = ()
     properties: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    group: str = ""  # subscribers of several groups (e.g. one per backend) run side by side
+
+    @property
+    def label(self) -> str:
+        """The server instance name, the device's last member and the state subdirectory."""
+        return f"{self.group}-{self.instance}" if self.group else str(self.instance)
 
     @property
     def device(self) -> str:
-        return f"{DEVICE_PREFIX}/{self.instance}"
+        return f"{DEVICE_PREFIX}/{self.label}"
 
 
 def spread(attributes: Sequence[str], count: int) -> list[tuple[str, ...]]:
@@ -111,7 +118,7 @@ class SubscriberFleet:
 
         db = self._database()
         info = tango.DbDevInfo()
-        info.name, info._class, info.server = spec.device, CLASS_NAME, f"{self.server_name}/{spec.instance}"
+        info.name, info._class, info.server = spec.device, CLASS_NAME, f"{self.server_name}/{spec.label}"
         db.add_server(info.server, info, with_dserver=True)
         # An empty AttributeList: attributes come by AttributeAdd (see the module docstring).
         props: dict[str, Sequence[str]] = {"LibConfiguration": list(spec.lib_configuration),
@@ -166,7 +173,7 @@ class SubscriberFleet:
 
     def _start(self, spec: SubscriberSpec) -> None:
         self._attribute_names.pop(spec.device, None)  # a new process may publish other attributes
-        home = self.dir / str(spec.instance)
+        home = self.dir / spec.label
         home.mkdir(parents=True, exist_ok=True)
         record_path = home / "process.json"
         old = ProcessRecord.load(record_path)
@@ -180,7 +187,7 @@ class SubscriberFleet:
         # stores in batches needs room for a burst. An explicit setting in the environment wins.
         env.setdefault("TANGO_EVENT_BUFFER_HWM", str(EVENT_BUFFER_HWM))
         _, record = process.spawn(
-            [str(self.binary), str(spec.instance), "-ORBendPoint", f"giop:tcp:127.0.0.1:{orb_port}"],
+            [str(self.binary), spec.label, "-ORBendPoint", f"giop:tcp:127.0.0.1:{orb_port}"],
             log_path=home / "subscriber.log", attached=self.attached, env=env, cwd=home,
         )
         record.save(record_path)
@@ -242,10 +249,18 @@ class SubscriberFleet:
                 found.append(record.pid)
         return found
 
-    def down(self) -> int:
-        """Stop every subscriber process; return how many ran."""
+    def _records(self, group: str = "") -> list[Path]:
+        return sorted(self.dir.glob(f"{group}-*/process.json" if group else "*/process.json"))
+
+    def running(self, group: str = "") -> list[str]:
+        """The devices of the subscribers that run (of one group when given)."""
+        return [f"{DEVICE_PREFIX}/{path.parent.name}" for path in self._records(group)
+                if (record := ProcessRecord.load(path)) is not None and record.alive()]
+
+    def down(self, group: str = "") -> int:
+        """Stop every subscriber process (of one group when given); return how many ran."""
         stopped = 0
-        for record_path in sorted(self.dir.glob("*/process.json")):
+        for record_path in self._records(group):
             record = ProcessRecord.load(record_path)
             if record is not None and record.alive():
                 process.stop(record)

@@ -13,7 +13,9 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import signal
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,23 @@ def test_stack_config(state_dir: Path = TEST_STATE_DIR, **kwargs: object) -> Sta
 
 
 test_stack_config.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
+
+
+def default_sigint() -> None:
+    """preexec_fn of a child that a test interrupts with SIGINT: a suite started with SIGINT ignored
+    (as a background job is) would hand the ignored signal down, and the child would never see it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@contextmanager
+def sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored in this process while a child starts, as in a suite started in the background,
+    so that a test interrupting the child shows it works there too."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _session_state_dir() -> tuple[Path, Any]:

@@ -16,7 +16,7 @@ import pytest
 from hdbbench.results import load_results
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import DEFAULT_BINARY
-from tests.conftest import REPO
+from tests.conftest import REPO, default_sigint, sigint_ignored
 from tests.harness import eventually
 
 pytestmark = pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built: {DEFAULT_BINARY}")
@@ -90,9 +90,10 @@ def test_ctrl_c_leaves_no_process_and_an_interrupted_run(stack_endpoints: StackE
                                                           tmp_path: Path) -> None:
     runs = tmp_path / "runs"
     env = {**os.environ, "HDBBENCH_STATE_DIR": str(test_state_dir)}
-    cli = subprocess.Popen([sys.executable, "-m", "hdbbench", "run", str(REPO / "scenarios" / "small.toml"),
-                            "--runs", str(runs)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           cwd=REPO, env=env)
+    with sigint_ignored():
+        cli = subprocess.Popen([sys.executable, "-m", "hdbbench", "run", str(REPO / "scenarios" / "small.toml"),
+                                "--runs", str(runs)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               cwd=REPO, env=env, preexec_fn=default_sigint)
 
     def children_once_a_subscriber_runs() -> list[psutil.Process]:
         children = psutil.Process(cli.pid).children(recursive=True)

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from hdbbench.backends import BACKENDS, Backend, get_backend
 from hdbbench.backends.base import SchemaVariant
-from hdbbench.cli_schema import schema, schema_files
+from hdbbench.cli.schema import schema, schema_files
 from hdbbench.errors import ConfigError
 from tests.backend_fixtures import (  # noqa: F401 - fixtures are found by name
     BACKEND_VARIANTS,

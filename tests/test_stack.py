@@ -7,8 +7,11 @@ import json
 import os
 import shutil
 import signal
+import pwd
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -18,10 +21,13 @@ import psutil
 import pytest
 import tango
 
+from hdbbench.errors import ServerError
+from hdbbench.servers import homes
 from hdbbench.servers.endpoints import StackEndpoints
+from hdbbench.servers.mariadb import MariaDBServer
 from hdbbench.servers.ports import pick_free_port
 from hdbbench.servers.process import ProcessRecord
-from tests.conftest import REPO
+from tests.conftest import REPO, default_sigint, sigint_ignored
 from tests.harness import eventually
 
 HDBBENCH = [sys.executable, "-m", "hdbbench"]
@@ -29,7 +35,7 @@ HDBBENCH = [sys.executable, "-m", "hdbbench"]
 
 @pytest.fixture
 def scratch_state_dir() -> Iterator[Path]:
-    """A state directory of its own (inside the repository, reachable by the postgres/mysql users)."""
+    """A state directory of its own, inside the repository."""
     path = REPO / ".hdbbench" / f"pytest-{uuid.uuid4().hex[:8]}"
     yield path
     subprocess.run([*HDBBENCH, "stack", "down", "--state-dir", str(path)], capture_output=True, timeout=120)
@@ -90,8 +96,10 @@ def test_up_reuse_status_down_leaves_nothing(scratch_state_dir: Path) -> None:
 
 
 def test_ctrl_c_during_up_leaves_nothing_running(scratch_state_dir: Path) -> None:
-    up = subprocess.Popen([*HDBBENCH, "stack", "up", "--state-dir", str(scratch_state_dir), *SMALL],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    with sigint_ignored():
+        up = subprocess.Popen([*HDBBENCH, "stack", "up", "--state-dir", str(scratch_state_dir), *SMALL],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                              preexec_fn=default_sigint)
     # Interrupt while the second server (MariaDB) is being started: PostgreSQL is already up.
     eventually(lambda: (scratch_state_dir / "mariadb" / "process.json").exists() or up.poll() is not None,
                120, "MariaDB start to begin")
@@ -102,6 +110,78 @@ def test_ctrl_c_during_up_leaves_nothing_running(scratch_state_dir: Path) -> Non
     assert "interrupted" in stderr
     _, alive = psutil.wait_procs(seen, timeout=10)
     assert alive == [] and server_processes(scratch_state_dir) == {}
+
+
+@pytest.fixture
+def private_state_dir() -> Iterator[Path]:
+    """A state directory inside a directory only its owner may enter (as /root or mktemp -d are)."""
+    parent = Path(tempfile.mkdtemp(prefix="hdbbench-0700-"))
+    path = parent / "state"
+    yield path
+    subprocess.run([*HDBBENCH, "stack", "down", "--state-dir", str(path)], capture_output=True, timeout=120)
+    shutil.rmtree(parent, ignore_errors=True)
+
+
+def test_servers_of_other_accounts_get_reachable_homes(private_state_dir: Path) -> None:
+    """As root, PostgreSQL and MariaDB run as their own accounts, which cannot enter a 0700 directory:
+    their data lives in homes outside it, the user's directories keep their modes, down removes the homes."""
+    parent_mode = stat.S_IMODE(private_state_dir.parent.stat().st_mode)
+    state = ["--state-dir", str(private_state_dir)]
+    up = cli("stack", "up", *state, *SMALL, "--only", "postgres", "--only", "mariadb")
+    assert up.returncode == 0, up.stderr
+    status = json.loads(cli("stack", "status", *state, "--only", "postgres", "--only", "mariadb", "--json").stdout)
+    assert status["all_ready"] and status["state_dir"] == str(private_state_dir.resolve())
+    assert status["state_dir_owner"] == pwd.getpwuid(os.geteuid()).pw_name
+    assert f"stack in {private_state_dir.resolve()} (owner {status['state_dir_owner']})" in up.stdout
+    assert stat.S_IMODE(private_state_dir.parent.stat().st_mode) == parent_mode == 0o700
+    homes = []
+    for name, account in (("postgres", "postgres"), ("mariadb", "mysql")):
+        data = Path(status["servers"][name]["data"])
+        assert f"data {data}" in up.stdout
+        assert data.is_dir() and (private_state_dir / name / "data").resolve() == data
+        if os.geteuid() != 0:  # the servers run as the user: their data stays in the state directory
+            assert data == private_state_dir / name / "data"
+            continue
+        assert not data.is_relative_to(private_state_dir.parent) and data.stat().st_uid == pwd.getpwnam(account).pw_uid
+        home = data.parent
+        assert stat.S_IMODE(home.stat().st_mode) == 0o700 and home.stat().st_uid == data.stat().st_uid
+        for level in (home.parent, home.parent.parent):  # root's, passable but not readable by others
+            assert level.stat().st_uid == 0 and stat.S_IMODE(level.stat().st_mode) == 0o711
+        homes.append(home)
+    down = cli("stack", "down", *state)
+    assert down.returncode == 0, down.stderr
+    assert not any(home.exists() for home in homes)
+
+
+def test_a_home_in_the_way_is_refused(tmp_path: Path) -> None:
+    """A home level that is a symlink, or owned by somebody else, is never used."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / f"hdbbench-{os.geteuid()}").symlink_to(elsewhere)
+    with pytest.raises(ServerError, match="is not a directory"):
+        homes.make_home(tmp_path / "state", "postgres", os.geteuid(), os.getegid(), root=root)
+    assert list(elsewhere.iterdir()) == []
+    if os.geteuid() == 0:
+        foreign = tmp_path / "foreign"
+        foreign.mkdir()
+        os.chown(foreign, 65534, 65534)  # nobody made it first
+        (root / f"hdbbench-{os.geteuid()}").unlink()
+        (root / f"hdbbench-{os.geteuid()}").mkdir(mode=0o711)
+        base = homes.home_path(tmp_path / "state", "postgres", root=root).parent
+        os.rename(foreign, base)
+        with pytest.raises(ServerError, match="owned by uid 65534"):
+            homes.make_home(tmp_path / "state", "postgres", os.geteuid(), os.getegid(), root=root)
+
+
+def test_mariadb_socket_of_a_deep_state_directory_goes_to_its_home(tmp_path: Path) -> None:
+    """A Unix socket path is limited to 108 bytes: a deep state directory's socket lives in the home."""
+    deep = tmp_path / ("d" * 100) / "state"
+    server = MariaDBServer(deep, {}, attached=True)
+    assert server.socket_path == homes.home_path(deep, "mariadb") / "mariadbd.sock"
+    assert len(str(server.socket_path)) < 100
+    assert MariaDBServer(tmp_path, {}, attached=True).socket_path.parent == tmp_path / "mariadb" / "data"
 
 
 def test_attached_servers_die_with_their_parent(scratch_state_dir: Path) -> None:

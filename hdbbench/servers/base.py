@@ -2,7 +2,10 @@
 """The life cycle every private server shares: prepare once, start, wait until ready, record, stop.
 
 Each server lives in ``<state_dir>/<name>/``: its data directory, a log file, ``process.json`` (the
-running process) and ``server.json`` (port, credentials, the settings it was started with). ``up``
+running process) and ``server.json`` (port, credentials, the settings it was started with). A server
+that runs as another account (PostgreSQL and MariaDB, when hdbbench runs as root) keeps its data in a
+home of its own outside the user's directories (hdbbench.servers.homes), and ``<name>/data`` links
+there. ``up``
 on a running server with the same settings reuses it; with other settings it restarts it on the same
 data. A subclass says how to initialise, which command line to run, how to tell it is ready, and
 what endpoint to hand out.
@@ -22,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench.errors import ServerError
-from hdbbench.servers import process
+from hdbbench.servers import homes, process
 from hdbbench.servers.ports import LOOPBACK, pick_free_port, port_is_free
 from hdbbench.servers.process import ProcessRecord, RunAs
 
@@ -36,6 +39,7 @@ class ServerStatus:
     port: int | None
     version: str | None
     log: str
+    data: str | None
     endpoint: dict[str, Any] | None
 
     def to_dict(self) -> dict[str, Any]:
@@ -53,6 +57,7 @@ class PrivateServer(ABC):
 
     def __init__(self, state_dir: Path, settings: Mapping[str, str], *, attached: bool,
                  keep_running: bool = False) -> None:
+        self.state_dir = state_dir
         self.dir = state_dir / self.name
         self.keep_running = keep_running  # reuse a running server even if its settings differ
         self.settings = dict(settings)
@@ -131,7 +136,7 @@ class PrivateServer(ABC):
             port = pick_free_port(self.preferred_port)
         popen, rec = process.spawn(
             self.command(port), log_path=self.log_path, attached=self.attached,
-            run_as=self.run_as, env=self.environment(),
+            run_as=self.run_as, env=self.environment(), cwd=self.work_dir(),
         )
         rec.save(self._record_path)
         try:
@@ -171,26 +176,61 @@ class PrivateServer(ABC):
         ready = bool(alive and port and self.is_ready(port, meta))
         return ServerStatus(
             name=self.name, running=alive, ready=ready, pid=rec.pid if alive and rec else None, port=port,
-            version=meta.get("version"), log=str(self.log_path),
+            version=meta.get("version"), log=str(self.log_path), data=self.data_location(),
             endpoint=_endpoint_dict(self.endpoint(port, meta)) if ready and port else None,
         )
 
-    # --- helpers for subclasses -----------------------------------------------------------------
-    def owned_data_dir(self, path: Path) -> Path:
-        """Create (or check) a data directory owned by the account the server runs as."""
-        uid = self.run_as.uid if self.run_as else os.geteuid()
-        gid = self.run_as.gid if self.run_as else os.getegid()
+    def data_location(self) -> str | None:
+        """Where the server keeps its data (None before it has any), for people reading `stack status`."""
+        return str(self.data_dir) if self.data_dir.exists() else None
+
+    # --- the data directory ---------------------------------------------------------------------
+    @property
+    def data_dir(self) -> Path:
+        """The data directory: ``<name>/data`` in the state directory, or the home it links to."""
+        link = self.dir / "data"
+        return Path(os.readlink(link)) if link.is_symlink() else link
+
+    def _runs_as_other_account(self) -> bool:
+        return self.run_as is not None and not self.run_as.is_me()
+
+    def _ids(self) -> tuple[int, int]:
+        return (self.run_as.uid, self.run_as.gid) if self.run_as else (os.geteuid(), os.getegid())
+
+    def prepare_data_dir(self) -> Path:
+        """Create (or check) the data directory, owned by the account the server runs as.
+
+        A server of another account gets its home outside the state directory, linked from it; a
+        data directory already in the state directory (hdbbench as a normal user) stays there.
+        """
+        self.dir.mkdir(parents=True, exist_ok=True)
+        link = self.dir / "data"
+        uid, gid = self._ids()
+        if link.is_symlink() or (self._runs_as_other_account() and not link.exists()):
+            path = homes.make_home(self.state_dir, self.name, uid, gid) / "data"
+            if not link.is_symlink():
+                link.symlink_to(path, target_is_directory=True)
+            elif Path(os.readlink(link)) != path:
+                raise ServerError(f"{link} links to {os.readlink(link)}, not to {path}, the home of this state "
+                                  "directory; remove the link (and that directory if it is no longer used)")
+        else:
+            path = link
         if path.exists():
             owner = path.stat().st_uid
             if owner != uid:
                 raise ServerError(f"data directory {path} is owned by uid {owner}, not by the server's user (uid {uid})")
         else:
-            path.mkdir(parents=True, mode=0o700)
+            path.mkdir(mode=0o700)
             if uid != os.geteuid():
                 os.chown(path, uid, gid)
-        if self.run_as and not self.run_as.is_me():
-            check_traversable(path.parent, self.run_as)
+        if self._runs_as_other_account() and path == link:
+            assert self.run_as is not None
+            check_traversable(path.parent, self.run_as)  # a data directory made in place before
         return path
+
+    def work_dir(self) -> Path | None:
+        """The working directory of the server's processes: one its account can enter."""
+        return self.data_dir.parent if self._runs_as_other_account() else None
 
 
 def check_traversable(directory: Path, run_as: RunAs) -> None:
@@ -202,7 +242,8 @@ def check_traversable(directory: Path, run_as: RunAs) -> None:
         if not mode.st_mode & stat.S_IXOTH and not (mode.st_gid == run_as.gid and mode.st_mode & stat.S_IXGRP):
             raise ServerError(
                 f"{parent} is not traversable by user {run_as.name}, who runs the server; "
-                f"chmod o+x {parent} or choose another --state-dir"
+                f"remove {directory / 'data'} to let hdbbench create the data directory where "
+                f"{run_as.name} can reach it"
             )
 
 

@@ -8,14 +8,11 @@ account (root authenticates over the socket with the password set at that moment
 
 from __future__ import annotations
 
-import hashlib
-import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from hdbbench.servers import process
+from hdbbench.servers import homes, process
 from hdbbench.servers.base import PrivateServer
 from hdbbench.servers.endpoints import MariaDBEndpoint
 from hdbbench.servers.ports import LOOPBACK
@@ -34,28 +31,25 @@ class MariaDBServer(PrivateServer):
     account = "mysql"
 
     @property
-    def data_dir(self) -> Path:
-        return self.dir / "data"
-
-    @property
     def socket_path(self) -> Path:
         path = self.data_dir / "mariadbd.sock"  # in the directory the server's account owns
         if len(str(path)) <= _SOCKET_PATH_MAX:
             return path
-        digest = hashlib.sha1(str(path).encode()).hexdigest()[:12]
-        return Path(tempfile.gettempdir()) / f"hdbbench-mariadb-{digest}.sock"
+        # A deep state directory: the server's home (made in command()) has a short path.
+        return homes.home_path(self.state_dir, self.name) / "mariadbd.sock"
 
     def initialise(self, meta: dict[str, Any]) -> None:
-        self.owned_data_dir(self.data_dir)
-        if (self.data_dir / "mysql").is_dir():
+        data = self.prepare_data_dir()
+        if (data / "mysql").is_dir():
             return
+        meta.pop("admin_created", None)  # a new data directory has no accounts yet
         user = self.run_as.name if self.run_as else None
         argv = [_binary("mariadb-install-db", "/usr/bin/mariadb-install-db"), "--no-defaults",
-                f"--datadir={self.data_dir}", "--skip-test-db", "--auth-root-authentication-method=normal"]
+                f"--datadir={data}", "--skip-test-db", "--auth-root-authentication-method=normal"]
         if user:
             argv.append(f"--user={user}")
         process.run_checked(argv, what="mariadb-install-db", log_path=self.dir / "install-db.log",
-                            run_as=self.run_as)
+                            run_as=self.run_as, cwd=self.work_dir())
 
     def _write_option_file(self, port: int) -> Path:
         options = {
@@ -67,12 +61,14 @@ class MariaDBServer(PrivateServer):
             **({"user": self.run_as.name} if self.run_as else {}),
             **{key.replace("_", "-"): value for key, value in self.settings.items()},
         }
-        cnf = self.dir / "my.cnf"
-        cnf.write_text("[mariadbd]\n" + "".join(f"{k}={v}\n" for k, v in options.items()))
-        os.chmod(cnf, 0o644)  # mariadbd refuses world-writable option files
+        cnf = self.data_dir.parent / "my.cnf"  # where mariadbd, run as the server's account, can read it
+        # 0644: mariadbd refuses world-writable option files; it holds no password.
+        homes.write_file(cnf, "[mariadbd]\n" + "".join(f"{k}={v}\n" for k, v in options.items()), 0o644)
         return cnf
 
     def command(self, port: int) -> list[str]:
+        if self.socket_path.parent != self.data_dir:
+            homes.make_home(self.state_dir, self.name, *self._ids())
         cnf = self._write_option_file(port)
         return [_binary("mariadbd", "/usr/sbin/mariadbd"), f"--defaults-file={cnf}"]
 

@@ -13,7 +13,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from hdbbench.servers import process
+from hdbbench.servers import homes, process
 from hdbbench.servers.base import PrivateServer
 from hdbbench.servers.endpoints import PostgresEndpoint
 from hdbbench.servers.ports import LOOPBACK
@@ -33,26 +33,18 @@ class PostgresServer(PrivateServer):
     account = "postgres"
     stop_signal = signal.SIGINT  # "fast" shutdown: roll back open transactions, checkpoint, exit
 
-    @property
-    def data_dir(self) -> Path:
-        return self.dir / "data"
-
     def initialise(self, meta: dict[str, Any]) -> None:
-        self.owned_data_dir(self.data_dir)
-        if (self.data_dir / "PG_VERSION").exists():
+        data = self.prepare_data_dir()
+        if (data / "PG_VERSION").exists():
             return
-        pwfile = self.dir / "initdb.pw"
-        fd = os.open(pwfile, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as out:
-            out.write(meta["password"] + "\n")
-        if self.run_as and not self.run_as.is_me():
-            os.chown(pwfile, self.run_as.uid, self.run_as.gid)
+        pwfile = data.parent / "initdb.pw"  # where initdb, run as the server's account, can read it
+        homes.write_file(pwfile, meta["password"] + "\n", 0o600, *self._ids())
         try:
             process.run_checked(
-                [pg_binary("initdb"), "-D", str(self.data_dir), "-U", SUPERUSER, f"--pwfile={pwfile}",
+                [pg_binary("initdb"), "-D", str(data), "-U", SUPERUSER, f"--pwfile={pwfile}",
                  "--auth-host=scram-sha-256", "--auth-local=peer", "--encoding=UTF8", "--locale=C",
                  "--no-instructions"],
-                what="PostgreSQL initdb", log_path=self.dir / "initdb.log", run_as=self.run_as,
+                what="PostgreSQL initdb", log_path=self.dir / "initdb.log", run_as=self.run_as, cwd=self.work_dir(),
             )
         finally:
             pwfile.unlink(missing_ok=True)

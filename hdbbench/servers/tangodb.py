@@ -30,6 +30,9 @@ class PyTangoDatabaseServer(PrivateServer):
     def db_file(self) -> Path:
         return self.dir / "tango.db"
 
+    def data_location(self) -> str | None:
+        return str(self.db_file) if self.db_file.exists() else None
+
     def initialise(self, meta: dict[str, Any]) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)  # the sqlite file is created on first start
 
@@ -97,6 +100,9 @@ class CppTangoDatabaseServer(PrivateServer):
         if self._mariadb is None:
             raise ServerError("the C++ Tango database needs the MariaDB server of the stack")
         return self._mariadb
+
+    def data_location(self) -> str | None:
+        return f"database {self.database} of the MariaDB server"
 
     def initialise(self, meta: dict[str, Any]) -> None:
         if not self.binary.exists() or not self.schema_script.exists():

@@ -21,9 +21,9 @@ from rich.console import Console
 from rich.table import Table
 
 from hdbbench.backends import BACKENDS
+from hdbbench.cli.options import state_dir_option
 from hdbbench.errors import ConfigError
 from hdbbench.results import RunDirectory, environment_facts, load_results, results_document
-from hdbbench.stack import DEFAULT_STATE_DIR
 from hdbbench.units import human_bytes as human
 
 console = Console(stderr=True)
@@ -35,8 +35,7 @@ def size() -> None:
 
 
 @size.command("measure")
-@click.option("--state-dir", type=click.Path(path_type=Path), envvar="HDBBENCH_STATE_DIR", default=DEFAULT_STATE_DIR,
-              show_default=True, help="The stack to measure on (hdbbench stack up).")
+@state_dir_option
 @click.option("--backend", "backends", multiple=True, type=click.Choice(BACKENDS), help="Default: all three.")
 @click.option("--variant", "variants", multiple=True, metavar="[BACKEND=]VARIANT",
               help="pk | pk+2 [,partitioned|,interval=<N>d]; MariaDB also ,compressed | ,page_compressed | ,myrocks.")

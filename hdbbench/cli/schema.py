@@ -13,18 +13,16 @@ from typing import Any
 import click
 
 from hdbbench.backends import BACKENDS, Backend, backend_for_stack, get_backend
+from hdbbench.cli.options import database_option, state_dir_option
+from hdbbench.stack import load_endpoints
 
 _backend_opt = click.option("--backend", "backend_name", type=click.Choice(BACKENDS), required=True)
 _variant_opt = click.option(
     "--variant", default=None, help="pk | pk+2, plus ',partitioned' and/or ',interval=<N>d' (default: the published HDB++ one)"
 )
-_state_opt = click.option("--state-dir", type=click.Path(path_type=Path), default=Path(".hdbbench"), show_default=True)
-_db_opt = click.option("--database", default="hdbpp", show_default=True, help="the HDB++ database name")
 
 
 def _backend(backend_name: str, state_dir: Path, database: str) -> Backend:
-    from hdbbench.stack import load_endpoints
-
     return backend_for_stack(backend_name, load_endpoints(state_dir), database)
 
 
@@ -36,8 +34,8 @@ def schema() -> None:
 @schema.command()
 @_backend_opt
 @_variant_opt
-@_state_opt
-@_db_opt
+@state_dir_option
+@database_option
 def create(backend_name: str, variant: str | None, state_dir: Path, database: str) -> None:
     """Create the database, the HDB++ schema and its roles/users."""
     backend = _backend(backend_name, state_dir, database)
@@ -48,8 +46,8 @@ def create(backend_name: str, variant: str | None, state_dir: Path, database: st
 
 @schema.command()
 @_backend_opt
-@_state_opt
-@_db_opt
+@state_dir_option
+@database_option
 def drop(backend_name: str, state_dir: Path, database: str) -> None:
     """Drop the database and its grants (roles/users too unless another database uses them)."""
     _backend(backend_name, state_dir, database).drop_schema()
@@ -59,8 +57,8 @@ def drop(backend_name: str, state_dir: Path, database: str) -> None:
 @schema.command()
 @_backend_opt
 @_variant_opt
-@_state_opt
-@_db_opt
+@state_dir_option
+@database_option
 def verify(backend_name: str, variant: str | None, state_dir: Path, database: str) -> None:
     """Compare the live database with the expected schema; list every difference."""
     backend = _backend(backend_name, state_dir, database)
@@ -74,8 +72,8 @@ def verify(backend_name: str, variant: str | None, state_dir: Path, database: st
 
 @schema.command()
 @_backend_opt
-@_state_opt
-@_db_opt
+@state_dir_option
+@database_option
 def cluster(backend_name: str, state_dir: Path, database: str) -> None:
     """Physically order the data tables by (att_conf_id, data_time)."""
     for line in _backend(backend_name, state_dir, database).cluster():

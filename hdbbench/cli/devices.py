@@ -1,31 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0
-"""`hdbbench devices up|status|down`: simulated HdbBenchSim servers from a profile (hdbbench.devices)."""
+"""`hdbbench devices up|status|down`: simulated HdbBenchSim servers from a profile (hdbbench.devices).
+
+They register in the stack's Tango database (or the one given) and are recorded in
+``<state dir>/devices/``, where `subscribers up --from-devices` and `stack down` find them.
+"""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
 from hdbbench import devices as dev
-from hdbbench.errors import HdbbenchError
-
-
-def _tango_host(value: str | None) -> str:
-    host = value or os.environ.get("TANGO_HOST")
-    if not host:
-        raise click.UsageError("give --tango-host or set TANGO_HOST")
-    return host
-
-
-def _fail(exc: HdbbenchError) -> None:
-    click.echo(f"error: {exc}", err=True)
-    raise SystemExit(2)
-
-
-state_option = click.option("--state-dir", type=click.Path(path_type=Path), default=dev.DEFAULT_STATE_DIR,
-                            show_default=True, help="where pids, ports and the plan are recorded")
+from hdbbench.cli.options import find_tango_host, state_dir_option, tango_host_option
 
 
 @click.group("devices")
@@ -38,28 +25,32 @@ def devices() -> None:
 @click.option("--servers", type=int, help="server processes (default: the profile's)")
 @click.option("--devices-per-server", type=int, help="devices per server (default: the profile's)")
 @click.option("--seed", type=int, help="seed (default: the profile's)")
-@click.option("--tango-host", help="host:port of the Tango database (default: $TANGO_HOST)")
-@click.option("--start/--no-start", default=False, help="start emitting as soon as the devices are up")
+@tango_host_option
+@click.option("--start/--no-start", default=True, show_default=True,
+              help="emit at once, or hold until each device's Start command")
 @click.option("--timeout", "timeout_s", type=float, default=60.0, show_default=True, help="s to wait for export")
-@state_option
+@state_dir_option
 def up_cmd(profile: Path, servers: int | None, devices_per_server: int | None, seed: int | None,
            tango_host: str | None, start: bool, timeout_s: float, state_dir: Path) -> None:
     """Validate PROFILE, register the devices, start the servers and wait until they answer."""
-    try:
-        fleet = dev.up(_tango_host(tango_host), profile, servers=servers, devices_per_server=devices_per_server,
-                       seed=seed, state_dir=state_dir, auto_start=start, timeout_s=timeout_s)
-    except HdbbenchError as exc:
-        _fail(exc)
+    fleet = dev.up(find_tango_host(state_dir, tango_host), profile, servers=servers,
+                   devices_per_server=devices_per_server, seed=seed, state_dir=dev.fleet_dir(state_dir),
+                   auto_start=start, timeout_s=timeout_s)
     n_attr = sum(len(d.specs) for d in fleet.devices.values())
-    click.echo(f"{len(fleet.servers)} servers, {len(fleet.devices)} devices, {n_attr} attributes up "
-               f"(state in {state_dir})")
+    click.echo(f"{_count(len(fleet.servers), 'server')}, {_count(len(fleet.devices), 'device')}, "
+               f"{_count(n_attr, 'attribute')} up, {'emitting' if start else 'holding (Start to emit)'} "
+               f"(recorded in {dev.fleet_dir(state_dir)})")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 @devices.command("status")
-@state_option
+@state_dir_option
 def status_cmd(state_dir: Path) -> None:
     """Show whether each recorded server runs and its devices answer."""
-    rows = dev.status(state_dir)
+    rows = dev.status(dev.fleet_dir(state_dir))
     if not rows:
         click.echo("no devices recorded")
         return
@@ -73,8 +64,8 @@ def status_cmd(state_dir: Path) -> None:
 @click.option("--timeout", "timeout_s", type=float, default=10.0, show_default=True,
               help="s between SIGTERM and SIGKILL")
 @click.option("--unregister", is_flag=True, help="also delete the servers from the Tango database")
-@state_option
+@state_dir_option
 def down_cmd(timeout_s: float, unregister: bool, state_dir: Path) -> None:
     """Stop every recorded server."""
-    stopped = dev.down(state_dir, timeout_s=timeout_s, unregister=unregister)
+    stopped = dev.down(dev.fleet_dir(state_dir), timeout_s=timeout_s, unregister=unregister)
     click.echo(f"stopped {len(stopped)} servers" + (f": {', '.join(stopped)}" if stopped else ""))

@@ -8,16 +8,15 @@ from pathlib import Path
 
 import click
 
+from hdbbench.cli.options import state_dir_option
 from hdbbench.runner import RunOptions, run_scenario
 from hdbbench.scenario import load_scenario
 from hdbbench.settings import PROFILE_NAMES, parse_overrides
-from hdbbench.stack import DEFAULT_STATE_DIR
 
 
 @click.command("run")
 @click.argument("scenario_file", type=click.Path(path_type=Path))
-@click.option("--state-dir", type=click.Path(path_type=Path), envvar="HDBBENCH_STATE_DIR",
-              default=DEFAULT_STATE_DIR, show_default=True)
+@state_dir_option
 @click.option("--runs", "runs_root", type=click.Path(path_type=Path), default=Path("runs"), show_default=True,
               help="Where run directories are created.")
 @click.option("--set", "overrides", multiple=True, metavar="SERVER.NAME=VALUE",

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
-"""`hdbbench data generate | dump | load` and `hdbbench extract <query set>`.
+"""`hdbbench data generate | dump | load | count` and `hdbbench extract <query set>`.
 
     hdbbench data generate query_sets/small.toml --backend timescaledb --create --order time
     hdbbench data dump --backend mysql --type devdouble --order pk dumps/devdouble-pk.csv
     hdbbench data load --backend postgresql --create dumps/devdouble-pk.csv
+    hdbbench data count --backend timescaledb [--per-attribute]
     hdbbench extract query_sets/small.toml --backend timescaledb --backend mysql --variant pk --variant pk+2
 
 Everything runs against the stack of `--state-dir` (`hdbbench stack up`); `extract` restarts its
@@ -22,13 +23,11 @@ from rich.progress import (
 from rich.text import Text
 
 from hdbbench.backends import BACKENDS, Backend, backend_for_stack
+from hdbbench.cli.options import database_option, state_dir_option
 from hdbbench.datagen import ORDERS, generate, load_data_set
-from hdbbench.stack import DEFAULT_STATE_DIR, Stack, StackConfig, load_endpoints
+from hdbbench.stack import Stack, StackConfig, load_endpoints
 
 console = Console(stderr=True)
-_state_opt = click.option("--state-dir", type=click.Path(path_type=Path), envvar="HDBBENCH_STATE_DIR",
-                          default=DEFAULT_STATE_DIR, show_default=True)
-_db_opt = click.option("--database", default="hdbpp", show_default=True, help="the HDB++ database name")
 _create_opt = click.option("--create", is_flag=True, help="Create the database and schema first (refuses an existing one).")
 _variant_opt = click.option("--variant", default=None, help="Schema variant with --create (pk | pk+2, ...).")
 
@@ -42,7 +41,7 @@ def _backend(name: str, state_dir: Path, database: str, create: bool, variant: s
 
 @click.group()
 def data() -> None:
-    """Generate HDB++ data, dump a data table to CSV, bulk-load a dump."""
+    """Generate HDB++ data, dump a data table to CSV, bulk-load a dump, count the rows stored."""
 
 
 @data.command("generate")
@@ -51,8 +50,8 @@ def data() -> None:
 @click.option("--order", type=click.Choice(ORDERS), default=None, help="pk = by (att_conf_id, data_time); time = by data_time. Default: the inventory's.")
 @_create_opt
 @_variant_opt
-@_db_opt
-@_state_opt
+@database_option
+@state_dir_option
 def generate_cmd(inventory: Path, backend_name: str, order: str | None, create: bool, variant: str | None,
                  database: str, state_dir: Path) -> None:
     """Write the data set of INVENTORY (a TOML file; a query set's [data] table works) into a backend."""
@@ -69,8 +68,8 @@ def generate_cmd(inventory: Path, backend_name: str, order: str | None, create: 
 @click.option("--backend", "backend_name", type=click.Choice(BACKENDS), required=True)
 @click.option("--type", "tango_type", default="devdouble", show_default=True, help="Tango type suffix of the scalar table.")
 @click.option("--order", type=click.Choice(ORDERS), default="pk", show_default=True)
-@_db_opt
-@_state_opt
+@database_option
+@state_dir_option
 def dump_cmd(out: Path, backend_name: str, tango_type: str, order: str, database: str, state_dir: Path) -> None:
     """Dump the scalar table of one type to OUT (CSV) and OUT's .json sidecar."""
     from hdbbench.dumps import dump
@@ -86,8 +85,8 @@ def dump_cmd(out: Path, backend_name: str, tango_type: str, order: str, database
 @click.option("--backend", "backend_name", type=click.Choice(BACKENDS), required=True)
 @_create_opt
 @_variant_opt
-@_db_opt
-@_state_opt
+@database_option
+@state_dir_option
 def load_cmd(dump_file: Path, backend_name: str, create: bool, variant: str | None, database: str, state_dir: Path) -> None:
     """Bulk-load DUMP_FILE (COPY / LOAD DATA); print the load time and the size after it."""
     from hdbbench.dumps import load
@@ -96,6 +95,20 @@ def load_cmd(dump_file: Path, backend_name: str, create: bool, variant: str | No
     with console.status(f"loading {dump_file} into {backend_name}..."):
         result = load(backend, dump_file)
     click.echo(json.dumps(result.to_dict(), indent=2))
+
+
+@data.command("count")
+@click.option("--backend", "backend_name", type=click.Choice(BACKENDS), required=True)
+@click.option("--per-attribute", is_flag=True, help="Also print one line per attribute.")
+@database_option
+@state_dir_option
+def count_cmd(backend_name: str, per_attribute: bool, database: str, state_dir: Path) -> None:
+    """Count the rows stored per attribute (every data table; an array counts once per event)."""
+    counts = _backend(backend_name, state_dir, database, False, None).count_rows_by_attribute()
+    if per_attribute:
+        for name, rows in sorted(counts.items()):
+            click.echo(f"{rows:>12} {name}")
+    click.echo(f"{backend_name} database {database}: {sum(counts.values())} rows of {len(counts)} attributes")
 
 
 @click.command("extract")
@@ -108,7 +121,7 @@ def load_cmd(dump_file: Path, backend_name: str, create: bool, variant: str | No
 @click.option("--no-drop-caches", is_flag=True, help="Restart servers but leave the OS page cache alone.")
 @click.option("--keep", is_flag=True, help="Keep the databases afterwards.")
 @click.option("--runs", "runs_root", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
-@_state_opt
+@state_dir_option
 def extract(query_set: Path, backends: tuple[str, ...], variants: tuple[str, ...], order: str | None, no_cluster: bool,
             no_cold: bool, no_drop_caches: bool, keep: bool, runs_root: Path, state_dir: Path) -> None:
     """Measure QUERY_SET on each backend: cold/warm, unclustered/clustered, per index variant."""

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The ``hdbbench`` command: a thin layer over the modules, one module per command group.
+
+Errors the user can act on (HdbbenchError) print as one line ``hdbbench: error: ...`` and exit 2;
+Ctrl-C and SIGTERM unwind through the modules' clean-up and exit 130. The shared options (state
+directory, Tango host) are defined once, in hdbbench.cli.options.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from typing import Any, NoReturn
+
+import click
+
+from hdbbench.cli import devices as devices_cli
+from hdbbench.cli import extract as extract_cli
+from hdbbench.cli import report as report_cli
+from hdbbench.cli import runs as runs_cli
+from hdbbench.cli import schema as schema_cli
+from hdbbench.cli import size as size_cli
+from hdbbench.cli import stack as stack_cli
+from hdbbench.cli import subscribers as subscribers_cli
+from hdbbench.errors import HdbbenchError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="hdbbench")
+def main() -> None:
+    """hdbbench: the HDB++ archiving testbed."""
+
+
+for command in (stack_cli.stack, schema_cli.schema, devices_cli.devices, subscribers_cli.subscribers,
+                runs_cli.run, size_cli.size, report_cli.report, report_cli.compare, extract_cli.data,
+                extract_cli.extract):
+    main.add_command(command)
+
+
+def _sigterm_as_interrupt(signum: int, frame: Any) -> NoReturn:
+    raise KeyboardInterrupt
+
+
+def run() -> None:
+    signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+    try:
+        main(standalone_mode=False)
+    except HdbbenchError as exc:
+        click.echo(f"hdbbench: error: {exc}", err=True)
+        sys.exit(2)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        click.echo("hdbbench: interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
