@@ -203,6 +203,7 @@ void Scheduler::take_one(Attr &a, int64_t ts_us, int64_t now_us, Batch &out) {
         out.strings.insert(out.strings.end(), s.strings().begin(), s.strings().end());
         last.strings = s.strings();
     } else {
+        out.bytes.resize((out.bytes.size() + 7) & ~size_t{7});  // elements aligned for Tango's typed pointers
         item.offset = out.bytes.size();
         item.size = s.raw().size();
         out.bytes.insert(out.bytes.end(), s.raw().begin(), s.raw().end());
