@@ -91,10 +91,11 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
                        if s.get("pid") and name in ("postgres", "mariadb")}
         versions = {name: s.get("version") for name, s in status["servers"].items()}
         assert endpoints.tango is not None
-        with console.status("starting simulated devices..."):
+        engine = device_launcher.resolve_engine(scenario.device_engine)
+        with console.status(f"starting simulated devices ({engine} engine)..."):
             fleet = device_launcher.up(endpoints.tango.tango_host, scenario.device_profile,
                                        servers=scenario.servers, devices_per_server=scenario.devices_per_server,
-                                       seed=scenario.seed, state_dir=devices_dir, tie_to_parent=True)
+                                       seed=scenario.seed, state_dir=devices_dir, tie_to_parent=True, engine=engine)
         load = _load_target(fleet)
         # A stack that was already up is reused as it runs: record the settings in force, not the wish.
         in_force = stack.settings_in_force()
@@ -102,7 +103,7 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         environment = environment_facts(versions, {"profile": profile_name, "servers": in_force,
                                                    "reused_running_stack": was_up})
         run.write_json("environment.json", environment)
-        results: dict[str, Any] = {"trials": []}
+        results: dict[str, Any] = {"device_engine": engine, "trials": []}
         with _progress(console) as progress:
             task = progress.add_task("starting", total=1.0)
 
@@ -192,7 +193,7 @@ def _load_target(fleet: Any) -> LoadTarget:
         return [rec.pid for rec in fleet.servers if rec.process() is not None]
 
     return LoadTarget(tango_host=fleet.tango_host, devices=list(fleet.devices), attributes=attributes,
-                      device_pids=pids)
+                      device_pids=pids, engine=fleet.engine)
 
 
 def _progress(console: Console) -> Progress:

@@ -20,6 +20,7 @@ The resolved scenario (every default filled in) is saved in the run directory.
     profile = "devices/profiles/scalar-heavy-accelerator.toml"
     servers = 1
     devices_per_server = 1
+    engine = "auto"              # auto (the C++ HdbBenchGen when built, else Python) | cpp | python
 
     [subscribers]
     count = 1
@@ -53,6 +54,7 @@ from hdbbench.measure import MIN_SATURATION_STEP_S
 from hdbbench.settings import PROFILE_NAMES
 
 KNOWN_BACKENDS = ("timescaledb", "postgresql", "mysql")
+DEVICE_ENGINES = ("auto", "cpp", "python")
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,7 @@ class Scenario:
     device_profile: Path = Path("devices/profiles/scalar-heavy-accelerator.toml")
     servers: int = 1
     devices_per_server: int = 1
+    device_engine: str = "auto"        # generator engine: DEVICE_ENGINES
     subscribers: int = 1
     lib_configuration: tuple[tuple[str, str], ...] = ()
     rate: float = 2000.0
@@ -235,6 +238,7 @@ def parse_scenario(document: dict[str, Any], source: Path) -> Scenario:
         device_profile = next((c for c in candidates if c.exists()), candidates[-1])
     servers = devices.count("servers", 1)
     per_server = devices.count("devices_per_server", 1)
+    engine = devices.choice("engine", DEVICE_ENGINES, "auto")
     devices.finish()
 
     subs = top.sub("subscribers") or _Reader(source, {}, "subscribers")
@@ -259,6 +263,7 @@ def parse_scenario(document: dict[str, Any], source: Path) -> Scenario:
     return Scenario(
         name=name, source=source, seed=seed, backends=backends, profile=profile, tango_db=tango_db,
         schema_variant=variant, device_profile=device_profile, servers=servers, devices_per_server=per_server,
+        device_engine=engine,
         subscribers=subscribers, lib_configuration=lib_configuration, rate=rate, duration_s=duration,
         warmup_s=warmup, measurements=measurements, report=report, extraction=extraction, disk=disk,
     )
