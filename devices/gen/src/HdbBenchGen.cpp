@@ -88,7 +88,15 @@ HdbBenchGen::HdbBenchGen(Tango::DeviceClass *cl, std::string &name) : TANGO_BASE
     init_device();
 }
 
-HdbBenchGen::~HdbBenchGen() { delete_device(); }
+// At server shutdown only the pushing threads are stopped: Tango deletes the attributes itself.
+HdbBenchGen::~HdbBenchGen() { stop_pushers(); }
+
+void HdbBenchGen::stop_pushers() {
+    if (scheduler_) scheduler_->quit();
+    for (auto &t : threads_)
+        if (t.joinable()) t.join();
+    threads_.clear();
+}
 
 void HdbBenchGen::read_properties() {
     Tango::DbData data;
@@ -139,10 +147,7 @@ void HdbBenchGen::init_device() {
 }
 
 void HdbBenchGen::delete_device() {
-    if (scheduler_) scheduler_->quit();
-    for (auto &t : threads_)
-        if (t.joinable()) t.join();
-    threads_.clear();
+    stop_pushers();
     for (const auto &name : generated_names_) {
         try {
             std::string n = name;

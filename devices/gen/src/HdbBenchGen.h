@@ -38,7 +38,7 @@ public:
 
 private:
     void read_properties();
-    void configure();
+    void stop_pushers();
     void add_generated(size_t i);
     void init_set_point(size_t i);
     void pusher(int group);
