@@ -386,10 +386,12 @@ def cpp_engine_built() -> bool:
     return gen_binary().is_file() and os.access(gen_binary(), os.X_OK)
 
 
-def resolve_engine(engine: str | None) -> str:
-    """"cpp" or "python" as asked; None or "auto": the C++ engine when it is built, else Python."""
+def resolve_engine(engine: str | None, profile: str | Path | None = None) -> str:
+    """"cpp" or "python" as asked; None or "auto": the C++ engine when it is built and serves the
+    profile (no poll-mode attribute), else Python."""
     if engine in (None, "auto"):
-        return "cpp" if cpp_engine_built() else "python"
+        polled = profile is not None and any(a.mode == "poll" for a in load_profile(profile).attributes)
+        return "cpp" if cpp_engine_built() and not polled else "python"
     if engine not in ENGINES:
         raise ConfigError(f"device engine must be one of auto, {', '.join(ENGINES)}, got {engine!r}")
     return engine

@@ -91,7 +91,7 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
                        if s.get("pid") and name in ("postgres", "mariadb")}
         versions = {name: s.get("version") for name, s in status["servers"].items()}
         assert endpoints.tango is not None
-        engine = device_launcher.resolve_engine(scenario.device_engine)
+        engine = device_launcher.resolve_engine(scenario.device_engine, scenario.device_profile)
         with console.status(f"starting simulated devices ({engine} engine)..."):
             fleet = device_launcher.up(endpoints.tango.tango_host, scenario.device_profile,
                                        servers=scenario.servers, devices_per_server=scenario.devices_per_server,

@@ -20,7 +20,7 @@ The resolved scenario (every default filled in) is saved in the run directory.
     profile = "devices/profiles/scalar-heavy-accelerator.toml"
     servers = 1
     devices_per_server = 1
-    engine = "auto"              # auto (the C++ HdbBenchGen when built, else Python) | cpp | python
+    engine = "auto"              # auto (the C++ HdbBenchGen when built and no attribute is polled) | cpp | python
 
     [subscribers]
     count = 1

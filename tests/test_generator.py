@@ -199,6 +199,9 @@ def test_cpp_engine_refuses_poll_mode_before_anything_starts(tango_host: str, tm
 
 def test_resolve_engine_prefers_the_built_cpp_engine() -> None:
     assert launcher.resolve_engine(None) == "cpp" == launcher.resolve_engine("auto")
+    # ...unless the profile has poll-mode attributes, which only the Python engine serves
+    assert launcher.resolve_engine("auto", launcher.PROFILES_DIR / "all-types.toml") == "python"
+    assert launcher.resolve_engine("auto", launcher.PROFILES_DIR / "insertion-devdouble.toml") == "cpp"
     assert launcher.resolve_engine("python") == "python"
     with pytest.raises(ConfigError, match="engine"):
         launcher.resolve_engine("java")
