@@ -98,11 +98,12 @@ def received_digest(spec: em.AttrSpec, ev: tango.EventData) -> int:
     return em.event_digest(spec.type, spec.format, value, int(av.quality), None)
 
 
-def run_engine(tango_host: str, root: Path, engine: str) -> dict[str, Any]:
+def run_engine(tango_host: str, root: Path, engine: str, push_threads: int = 1) -> dict[str, Any]:
     """Bring the profile up on one engine, burst BURST events per attribute, collect what was seen."""
     profile = root / "pytest-gen.toml"
     profile.write_text(PROFILE)
-    with launcher.running_fleet(tango_host, profile, state_dir=root / f"state-{engine}", engine=engine) as fleet:
+    with launcher.running_fleet(tango_host, profile, state_dir=root / f"state-{engine}-{push_threads}",
+                                engine=engine, push_threads=push_threads) as fleet:
         (name, plan), = fleet.devices.items()
         proxy = tango.DeviceProxy(fleet.device_url(name))
         proxy.set_timeout_millis(10000)
@@ -132,7 +133,9 @@ def run_engine(tango_host: str, root: Path, engine: str) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def runs(tango_host: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     root = tmp_path_factory.mktemp("generator")
-    return {engine: run_engine(tango_host, root, engine) for engine in ENGINES}
+    out = {engine: run_engine(tango_host, root, engine) for engine in ENGINES}
+    out["cpp-3-threads"] = run_engine(tango_host, root, "cpp", push_threads=3)
+    return out
 
 
 def test_both_engines_emit_the_predicted_counts_and_checksums(runs: dict[str, dict[str, Any]]) -> None:
@@ -180,6 +183,16 @@ def test_received_events_are_identical_on_both_engines(runs: dict[str, dict[str,
                     assert av.w_value is not None, f"{where}: no set point"
         assert received["cpp"] == received["python"], spec.name
     assert {em.VALID, em.INVALID, em.ALARM, em.WARNING} <= seen_quality
+
+
+def test_several_pushing_threads_emit_the_same_events(runs: dict[str, dict[str, Any]]) -> None:
+    threaded, single = runs["cpp-3-threads"], runs["cpp"]
+    assert threaded["statistics"]["push_threads"] == 3 and single["statistics"]["push_threads"] == 1
+    assert threaded["checksums"] == single["checksums"] and threaded["emitted"] == single["emitted"]
+    for spec in single["plan"].specs:
+        key = spec.name.lower()
+        assert [received_digest(spec, ev) for ev in threaded["events"][key]] == \
+            [received_digest(spec, ev) for ev in single["events"][key]], spec.name
 
 
 def test_burst_timestamps_are_strictly_increasing_per_attribute(runs: dict[str, dict[str, Any]]) -> None:
