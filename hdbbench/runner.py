@@ -70,6 +70,9 @@ def _trials(scenario: Scenario, backend: str) -> list[TrialSettings]:
 
 def run_scenario(scenario: Scenario, options: RunOptions, console: Console | None = None) -> Path:
     console = console or Console(stderr=True)
+    # The device engine is settled (and a C++ engine that is not built refused) before anything is written.
+    engine = device_launcher.resolve_engine(scenario.device_engine, scenario.device_profile)
+    device_launcher.check_engine(device_launcher.load_profile(scenario.device_profile), engine)
     run = RunDirectory.create(options.runs_root, scenario.name)
     run.write_json("scenario.json", scenario.to_dict())
     console.print(f"run directory: {run.path}")
@@ -91,7 +94,6 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
                        if s.get("pid") and name in ("postgres", "mariadb")}
         versions = {name: s.get("version") for name, s in status["servers"].items()}
         assert endpoints.tango is not None
-        engine = device_launcher.resolve_engine(scenario.device_engine, scenario.device_profile)
         with console.status(f"starting simulated devices ({engine} engine)..."):
             fleet = device_launcher.up(endpoints.tango.tango_host, scenario.device_profile,
                                        servers=scenario.servers, devices_per_server=scenario.devices_per_server,

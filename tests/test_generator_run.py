@@ -199,3 +199,16 @@ def test_both_engines_store_identical_rows(archived: dict[str, Any]) -> None:
         if stored["cpp"][:common] != stored["python"][:common]:
             mismatches.append(("cpp != python", spec.name))
     assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
+
+
+def test_a_cpp_engine_that_is_not_built_is_refused_before_anything_is_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hdbbench.errors import ConfigError
+    from hdbbench.runner import RunOptions, run_scenario
+    from hdbbench.scenario import load_scenario
+
+    monkeypatch.setenv("HDBBENCH_GEN_BINARY", str(tmp_path / "no-such-HdbBenchGen"))
+    scenario = load_scenario(reduced_small_scenario("cpp", tmp_path))
+    with pytest.raises(ConfigError, match="device engine 'cpp': .*no-such-HdbBenchGen is not built"):
+        run_scenario(scenario, RunOptions(state_dir=tmp_path / "state", runs_root=tmp_path / "runs"))
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "state").exists()
