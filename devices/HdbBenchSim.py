@@ -312,7 +312,7 @@ class HdbBenchSim(Device):
     def Statistics(self) -> str:
         stats = self._stats()
         return json.dumps({
-            "device": self.get_name(), "seed": int(self.Seed), "time": time.time(),
+            "device": self.get_name(), "engine": "python", "seed": int(self.Seed), "time": time.time(),
             "events_emitted_total": sum(s.emitted for s in stats),
             "push_failures": self._emitter.push_failures,
             "last_push_failure": self._emitter.last_push_failure,

@@ -1,5 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Launcher of simulated HdbBenchSim device servers: profiles, registration, processes, clean-up.
+"""Launcher of simulated device servers: profiles, registration, processes, clean-up.
+
+Two engines serve a profile with the same Tango interface and the same seeded events: ``python``
+(devices/HdbBenchSim.py, every mode) and ``cpp`` (HdbBenchGen, devices/gen/, code-pushed attributes,
+a fraction of the CPU per event). Both get the same device properties.
 
 A *profile* (TOML, see devices/profiles/) describes an attribute mix; `load_profile` validates it
 completely (unknown type, negative rate, empty image, a name Tango rejects ...) and raises
@@ -38,9 +42,13 @@ from hdbbench.tomlfile import Table, read_document
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SERVER_SCRIPT = REPO_ROOT / "devices" / "HdbBenchSim.py"
+GEN_BINARY = REPO_ROOT / "build" / "devices" / "gen" / "HdbBenchGen"
 PROFILES_DIR = REPO_ROOT / "devices" / "profiles"
 DEFAULT_STATE_DIR = Path(".hdbbench/devices")
 SERVER_CLASS = "HdbBenchSim"
+# The two generator engines: the same Tango interface and properties, the same events for the same seed.
+ENGINE_CLASSES = {"python": "HdbBenchSim", "cpp": "HdbBenchGen"}
+ENGINES = tuple(ENGINE_CLASSES)
 STATE_FILE = "fleet.json"
 # Ports for servers: below the ephemeral range (32768-60999) and above the usual fixed services.
 DEFAULT_PORT_RANGE = (24000, 32000)
@@ -253,10 +261,11 @@ class ServerRecord:
     heartbeat_port: int
     log: str
     devices: tuple[str, ...]
+    server_class: str = SERVER_CLASS
 
     @property
     def server(self) -> str:
-        return f"{SERVER_CLASS}/{self.instance}"
+        return f"{self.server_class}/{self.instance}"
 
     def process(self) -> psutil.Process | None:
         """The live process, or None if it exited or the pid now belongs to another process."""
@@ -270,13 +279,14 @@ class Fleet:
     state_dir: Path
     devices: dict[str, DevicePlan]
     servers: list[ServerRecord] = field(default_factory=list)
+    engine: str = "python"
 
     def device_url(self, device: str) -> str:
         return f"tango://{self.tango_host}/{device}"
 
     def to_json(self) -> str:
         return json.dumps({
-            "tango_host": self.tango_host, "profile": self.profile,
+            "tango_host": self.tango_host, "profile": self.profile, "engine": self.engine,
             "devices": {n: {"server": d.server, "seed": d.seed, "attributes": [s.to_json() for s in d.specs],
                             "timestamps": d.timestamps}
                         for n, d in self.devices.items()},
@@ -299,7 +309,7 @@ def load_fleet(state_dir: str | Path = DEFAULT_STATE_DIR) -> Fleet | None:
                              d.get("timestamps", "schedule"))
                for n, d in data["devices"].items()}
     servers = [ServerRecord(**{**s, "devices": tuple(s["devices"])}) for s in data["servers"]]
-    return Fleet(data["tango_host"], data["profile"], Path(state_dir), devices, servers)
+    return Fleet(data["tango_host"], data["profile"], Path(state_dir), devices, servers, data.get("engine", "python"))
 
 
 def fleet_dir(state_dir: str | Path) -> Path:
@@ -334,6 +344,42 @@ def pick_ports(n: int, port_range: tuple[int, int] = DEFAULT_PORT_RANGE, taken: 
     raise ServerError(f"no {n} free ports in {lo}-{hi}")
 
 
+def gen_binary() -> Path:
+    """The C++ generator server: $HDBBENCH_GEN_BINARY, else the build tree's."""
+    return Path(os.environ.get("HDBBENCH_GEN_BINARY", str(GEN_BINARY)))
+
+
+def cpp_engine_built() -> bool:
+    return gen_binary().is_file() and os.access(gen_binary(), os.X_OK)
+
+
+def resolve_engine(engine: str | None, profile: str | Path | None = None) -> str:
+    """"cpp" or "python" as asked; None or "auto": the C++ engine when it is built and serves the
+    profile (no poll-mode attribute), else Python."""
+    if engine in (None, "auto"):
+        polled = profile is not None and any(a.mode == "poll" for a in load_profile(profile).attributes)
+        return "cpp" if cpp_engine_built() and not polled else "python"
+    if engine not in ENGINES:
+        raise ConfigError(f"device engine must be one of auto, {', '.join(ENGINES)}, got {engine!r}")
+    return engine
+
+
+def check_engine(profile: Profile, engine: str, push_threads: int = 1) -> None:
+    """Refuse, naming the profile and attribute, what the engine cannot serve."""
+    if engine not in ENGINES:
+        raise ConfigError(f"device engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if engine != "cpp":
+        return
+    if not cpp_engine_built():
+        raise ConfigError(f"device engine 'cpp': {gen_binary()} is not built (run: cmake --build build)")
+    if not 1 <= push_threads <= 64:
+        raise ConfigError(f"device engine 'cpp': push threads must be in 1..64, got {push_threads}")
+    polled = [a.name for a in profile.attributes if a.mode == "poll"]
+    if polled:
+        raise ConfigError(f"{profile.path}: device engine 'cpp' serves code-pushed attributes only; "
+                          f"attribute {polled[0]!r} has mode = 'poll' (use the python engine)")
+
+
 def _tango_db(tango_host: str) -> Any:
     import tango
 
@@ -346,29 +392,37 @@ def _tango_db(tango_host: str) -> Any:
         raise ServerError(f"cannot reach the Tango database {tango_host}: {exc.args[0].desc.strip()}") from None
 
 
-def register(tango_host: str, plans: Sequence[DevicePlan], auto_start: bool = False) -> None:
-    """(Re-)register the servers and devices of the plans, with their properties."""
+def register(tango_host: str, plans: Sequence[DevicePlan], auto_start: bool = False, engine: str = "python",
+             push_threads: int = 1) -> None:
+    """(Re-)register the servers and devices of the plans, with their properties.
+
+    Both engines read the same properties; the C++ one also PushThreads (pushing threads per device).
+    """
     import tango
 
     db = _tango_db(tango_host)
+    server_class = ENGINE_CLASSES[engine]
     by_server: dict[str, list[DevicePlan]] = {}
     for p in plans:
         by_server.setdefault(p.server, []).append(p)
-    existing = set(db.get_server_list(f"{SERVER_CLASS}/*"))
+    existing = {s for cls in ENGINE_CLASSES.values() for s in db.get_server_list(f"{cls}/*")}
     for inst, devs in by_server.items():
-        server = f"{SERVER_CLASS}/{inst}"
-        if server in existing:
-            db.delete_server(server)  # a fresh registration: no stale devices or properties
+        server = f"{server_class}/{inst}"
+        for stale in (f"{cls}/{inst}" for cls in ENGINE_CLASSES.values()):
+            if stale in existing:
+                db.delete_server(stale)  # a fresh registration: no stale devices or properties, either engine
         infos = []
         for d in devs:
             info = tango.DbDevInfo()
-            info.name, info._class, info.server = d.name, SERVER_CLASS, server
+            info.name, info._class, info.server = d.name, server_class, server
             infos.append(info)
         db.add_server(server, infos, with_dserver=True)
         for d in devs:
-            db.put_device_property(d.name, {"Attributes": [s.to_json() for s in d.specs],
-                                            "Seed": [str(d.seed)], "AutoStart": [str(auto_start).lower()],
-                                            "Timestamps": [d.timestamps]})
+            props = {"Attributes": [s.to_json() for s in d.specs], "Seed": [str(d.seed)],
+                     "AutoStart": [str(auto_start).lower()], "Timestamps": [d.timestamps]}
+            if engine == "cpp":
+                props["PushThreads"] = [str(push_threads)]
+            db.put_device_property(d.name, props)
 
 
 def _log_tail(path: str, lines: int = 15) -> str:
@@ -380,6 +434,7 @@ def _log_tail(path: str, lines: int = 15) -> str:
 
 def _start_server(fleet: Fleet, instance: str, devices: tuple[str, ...], tie_to_parent: bool,
                   taken: set[int], port_range: tuple[int, int]) -> ServerRecord:
+    """Start one server process of the fleet's engine."""
     orb, ev, hb = pick_ports(3, port_range, taken)
     logs = fleet.state_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -389,9 +444,11 @@ def _start_server(fleet: Fleet, instance: str, devices: tuple[str, ...], tie_to_
     # The publisher side drops past its high-water mark too (1,000 by default); a simulator pushes
     # every attribute at the same instant, so give a burst room. An explicit setting wins.
     env.setdefault("TANGO_DS_EVENT_BUFFER_HWM", "100000")
-    cmd = [sys.executable, str(SERVER_SCRIPT), instance, "-ORBendPoint", f"giop:tcp:127.0.0.1:{orb}"]
+    program = [str(gen_binary())] if fleet.engine == "cpp" else [sys.executable, str(SERVER_SCRIPT)]
+    cmd = [*program, instance, "-ORBendPoint", f"giop:tcp:127.0.0.1:{orb}"]
     _, record = process.spawn(cmd, log_path=log, attached=tie_to_parent, env=env, cwd=REPO_ROOT)
-    return ServerRecord(instance, record.pid, record.create_time, orb, ev, hb, str(log), devices)
+    return ServerRecord(instance, record.pid, record.create_time, orb, ev, hb, str(log), devices,
+                        ENGINE_CLASSES[fleet.engine])
 
 
 def _wait_exported(fleet: Fleet, timeout_s: float) -> None:
@@ -419,20 +476,24 @@ def _wait_exported(fleet: Fleet, timeout_s: float) -> None:
 def up(tango_host: str, profile: str | Path, *, servers: int | None = None,
        devices_per_server: int | None = None, seed: int | None = None,
        state_dir: str | Path = DEFAULT_STATE_DIR, tie_to_parent: bool = False, auto_start: bool = False,
-       timeout_s: float = 60.0, port_range: tuple[int, int] = DEFAULT_PORT_RANGE) -> Fleet:
+       timeout_s: float = 60.0, port_range: tuple[int, int] = DEFAULT_PORT_RANGE, engine: str = "python",
+       push_threads: int = 1) -> Fleet:
     """Validate the profile, register, start every server and wait until every device answers.
 
-    On any failure or interruption the servers started so far are stopped before re-raising.
+    `engine`: "python" (HdbBenchSim) or "cpp" (HdbBenchGen, code-pushed attributes only; see
+    `resolve_engine`). On any failure or interruption the servers started so far are stopped before
+    re-raising.
     """
     prof = load_profile(profile)  # first: a broken profile is refused before anything starts
+    check_engine(prof, engine, push_threads)
     plans = plan_fleet(prof, servers, devices_per_server, seed)
     state = Path(state_dir)
     previous = load_fleet(state)
     if previous and any(r.process() for r in previous.servers):
         raise ServerError(f"devices already up from {state} ({previous.profile}); run down first")
-    fleet = Fleet(tango_host, str(prof.path), state, {p.name: p for p in plans})
+    fleet = Fleet(tango_host, str(prof.path), state, {p.name: p for p in plans}, engine=engine)
     try:
-        register(tango_host, plans, auto_start)
+        register(tango_host, plans, auto_start, engine, push_threads)
         taken: set[int] = set()
         for inst in dict.fromkeys(p.server for p in plans):
             devs = tuple(p.name for p in plans if p.server == inst)

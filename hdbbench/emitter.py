@@ -9,14 +9,15 @@ of ``(seed, key, spec, k)``, where ``key`` is the attribute's identity (``"<devi
 lower-case): `predict_event` computes it without any clock, and the running device emits the very
 same sequence whatever its rate, pauses, bursts or scheduling jitter.
 
-Events are generated in blocks of `block_size(spec)` consecutive indices; block ``b`` draws its random
-numbers from ``numpy.random.Generator(PCG64(SeedSequence([seed, key_hash, b])))`` in a fixed order
-(error draw, quality draw, value draws). Only the random walk carries state across blocks (its
-position); every other model makes a block independent of the others. Predictions are therefore
-stable for a given numpy version (numpy's bit-stream policy), not across numpy releases.
+Every random number is a counter-based hash of (seed, key, k, slot) (`hdbbench.valuefn`), and the
+value models use only correctly rounded floating-point operations: the C++ generator device
+(devices/gen/) computes bit-identical events. The definition is devices/spec/value-function.md, pinned
+by devices/spec/value-vectors.json, which both implementations are tested against. For speed, events
+are generated in blocks of `block_size(spec)` consecutive indices (vectorised); only the random walk
+carries state across blocks (its integer step sums, exact, so blocking does not change a value).
 
-Per event: ``u_err < p_error`` gives an error event (a DevFailed with reason `ERROR_REASON`);
-otherwise ``u_q`` picks the quality: INVALID (value None) with ``p_invalid``, then ALARM with
+Per event: ``u_err = unit(draw(k, 0)) < p_error`` gives an error event (a DevFailed with reason `ERROR_REASON`);
+otherwise ``u_q = unit(draw(k, 1))`` picks the quality: INVALID (value None) with ``p_invalid``, then ALARM with
 ``p_alarm``, WARNING with ``p_warning``, else VALID.
 
 Checksum (order-independent)
@@ -53,6 +54,8 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from hdbbench import valuefn as vf
 
 ERROR_REASON = "HdbBench_SimulatedError"
 ERROR_DESC = "simulated error event"
@@ -258,11 +261,6 @@ def stream_key(device: str, attribute: str) -> str:
     return f"{device}/{attribute}".lower()
 
 
-def _key_words(key: str) -> list[int]:
-    h = hashlib.blake2b(key.encode(), digest_size=8).digest()
-    return [int.from_bytes(h[:4], "little"), int.from_bytes(h[4:], "little")]
-
-
 def _dims(spec_format: str, value: Any) -> tuple[int, int]:
     if spec_format == "SCALAR":
         return 1, 0
@@ -328,17 +326,6 @@ def _int_range(info: TypeInfo) -> tuple[float, float]:
     return float(max(ii.min, -(2**53))), float(min(ii.max, 2**53))
 
 
-def _fold(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """Reflect an unbounded walk into [lo, hi] (a reflected random walk)."""
-    span = hi - lo
-    if span <= 0:
-        return np.full_like(x, lo)
-    # A triangle wave of period 2*span: fewer array passes than np.mod + np.where.
-    t = (x - lo) / (2 * span)
-    m = (t - np.floor(t)) * (2 * span)
-    return (lo + span) - np.abs(m - span)
-
-
 @dataclass
 class Block:
     b: int
@@ -360,7 +347,7 @@ class EventStream:
         self.key = key
         self.spec = validate_spec(spec)
         self.size = block_size(spec)
-        self._key_words = _key_words(key)
+        self._base = vf.stream_base(self.seed, key)
         self._block: Block | None = None
         self._recent: dict[int, Block] = {}  # a few blocks, for random access that hops between them
         self._walk_start = self._initial_position()
@@ -403,7 +390,7 @@ class EventStream:
 
     # -- generation
     def _initial_position(self) -> np.ndarray:
-        return np.full(self.spec.elements, self.spec.offset, dtype=np.float64)
+        return np.zeros(self.spec.elements, dtype=np.int64)  # a walk's integer step sum before event 0
 
     def _carry_in(self, b: int) -> np.ndarray:
         if self.spec.value_model != "walk":
@@ -420,17 +407,14 @@ class EventStream:
                 self._checkpoints[bb + 1] = carry
         return carry
 
-    def _rng(self, b: int) -> np.random.Generator:
-        return np.random.Generator(np.random.PCG64(np.random.SeedSequence(
-            [self.seed & 0xFFFFFFFF, self.seed >> 32 & 0xFFFFFFFF, *self._key_words, b])))
-
-    def _raw(self, b: int, carry: np.ndarray) -> tuple[np.random.Generator, Any, np.ndarray | None]:
-        rng = self._rng(b)
-        u_err = rng.random(self.size)
-        u_q = rng.random(self.size)
+    def _raw(self, b: int, carry: np.ndarray) -> tuple[_Draws, Any, np.ndarray | None]:
         ks = np.arange(b * self.size, (b + 1) * self.size, dtype=np.int64)
-        values, carry_out = _model_values(self.spec, rng, ks, carry)
-        return rng, (u_err, u_q, values), carry_out
+        words = vf.event_words(self._base, ks)
+        u_err = vf.unit(vf.draws(words, vf.SLOT_ERROR, 1)[:, 0])
+        u_q = vf.unit(vf.draws(words, vf.SLOT_QUALITY, 1)[:, 0])
+        source = _Draws(words)
+        values, carry_out = _model_values(self.spec, source, ks, carry)
+        return source, (u_err, u_q, values), carry_out
 
     def _generate(self, b: int, keep_all: bool = False) -> Block:
         carry = self._carry_in(b)
@@ -470,24 +454,45 @@ class EventStream:
 Values = tuple[list[Any], "np.ndarray | None"]  # per-event values, and the typed (events, elements) array
 
 
-def _model_values(spec: AttrSpec, rng: np.random.Generator, ks: np.ndarray,
+class _Draws:
+    """The value draws of a block's events: slot SLOT_VALUE + j for element (or byte) j."""
+
+    def __init__(self, words: np.ndarray) -> None:
+        self.words = words
+
+    def words_for(self, count: int) -> np.ndarray:
+        return vf.draws(self.words, vf.SLOT_VALUE, count)
+
+    def units(self, count: int) -> np.ndarray:
+        return vf.unit(self.words_for(count))
+
+    def below(self, count: int, n: int) -> np.ndarray:
+        return vf.below(self.words_for(count), n).astype(np.int64)
+
+
+def _model_values(spec: AttrSpec, source: _Draws, ks: np.ndarray,
                   carry: np.ndarray) -> tuple[Values, np.ndarray | None]:
-    """Values of events ks (one block), and the walk position after them."""
+    """Values of events ks (one block), and the walk's step sums after them."""
     kind = spec.kind
     if kind in ("bool", "int", "float"):
-        grid, carry_out = _numeric_grid(spec, rng, ks, carry)
+        grid, carry_out = _numeric_grid(spec, source, ks, carry)
         return _numeric_values(spec, grid), carry_out
     if kind in ("state", "enum"):
-        idx = _choice_index(spec, rng, ks)
+        idx = _choice_index(spec, source, ks)
         return _indexed_values(spec, idx), None
     if kind == "string":
-        return (_string_values(spec, rng, ks), None), None
-    return (_encoded_values(spec, rng, ks), None), None
+        return (_string_values(spec, source, ks), None), None
+    return (_encoded_values(spec, source, ks), None), None
 
 
-def _numeric_grid(spec: AttrSpec, rng: np.random.Generator, ks: np.ndarray,
+def integer_step(spec: AttrSpec) -> int:
+    """The integer increment (counter) and largest step (walk) of integer types: round half to even."""
+    return max(1, round(spec.step))
+
+
+def _numeric_grid(spec: AttrSpec, source: _Draws, ks: np.ndarray,
                   carry: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-    """(events, elements) float64 grid before the cast to the Tango type."""
+    """(events, elements) float64 grid before the cast to the Tango type (devices/spec/value-function.md)."""
     n, m = len(ks), spec.elements
     kk = ks[:, None].astype(np.float64)
     jj = np.arange(m, dtype=np.float64)[None, :]
@@ -495,25 +500,28 @@ def _numeric_grid(spec: AttrSpec, rng: np.random.Generator, ks: np.ndarray,
     if model == "constant":
         return np.full((n, m), spec.offset), None
     if model == "sine":
-        return spec.offset + spec.amplitude * np.sin(2 * np.pi * (kk / spec.period + jj / max(m, 1))), None
+        return spec.offset + spec.amplitude * vf.sin2pi(kk / spec.period + jj / m), None
     if model == "step":
         level = (ks[:, None] // spec.period + np.arange(m)[None, :]) % spec.levels
         return spec.offset + spec.amplitude * level.astype(np.float64), None
     if model == "noise":
-        return spec.offset + spec.amplitude * (2.0 * rng.random((n, m)) - 1.0), None
+        return spec.offset + spec.amplitude * (2.0 * source.units(m) - 1.0), None
     if model == "counter":
-        inc = spec.step if spec.kind == "float" else max(1, round(spec.step))
+        inc = spec.step if spec.kind == "float" else float(integer_step(spec))
         return spec.offset + inc * kk + jj, None
-    # walk
+    # walk: integer steps summed exactly (int64), so the position of event k does not depend on how
+    # the sum is split into blocks; float types scale the integer lattice to the requested std-dev.
     if spec.kind == "float":
-        # Uniform steps of the requested std-dev: several times cheaper than normal draws.
-        steps = (rng.random((n, m)) - 0.5) * (spec.step * math.sqrt(12.0))
+        q = vf.WALK_QUANTUM
+        sums = carry[None, :] + np.cumsum(source.below(m, 2 * q + 1) - q, axis=0)
+        scale = spec.step * math.sqrt(3.0) / q
+        path = spec.offset + scale * sums.astype(np.float64)
     else:
-        s = max(1, int(round(spec.step)))
-        steps = rng.integers(-s, s + 1, (n, m)).astype(np.float64)
-    path = carry[None, :] + np.cumsum(steps, axis=0)
+        s = integer_step(spec)
+        sums = carry[None, :] + np.cumsum(source.below(m, 2 * s + 1) - s, axis=0)
+        path = spec.offset + sums.astype(np.float64)
     lo, hi = spec.offset - spec.amplitude, spec.offset + spec.amplitude
-    return _fold(path, lo, hi), path[-1].copy()
+    return vf.fold(path, lo, hi), sums[-1].copy()
 
 
 def _numeric_values(spec: AttrSpec, grid: np.ndarray) -> Values:
@@ -541,7 +549,7 @@ def _split(spec: AttrSpec, arr: np.ndarray) -> list[Any]:
     return list(shaped)
 
 
-def _choice_index(spec: AttrSpec, rng: np.random.Generator, ks: np.ndarray) -> np.ndarray:
+def _choice_index(spec: AttrSpec, source: _Draws, ks: np.ndarray) -> np.ndarray:
     n, m, c = len(ks), spec.elements, len(spec.choices)
     jj = np.arange(m)[None, :]
     model = spec.value_model
@@ -552,7 +560,7 @@ def _choice_index(spec: AttrSpec, rng: np.random.Generator, ks: np.ndarray) -> n
         return (ks[:, None] + jj) % c
     if model == "step":
         return (ks[:, None] // spec.period + jj) % c
-    return rng.integers(0, c, (n, m))
+    return source.below(m, c)
 
 
 def _indexed_values(spec: AttrSpec, idx: np.ndarray) -> Values:
@@ -564,7 +572,7 @@ def _indexed_values(spec: AttrSpec, idx: np.ndarray) -> Values:
     return _split(spec, arr), arr
 
 
-def _string_values(spec: AttrSpec, rng: np.random.Generator, ks: np.ndarray) -> list[Any]:
+def _string_values(spec: AttrSpec, source: _Draws, ks: np.ndarray) -> list[Any]:
     n, m = len(ks), spec.elements
     model = spec.value_model
     if model == "constant":
@@ -575,10 +583,10 @@ def _string_values(spec: AttrSpec, rng: np.random.Generator, ks: np.ndarray) -> 
         c = spec.labels
         flat = [[c[(k + j) % len(c)] for j in range(m)] for k in ks.tolist()]
     elif spec.labels:
-        idx = rng.integers(0, len(spec.labels), (n, m))
+        idx = source.below(m, len(spec.labels))
         flat = [[spec.labels[i] for i in row] for row in idx.tolist()]
     else:
-        words = rng.integers(0, 1 << 32, (n, m), dtype=np.uint64)
+        words = source.words_for(m) >> np.uint64(32)
         flat = [[f"{spec.text}{w:08x}" for w in row] for row in words.tolist()]
     if spec.format == "SCALAR":
         return [row[0] for row in flat]
@@ -588,11 +596,11 @@ def _string_values(spec: AttrSpec, rng: np.random.Generator, ks: np.ndarray) -> 
     return [tuple(tuple(row[y * x:(y + 1) * x]) for y in range(spec.dim_y)) for row in flat]
 
 
-def _encoded_values(spec: AttrSpec, rng: np.random.Generator, ks: np.ndarray) -> list[Any]:
+def _encoded_values(spec: AttrSpec, source: _Draws, ks: np.ndarray) -> list[Any]:
     fmt, size = spec.text or "raw", max(spec.dim_x, 8)
     model = spec.value_model
     if model == "noise":
-        data = rng.integers(0, 256, (len(ks), size), dtype=np.uint8)
+        data = (source.words_for(size) & np.uint64(0xFF)).astype(np.uint8)
         return [(fmt, row.tobytes()) for row in data]
     fill = bytes((int(spec.offset) + i) % 256 for i in range(size - 8))
     if model == "constant":

@@ -65,6 +65,7 @@ class LoadTarget:
     devices: Sequence[str]
     attributes: Sequence[str]           # full tango:// names of the push-mode attributes
     device_pids: Callable[[], Sequence[int]]
+    engine: str = "python"              # the devices' generator engine (hdbbench.devices.ENGINES)
 
     def proxies(self) -> list[Any]:
         import tango
@@ -99,6 +100,10 @@ class LoadTarget:
 
     def emitted_total(self) -> float:
         return float(sum(int(p.read_attribute("EventsEmittedTotal").value) for p in self.proxies()))
+
+    def max_lag_s(self) -> float:
+        """How far the devices' pushing is behind their schedule (the source's own limit)."""
+        return max((float(p.read_attribute("MaxLag").value) for p in self.proxies()), default=0.0)
 
     def emitted_per_attribute(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -169,6 +174,7 @@ class Trial:
             fleet.down()
         summary = summarise(series, s, final, accounting, drained, phases)
         summary["database_bytes"] = {"before": size_before, "after": size_after, "growth": size_after - size_before}
+        summary["device_engine"] = self.load.engine
         return summary, series
 
     def _start_subscribers(self, fleet: SubscriberFleet, backend: Any) -> list[str]:
@@ -197,7 +203,7 @@ class Trial:
 
         probes: dict[str, Callable[[], dict[str, float]]] = {
             "sub": subscribers,
-            "dev": lambda: {"emitted": self.load.emitted_total()},
+            "dev": lambda: {"emitted": self.load.emitted_total(), "max_lag_s": self.load.max_lag_s()},
             "proc_subscribers": process_probe(fleet.pids()),
             "threads_subscribers": thread_probe(fleet.pids(), SUBSCRIBER_THREADS, other="tango_and_other"),
             "proc_devices": process_probe(self.load.device_pids),

@@ -69,6 +69,9 @@ def _trials(scenario: Scenario, backend: str) -> list[TrialSettings]:
 
 def run_scenario(scenario: Scenario, options: RunOptions, console: Console | None = None) -> Path:
     console = console or Console(stderr=True)
+    # The device engine is settled (and a C++ engine that is not built refused) before anything is written.
+    engine = device_launcher.resolve_engine(scenario.device_engine, scenario.device_profile)
+    device_launcher.check_engine(device_launcher.load_profile(scenario.device_profile), engine)
     run = RunDirectory.create(options.runs_root, scenario.name)
     run.write_json("scenario.json", scenario.to_dict())
     console.print(f"run directory: {run.path}")
@@ -90,10 +93,10 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
                        if s.get("pid") and name in ("postgres", "mariadb")}
         versions = {name: s.get("version") for name, s in status["servers"].items()}
         assert endpoints.tango is not None
-        with console.status("starting simulated devices..."):
+        with console.status(f"starting simulated devices ({engine} engine)..."):
             fleet = device_launcher.up(endpoints.tango.tango_host, scenario.device_profile,
                                        servers=scenario.servers, devices_per_server=scenario.devices_per_server,
-                                       seed=scenario.seed, state_dir=devices_dir, tie_to_parent=True)
+                                       seed=scenario.seed, state_dir=devices_dir, tie_to_parent=True, engine=engine)
         load = load_target(fleet)
         # A stack that was already up is reused as it runs: record the settings in force, not the wish.
         in_force = stack.settings_in_force()
@@ -101,7 +104,7 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         environment = environment_facts(versions, {"profile": profile_name, "servers": in_force,
                                                    "reused_running_stack": was_up})
         run.write_json("environment.json", environment)
-        results: dict[str, Any] = {"trials": []}
+        results: dict[str, Any] = {"device_engine": engine, "trials": []}
         with _progress(console) as progress:
             task = progress.add_task("starting", total=1.0)
 
@@ -191,7 +194,7 @@ def load_target(fleet: Any) -> LoadTarget:
         return [rec.pid for rec in fleet.servers if rec.process() is not None]
 
     return LoadTarget(tango_host=fleet.tango_host, devices=list(fleet.devices), attributes=attributes,
-                      device_pids=pids)
+                      device_pids=pids, engine=fleet.engine)
 
 
 def _progress(console: Console) -> Progress:

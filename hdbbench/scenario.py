@@ -21,6 +21,7 @@ The resolved scenario (every default filled in) is saved in the run directory.
     profile = "devices/profiles/scalar-heavy-accelerator.toml"
     servers = 1
     devices_per_server = 1
+    engine = "auto"              # auto (the C++ HdbBenchGen when built and no attribute is polled) | cpp | python
 
     [subscribers]
     count = 1
@@ -54,6 +55,7 @@ from hdbbench.settings import PROFILE_NAMES
 from hdbbench.tomlfile import Table, from_values, read_document, suggestion
 
 KNOWN_BACKENDS = ("timescaledb", "postgresql", "mysql")
+DEVICE_ENGINES = ("auto", "cpp", "python")
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,7 @@ class Scenario:
     device_profile: Path = Path("devices/profiles/scalar-heavy-accelerator.toml")
     servers: int = 1
     devices_per_server: int = 1
+    device_engine: str = "auto"        # generator engine: DEVICE_ENGINES
     subscribers: int = 1
     lib_configuration: tuple[tuple[str, str], ...] = ()
     rate: float = 2000.0
@@ -181,6 +184,7 @@ def _parse(top: Table) -> Scenario:
         device_profile = next((c for c in candidates if c.exists()), candidates[-1])
     servers = devices.count("servers", 1)
     per_server = devices.count("devices_per_server", 1)
+    engine = devices.choice("engine", DEVICE_ENGINES, "auto")
     devices.finish()
 
     subs = top.table("subscribers")
@@ -205,6 +209,7 @@ def _parse(top: Table) -> Scenario:
     return Scenario(
         name=name, source=source, seed=seed, backends=backends, profile=profile, tango_db=tango_db,
         schema_variant=variant, device_profile=device_profile, servers=servers, devices_per_server=per_server,
+        device_engine=engine,
         subscribers=subscribers, lib_configuration=lib_configuration, rate=rate, duration_s=duration,
         warmup_s=warmup, measurements=measurements, report=report, extraction=extraction, disk=disk,
     )

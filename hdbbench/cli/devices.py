@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""`hdbbench devices up|status|down`: simulated HdbBenchSim servers from a profile (hdbbench.devices).
+"""`hdbbench devices up|status|down`: simulated device servers (HdbBenchGen or HdbBenchSim) from a profile (hdbbench.devices).
 
 They register in the stack's Tango database (or the one given) and are recorded in
 ``<state dir>/devices/``, where `subscribers up --from-devices` and `stack down` find them.
@@ -28,14 +28,21 @@ def devices() -> None:
 @tango_host_option
 @click.option("--start/--no-start", default=True, show_default=True,
               help="emit at once, or hold until each device's Start command")
+@click.option("--engine", type=click.Choice(("auto", *dev.ENGINES)), default="auto", show_default=True,
+              help="device server: C++ HdbBenchGen, Python HdbBenchSim, or auto (C++ when built and the "
+                   "profile polls nothing)")
+@click.option("--push-threads", type=int, default=1, show_default=True,
+              help="pushing threads per server process (C++ engine)")
 @click.option("--timeout", "timeout_s", type=float, default=60.0, show_default=True, help="s to wait for export")
 @state_dir_option
 def up_cmd(profile: Path, servers: int | None, devices_per_server: int | None, seed: int | None,
-           tango_host: str | None, start: bool, timeout_s: float, state_dir: Path) -> None:
+           tango_host: str | None, start: bool, engine: str, push_threads: int, timeout_s: float,
+           state_dir: Path) -> None:
     """Validate PROFILE, register the devices, start the servers and wait until they answer."""
     fleet = dev.up(find_tango_host(state_dir, tango_host), profile, servers=servers,
                    devices_per_server=devices_per_server, seed=seed, state_dir=dev.fleet_dir(state_dir),
-                   auto_start=start, timeout_s=timeout_s)
+                   auto_start=start, timeout_s=timeout_s, engine=dev.resolve_engine(engine, profile),
+                   push_threads=push_threads)
     n_attr = sum(len(d.specs) for d in fleet.devices.values())
     click.echo(f"{_count(len(fleet.servers), 'server')}, {_count(len(fleet.devices), 'device')}, "
                f"{_count(n_attr, 'attribute')} up, {'emitting' if start else 'holding (Start to emit)'} "
