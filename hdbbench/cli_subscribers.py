@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from hdbbench.backends.registry import BACKENDS
 from hdbbench.errors import ConfigError
 from hdbbench.stack import DEFAULT_STATE_DIR, load_endpoints
 from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, lib_configuration
@@ -34,7 +35,7 @@ def subscribers() -> None:
 @subscribers.command("up")
 @_state_dir
 @_binary
-@click.option("--backend", type=click.Choice(["timescaledb", "postgresql", "mysql"]), required=True)
+@click.option("--backend", type=click.Choice(BACKENDS), required=True)
 @click.option("--database", default="hdbpp", show_default=True, help="Database holding the HDB++ schema.")
 @click.option("--count", default=1, show_default=True, type=click.IntRange(min=1))
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",

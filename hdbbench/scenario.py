@@ -48,11 +48,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hdbbench.backends.registry import BACKENDS
 from hdbbench.errors import ConfigError
 from hdbbench.measure import MIN_SATURATION_STEP_S
 from hdbbench.settings import PROFILE_NAMES
 
-KNOWN_BACKENDS = ("timescaledb", "postgresql", "mysql")
+KNOWN_BACKENDS = BACKENDS
 
 
 @dataclass(frozen=True)
