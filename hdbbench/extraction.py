@@ -41,7 +41,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from hdbbench.backends import SchemaVariant, backend_for_stack
+from hdbbench.backends import BACKENDS, SchemaVariant, backend_for_stack, server_of
+from hdbbench.backends.base import ColdRestart, ExtractionBackend, extraction_of
 from hdbbench.datagen import ORDERS, generate
 from hdbbench.errors import ConfigError, HdbbenchError, ServerError
 from hdbbench.measure import fit_line, percentile
@@ -49,7 +50,6 @@ from hdbbench.queries import BoundQuery, Query, QuerySet, attribute_ids, bind, c
 from hdbbench.results import QuerySummary, RunDirectory, RunPart, TimeStats, environment_facts, results_document
 
 DROP_CACHES = Path("/proc/sys/vm/drop_caches")
-SERVER_OF = {"timescaledb": "postgres", "postgresql": "postgres", "mysql": "mariadb"}
 REL_TOL = 1e-9
 CSV_COLUMNS = ("backend", "variant", "state", "query", "group", "kind", "att_name", "interval_s", "temperature",
                "client_s", "rows", "server_ms", "planning_ms", "pages_read", "pages_hit", "server_source", "cold_mode")
@@ -119,7 +119,7 @@ class Checksum:
         return dict(self.__dict__)
 
 
-def checksum(backend: Any, conn: Any, bq: BoundQuery, fetch_rows: int) -> Checksum:
+def checksum(backend: ExtractionBackend, conn: Any, bq: BoundQuery, fetch_rows: int) -> Checksum:
     result = Checksum()
     backend.stream(conn, bq.sql, bq.params, fetch_rows, result.add)
     return result
@@ -168,18 +168,17 @@ class ColdStarter:
         why = "disabled" if not self.drop_caches else f"{DROP_CACHES} not writable"
         return f"server restarted, OS cache not dropped ({why})" + pool
 
-    def restart(self, backend: Any) -> str:
-        name = SERVER_OF[backend.name]
+    def restart(self, backend: ExtractionBackend) -> str:
+        name = server_of(backend.name)
         server = getattr(self.stack, "_servers", {}).get(name)
         if server is None:
             raise ServerError(f"cold runs restart the {name} server, and the stack does not own one (external server?)")
         before = server.meta().get("port")
-        if name == "mariadb":
-            _no_buffer_pool_dump(backend)
+        if isinstance(backend, ColdRestart):
+            backend.before_cold_stop()
         server.down()
-        if name == "mariadb":
-            # InnoDB reloads the pages it dumped at shutdown: a cold start must not.
-            (server.data_dir / "ib_buffer_pool").unlink(missing_ok=True)
+        if isinstance(backend, ColdRestart):
+            backend.after_cold_stop(server.data_dir)
         self._drop()
         endpoint = server.up()
         if before and endpoint.port != before:
@@ -198,18 +197,10 @@ class ColdStarter:
             self.dropped = False
 
 
-def _no_buffer_pool_dump(backend: Any) -> None:
-    conn = backend.reader()
-    try:
-        conn.cursor().execute("SET GLOBAL innodb_buffer_pool_dump_at_shutdown = OFF")
-    finally:
-        conn.close()
-
-
 # --------------------------------------------------------------------------------- measurement
 
 
-def client_run(backend: Any, conn: Any, bq: BoundQuery, fetch_rows: int) -> tuple[float, int]:
+def client_run(backend: ExtractionBackend, conn: Any, bq: BoundQuery, fetch_rows: int) -> tuple[float, int]:
     """Seconds from sending the query to the last row fetched, and the rows fetched."""
     started = time.perf_counter()
     rows = backend.stream(conn, bq.sql, bq.params, fetch_rows, _discard)
@@ -224,7 +215,7 @@ def _discard(block: list[Any]) -> None:
 class Context:
     """Where a measurement belongs, and the session its queries run in (one, as an application's)."""
 
-    backend: Any
+    backend: ExtractionBackend
     variant: str
     state: str
     starter: ColdStarter
@@ -323,7 +314,7 @@ def fits(summary: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class ExtractionOptions:
-    backends: tuple[str, ...] = ("timescaledb", "postgresql", "mysql")
+    backends: tuple[str, ...] = BACKENDS
     variants: tuple[str, ...] = ("pk", "pk+2")  # "default" = each backend's published one
     order: str | None = None         # load order; None = the data set's
     cluster: bool = True
@@ -392,9 +383,10 @@ def _one_database(qs: QuerySet, endpoints: Any, options: ExtractionOptions, name
                   starter: ColdStarter, state: _State, say: _Progress) -> None:
     assert qs.data is not None
     tag = variant.replace("+", "p").replace(",", "_").replace("=", "")
-    backend = backend_for_stack(name, endpoints, f"{options.database_prefix}_{name}_{tag}")
-    backend.drop_schema()
-    backend.create_schema(None if variant == "default" else variant)
+    database = backend_for_stack(name, endpoints, f"{options.database_prefix}_{name}_{tag}")
+    database.drop_schema()
+    database.create_schema(None if variant == "default" else variant)
+    backend = extraction_of(database)
     try:
         say(f"{name} {variant}: generating {qs.data.expected_rows()} events")
         loaded = generate(backend, qs.data, options.order)
@@ -419,10 +411,10 @@ def _one_database(qs: QuerySet, endpoints: Any, options: ExtractionOptions, name
             ctx.close()
     finally:
         if not options.keep:
-            backend.drop_schema()
+            database.drop_schema()
 
 
-def _validate(backend: Any, bound: list[BoundQuery], fetch_rows: int, who: str, validator: Validator) -> None:
+def _validate(backend: ExtractionBackend, bound: list[BoundQuery], fetch_rows: int, who: str, validator: Validator) -> None:
     conn = backend.reader()
     try:
         for bq in bound:
@@ -437,7 +429,7 @@ def _measure_all(ctx: Context, bound: list[BoundQuery], state: _State, say: _Pro
         state.records.extend(measure_query(ctx, bq))
 
 
-def _table_sizes(backend: Any, tables: list[str]) -> dict[str, int]:
+def _table_sizes(backend: ExtractionBackend, tables: list[str]) -> dict[str, int]:
     """Bytes per data table (Backend.table_sizes), {} where the backend cannot tell."""
     try:
         return {t.table: t.total_bytes for t in backend.table_sizes(tables)}
@@ -445,7 +437,7 @@ def _table_sizes(backend: Any, tables: list[str]) -> dict[str, int]:
         return {}
 
 
-def _cluster(backend: Any, variant: str, tables: list[str]) -> dict[str, Any]:
+def _cluster(backend: ExtractionBackend, variant: str, tables: list[str]) -> dict[str, Any]:
     backend.refresh_statistics()
     before = backend.size_bytes()
     tables_before = _table_sizes(backend, tables)

@@ -37,7 +37,7 @@ seed, group name): the same seed gives the same queries on every backend. A type
 Tango type, or an attribute that is not in the data set, is refused with the file and the key.
 
 The SQL differs per backend and lives in the backend modules, behind the small methods of
-`ExtractionBackend`; adding a backend means implementing them in its one module.
+`ExtractionBackend` (hdbbench.backends.base); each backend implements them in its own folder.
 """
 
 from __future__ import annotations
@@ -48,38 +48,17 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
+from hdbbench.backends.base import ExtractionBackend
 from hdbbench.datagen import FORMATS, TYPE_SUFFIXES, DataSet, parse_data_set
 from hdbbench.errors import ConfigError
 from hdbbench.hdbtypes import AttrFormat, AttributeInfo, TangoType
 from hdbbench.tomlfile import Table, from_values, parse_duration_s, read_document, suggestion
 
 KINDS = ("range", "random", "aggregate", "array")
-
-
-class ExtractionBackend(Protocol):
-    """What extraction, dumps and data generation need from a backend (besides `Backend`)."""
-
-    name: str
-    database: str
-    placeholder: str
-
-    def table_for(self, info: AttributeInfo) -> str: ...
-    def attribute_catalog(self) -> list[tuple[int, AttributeInfo]]: ...
-    def attribute_spans(self, table: str) -> dict[int, tuple[int, datetime, datetime]]: ...
-    def range_sql(self, table: str, array: bool) -> str: ...
-    def aggregate_sql(self, table: str, bucket_s: int) -> str: ...
-    def reader(self) -> Any: ...
-    def stream(self, conn: Any, query: str, params: tuple[Any, ...], fetch_rows: int,
-               consume: Callable[[list[Any]], None]) -> int: ...
-    def explain(self, conn: Any, query: str, params: tuple[Any, ...]) -> dict[str, Any]: ...
-    def column_loader(self) -> Any: ...
-    def dump_type(self, tango_type: TangoType, order: str, out: Any) -> None: ...
-    def load_csv(self, table: str, path: str) -> None: ...
-    def refresh_statistics(self) -> None: ...
 
 
 @dataclass(frozen=True)

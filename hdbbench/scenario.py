@@ -49,12 +49,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hdbbench.backends.registry import BACKENDS
 from hdbbench.errors import ConfigError
 from hdbbench.measure import MIN_SATURATION_STEP_S
 from hdbbench.settings import PROFILE_NAMES
 from hdbbench.tomlfile import Table, from_values, read_document, suggestion
 
-KNOWN_BACKENDS = ("timescaledb", "postgresql", "mysql")
+KNOWN_BACKENDS = BACKENDS
 DEVICE_ENGINES = ("auto", "cpp", "python")
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import subscriber_statistics as stats
-from hdbbench.errors import ConfigError, ServerError
+from hdbbench.errors import ServerError
 from hdbbench.servers import process
 from hdbbench.servers.endpoints import MariaDBEndpoint, PostgresEndpoint
 from hdbbench.servers.ports import pick_free_port
@@ -49,20 +49,11 @@ ATTRIBUTE_LIST_PROPERTY = stats.ATTRIBUTE_LIST
 def lib_configuration(backend: str, database: str, *, postgres: PostgresEndpoint | None = None,
                       mariadb: MariaDBEndpoint | None = None,
                       overrides: Mapping[str, str] | None = None) -> list[str]:
-    """LibConfiguration lines (HDB++ keys) for one of our backends, plus overrides such as batch_size."""
-    if backend in ("timescaledb", "postgresql"):
-        if postgres is None:
-            raise ConfigError(f"backend {backend} needs a PostgreSQL server")
-        lines = {"backend": backend, "libname": "libhdb++timescale.so", "connect_string": postgres.conninfo(database)}
-    elif backend == "mysql":
-        if mariadb is None:
-            raise ConfigError("backend mysql needs a MariaDB server")
-        lines = {"backend": "mysql", "libname": "libhdb++mysql.so", "host": mariadb.host, "port": str(mariadb.port),
-                 "user": mariadb.user, "password": mariadb.password, "dbname": database}
-    else:
-        raise ConfigError(f"unknown backend {backend!r}; choose timescaledb, postgresql or mysql")
-    lines.update({k: str(v) for k, v in (overrides or {}).items()})
-    return [f"{key}={value}" for key, value in lines.items()]
+    """LibConfiguration lines (HDB++ keys) for one of our backends, plus overrides such as batch_size.
+    Each backend knows its keys (hdbbench.backends.registry)."""
+    from hdbbench.backends.registry import lib_configuration as backend_lines
+
+    return backend_lines(backend, database, {"postgres": postgres, "mariadb": mariadb}, overrides)
 
 
 @dataclass(frozen=True)

@@ -156,7 +156,7 @@ def _leftovers(backend: Backend) -> list[str]:
             left += [f"user {r[0]}" for r in cur.fetchall()]
         conn.close()
         return left
-    from hdbbench.backends._pg_common import ROLES
+    from hdbbench.backends.postgres.tables import ROLES
 
     with backend.endpoint.connect(autocommit=True) as conn:
         left = [f"database {r[0]}" for r in conn.execute("SELECT datname FROM pg_database WHERE datname = %s", (backend.database,))]

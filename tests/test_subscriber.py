@@ -64,7 +64,7 @@ def fetch_events(conn: Any, backend: str, att_name: str) -> list[Any]:
         events = fetch(conn, att_name)
         conn.commit()
         return events
-    from hdbbench.backends._pg_common import fetch_events as fetch
+    from hdbbench.backends.postgres import fetch_events as fetch
 
     return fetch(conn, att_name)
 

@@ -92,24 +92,7 @@ def sql_(backend_name: str, variant: str | None) -> None:
 def schema_files(backend_name: str) -> dict[str, str]:
     """The files of schemas/<backend>/: the default-variant DDL and the roles/users script."""
     backend: Any = get_backend(backend_name, None, "hdbpp")
-    files = {"schema.sql": backend.schema_sql(None)}
-    if backend_name == "mysql":
-        from hdbbench.backends.mysql import users_sql
-
-        files["users.sql"] = "-- HDB++ users (server-global) and their grants on database hdbpp\n" + "".join(
-            s + ";\n" for s in users_sql("hdbpp")
-        )
-    else:
-        from hdbbench.backends._pg_common import grants_sql, roles_sql
-
-        files["roles.sql"] = (
-            "-- HDB++ roles and users (cluster-global, idempotent), then their grants in database hdbpp\n"
-            + roles_sql()
-            + "\n\\c hdbpp\n"
-            + grants_sql("hdbpp").as_string(None)
-            + "\n"
-        )
-    return files
+    return {"schema.sql": backend.schema_sql(None)} | backend.account_files()
 
 
 @schema.command("files")

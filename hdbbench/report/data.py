@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import measure
+from hdbbench.backends.registry import server_of
 from hdbbench.results import FORMAT_VERSION, CaseSize, Projection, QuerySummary, ResultsFormatError, read_results
 
 FILES = {"insertion": "results.json", "extraction": "extraction.json", "disk": "disk.json", "sizing": "sizing.json"}
 _LABEL = re.compile(r"^(?P<backend>.+)_(?P<kind>throughput|batch(?P<batch>\d+)|subs(?P<subs>\d+)|saturation|sustained)$")
-DB_GROUP = {"timescaledb": "postgres", "postgresql": "postgres", "mysql": "mariadb", "mariadb": "mariadb"}
 
 
 @dataclass
@@ -176,7 +176,7 @@ def column(series: Mapping[str, Sequence[float]], name: str) -> list[tuple[float
 def archiving_cpu_us(trial: Mapping[str, Any], backend: str) -> float | None:
     """CPU µs per stored event of the archiving path: subscribers + this backend's database server."""
     cpu = trial.get("cpu") or {}
-    parts = [num(dig(cpu, "subscribers", "us_per_event")), num(dig(cpu, DB_GROUP.get(backend, ""), "us_per_event"))]
+    parts = [num(dig(cpu, "subscribers", "us_per_event")), num(dig(cpu, server_of(backend) or "", "us_per_event"))]
     found = [p for p in parts if p is not None]
     return sum(found) if found else None
 

@@ -1,0 +1,226 @@
+# SPDX-License-Identifier: Apache-2.0
+"""HDB++ on MySQL/MariaDB (InnoDB): the backend (schema lifecycle, counts, sizes, writer).
+
+InnoDB tables are clustered by their primary key, so `cluster()` has nothing to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, TypeVar
+
+from hdbbench.backends.base import Backend
+from hdbbench.backends.model import SchemaVariant, TableDef, TableSize, compare_tables
+from hdbbench.backends.mysql.ddl import render_schema, statements, users_sql
+from hdbbench.backends.mysql.extraction import MySQLExtraction
+from hdbbench.backends.mysql.reader import fetch_events
+from hdbbench.backends.mysql.storage import (
+    STORAGE_CLAUSES,
+    documented_row_minimum,
+    log_positions,
+    server_facts,
+    storage_unavailable,
+    table_size,
+)
+from hdbbench.backends.mysql.tables import RO_USER, RW_USER, all_tables, quote_ident
+from hdbbench.backends.mysql.verify import read_catalog, verify_partitions, verify_rows_and_users
+from hdbbench.backends.mysql.writer import MySQLBulkWriter
+from hdbbench.errors import ConfigError, SchemaError
+from hdbbench.hdbtypes import Event
+
+T = TypeVar("T")
+
+
+class MySQLBackend(MySQLExtraction, Backend):
+    name = "mysql"
+    default_indexes = "pk"  # libhdbpp-mysql has no secondary index on data tables
+    disk_variants = ("pk", "pk+2", "pk,compressed", "pk,page_compressed", "pk,myrocks")
+    separate_clustering = False  # InnoDB tables are always clustered by their primary key
+    row_per_element = True  # arrays are stored one row per element
+    storage_clauses = STORAGE_CLAUSES
+
+    def check_variant(self, variant: SchemaVariant) -> None:
+        if not variant.foreign_keys:
+            raise ConfigError("mysql: the HDB++ data tables have no foreign keys; 'nofk' does not apply")
+
+    def connect(self, database: str | None = None, **kwargs: Any) -> Any:
+        import mariadb
+
+        try:
+            conn = self.endpoint.connect(database, **kwargs)
+        except mariadb.Error as exc:
+            raise SchemaError(f"cannot connect to MariaDB database {database!r}: {exc}") from exc
+        return conn
+
+    def expected_tables(self, variant: SchemaVariant | str | None = None) -> list[TableDef]:
+        return all_tables(self.resolve_variant(variant))
+
+    def schema_sql(self, variant: SchemaVariant | str | None = None) -> str:
+        return render_schema(self.expected_tables(variant))
+
+    def create_schema(self, variant: SchemaVariant | str | None = None) -> None:
+        import mariadb
+
+        script = self.schema_sql(variant)
+        conn = self.connect()
+        try:
+            cur = conn.cursor()
+            cur.execute("SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", (self.database,))
+            if cur.fetchone():
+                raise SchemaError(f"database {self.database!r} already exists; drop it first")
+            # utf8mb4_bin: any Unicode name, and att_name/error_desc compare exactly as on PostgreSQL.
+            cur.execute(f"CREATE DATABASE {quote_ident(self.database)} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
+            cur.execute(f"USE {quote_ident(self.database)}")
+            for stmt in statements(script):
+                cur.execute(stmt)
+            for stmt in users_sql(self.database):
+                cur.execute(stmt)
+            conn.commit()
+        except mariadb.Error as exc:
+            raise SchemaError(f"creating the mysql schema in {self.database!r} failed: {exc}") from exc
+        finally:
+            conn.close()
+
+    def drop_schema(self) -> None:
+        conn = self.connect()
+        try:
+            cur = conn.cursor()
+            cur.execute(f"DROP DATABASE IF EXISTS {quote_ident(self.database)}")
+            # Database-level grants outlive DROP DATABASE in mysql.db: revoke them explicitly.
+            for user in (RW_USER, RO_USER):
+                cur.execute("SELECT COUNT(*) FROM mysql.db WHERE User = ? AND Host = '%' AND Db = ?", (user, self.database))
+                if cur.fetchone()[0]:
+                    cur.execute(f"REVOKE ALL PRIVILEGES ON {quote_ident(self.database)}.* FROM '{user}'@'%'")
+            # Users are server-global: drop them only when no other database grants them anything.
+            cur.execute("SELECT COUNT(*) FROM mysql.db WHERE User IN (?, ?)", (RW_USER, RO_USER))
+            if cur.fetchone()[0] == 0:
+                cur.execute(f"DROP USER IF EXISTS '{RW_USER}'@'%', '{RO_USER}'@'%'")
+            conn.commit()
+        finally:
+            conn.close()
+
+    def verify_schema(self, variant: SchemaVariant | str | None = None) -> list[str]:
+        resolved = self.resolve_variant(variant)
+        expected = all_tables(resolved)
+        conn = self.connect()
+        try:
+            cur = conn.cursor()
+            cur.execute("SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", (self.database,))
+            if not cur.fetchone():
+                return [f"missing database {self.database}"]
+            live, engines, partitions = read_catalog(cur, self.database)
+            diffs = compare_tables(expected, live)
+            diffs += [f"{t}: engine {e}, expected InnoDB" for t, e in sorted(engines.items()) if e != "InnoDB"]
+            diffs += verify_partitions(expected, partitions)
+            diffs += verify_rows_and_users(cur, self.database)
+            return diffs
+        finally:
+            conn.close()
+
+    def cluster(self) -> list[str]:
+        return ["nothing to do: InnoDB tables are clustered by their primary key (att_conf_id, data_time[, idx])"]
+
+    def count_rows_by_attribute(self, since: datetime | None = None) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        since_utc = (since or datetime(1970, 1, 1, tzinfo=timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None)
+        conn = self.connect(self.database)
+        try:
+            cur = conn.cursor()
+            cur.execute("SELECT c.att_conf_id, c.att_name, t.data_type FROM att_conf c"
+                        " JOIN att_conf_data_type t USING (att_conf_data_type_id)")
+            rows = cur.fetchall()
+            names = {att_id: name for att_id, name, _ in rows}
+            for table in sorted({f"att_{kind}" for _, _, kind in rows}):
+                # Arrays are stored one row per element: an event is one distinct data_time.
+                cur.execute(f"SELECT att_conf_id, COUNT(DISTINCT data_time) FROM {quote_ident(table)}"
+                            " WHERE data_time >= ? GROUP BY att_conf_id", (since_utc,))
+                for att_id, count in cur.fetchall():
+                    counts[names[att_id]] = counts.get(names[att_id], 0) + int(count)
+        finally:
+            conn.close()
+        return counts
+
+    def size_bytes(self) -> int:
+        conn = self.connect(self.database)
+        try:
+            cur = conn.cursor()
+            cur.execute("SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.TABLES"
+                        " WHERE table_schema = ?", (self.database,))
+            row = cur.fetchone()
+        finally:
+            conn.close()
+        return int(row[0]) if row else 0
+
+    def table_sizes(self, tables: Sequence[str]) -> list[TableSize]:
+        """After ANALYZE TABLE (exact persistent statistics): DATA_LENGTH (clustered index, off-page
+        columns included) and INDEX_LENGTH, both page-granular; the rest of the tablespace files
+        (FILE_SIZE, every partition) is free_bytes; ALLOCATED_SIZE gives the blocks on disk.
+        MyRocks has no per-table files: its memtables are flushed first and the SST-based
+        DATA_LENGTH/INDEX_LENGTH are the whole figure."""
+        conn = self.connect(self.database)
+        try:
+            cur = conn.cursor()
+            return [table_size(cur, self.database, t) for t in tables]
+        finally:
+            conn.close()
+
+    def log_positions(self) -> dict[str, int | None]:
+        return self._with_cursor(log_positions, database=None)
+
+    def documented_row_minimum(self, table: TableDef, att_prefix: str) -> tuple[int, float] | None:
+        return self._with_cursor(lambda cur: documented_row_minimum(cur, self.database, table, att_prefix))
+
+    # --- storage options (StorageOptions)
+    def storage_unavailable(self, option: str) -> str | None:
+        if option not in self.storage_clauses:
+            return f"unknown storage option {option!r} (known: {', '.join(self.storage_clauses)})"
+        return self._with_cursor(lambda cur: storage_unavailable(cur, option), database=None)
+
+    def apply_storage(self, tables: Sequence[str], option: str) -> None:
+        """`ALTER TABLE <t> <clause>` for each table (ROW_FORMAT, PAGE_COMPRESSED, ENGINE)."""
+        def alter(cur: Any) -> None:
+            for table in tables:
+                cur.execute(f"ALTER TABLE {quote_ident(table)} {self.storage_clauses[option]}")
+        self._with_cursor(alter)
+
+    # --- cold runs (ColdRestart)
+    def before_cold_stop(self) -> None:
+        """InnoDB dumps its buffer pool at shutdown and reloads it at start: a cold start must not."""
+        self._with_cursor(lambda cur: cur.execute("SET GLOBAL innodb_buffer_pool_dump_at_shutdown = OFF"), database=None)
+
+    def after_cold_stop(self, data_dir: Path) -> None:
+        (data_dir / "ib_buffer_pool").unlink(missing_ok=True)
+
+    # --- facts about the server and the subscriber
+    @classmethod
+    def subscriber_configuration(cls, endpoint: Any, database: str) -> dict[str, str]:
+        return {"backend": "mysql", "libname": "libhdb++mysql.so", "host": endpoint.host, "port": str(endpoint.port),
+                "user": endpoint.user, "password": endpoint.password, "dbname": database}
+
+    @staticmethod
+    def server_facts(endpoint: Any) -> dict[str, Any]:
+        return server_facts(endpoint)
+
+    def account_files(self) -> dict[str, str]:
+        return {"users.sql": "-- HDB++ users (server-global) and their grants on database hdbpp\n"
+                + "".join(s + ";\n" for s in users_sql("hdbpp"))}
+
+    def _with_cursor(self, work: Callable[[Any], T], database: str | None | bool = True) -> T:
+        """Run `work(cursor)` on a fresh connection (to this database, or to none) and close it."""
+        conn = self.connect(self.database if database is True else None)
+        try:
+            return work(conn.cursor())
+        finally:
+            conn.close()
+
+    def bulk_writer(self) -> MySQLBulkWriter:
+        return MySQLBulkWriter(self.connect(self.database))
+
+    def fetch_events(self, att_name: str) -> list[Event]:
+        conn = self.connect(self.database)
+        try:
+            return fetch_events(conn, att_name)
+        finally:
+            conn.close()

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The one list of backends: each one's name, the stack server it runs on, and its class.
+
+Adding a backend = its folder beside `postgres/` and `mysql/` + one `BackendEntry` line below.
+Everything else (CLI choices, scenario validation, which server an extraction restarts, whose CPU
+the report adds to the archiving path, the subscriber's LibConfiguration, disk measurement) asks
+this module. It is not part of `base` because it imports the backend folders, which import `base`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from hdbbench.backends.base import Backend
+from hdbbench.backends.mysql import MySQLBackend
+from hdbbench.backends.postgres import PostgresBackend, TimescaleBackend
+from hdbbench.errors import ConfigError
+
+# Stack servers (attributes of StackEndpoints) and how messages name them.
+SERVER_LABELS = {"postgres": "PostgreSQL", "mariadb": "MariaDB"}
+
+
+@dataclass(frozen=True)
+class BackendEntry:
+    name: str
+    server: str  # the stack server it needs: a key of SERVER_LABELS
+    backend_class: type[Backend]
+
+
+REGISTRY: tuple[BackendEntry, ...] = (
+    BackendEntry("timescaledb", "postgres", TimescaleBackend),
+    BackendEntry("postgresql", "postgres", PostgresBackend),
+    BackendEntry("mysql", "mariadb", MySQLBackend),
+)
+BACKENDS: tuple[str, ...] = tuple(e.name for e in REGISTRY)
+
+
+def entry(name: str) -> BackendEntry:
+    for e in REGISTRY:
+        if e.name == name:
+            return e
+    raise ConfigError(f"unknown backend {name!r} (known: {', '.join(BACKENDS)})")
+
+
+def backend_class(name: str) -> type[Backend]:
+    return entry(name).backend_class
+
+
+def server_of(name: str) -> str | None:
+    """The stack server a backend runs on ("postgres", "mariadb"); None for an unknown name."""
+    return next((e.server for e in REGISTRY if e.name == name), None)
+
+
+def get_backend(name: str, endpoint: Any, database: str = "hdbpp") -> Backend:
+    """The backend `name` on `endpoint` (PostgresEndpoint or MariaDBEndpoint) for `database`."""
+    return entry(name).backend_class(endpoint, database)
+
+
+def endpoint_for(name: str, endpoints: Any) -> Any | None:
+    """The endpoint of a StackEndpoints that backend `name` runs on, or None when the stack has none."""
+    return getattr(endpoints, entry(name).server, None)
+
+
+def backend_for_stack(name: str, stack: Any, database: str = "hdbpp") -> Backend:
+    """The backend `name` on the matching server of a StackEndpoints."""
+    endpoint = endpoint_for(name, stack)
+    if endpoint is None:
+        raise ConfigError(f"backend {name} needs a {SERVER_LABELS[entry(name).server]} server and the stack has none")
+    return get_backend(name, endpoint, database)
+
+
+def lib_configuration(name: str, database: str, servers: Mapping[str, Any],
+                      overrides: Mapping[str, Any] | None = None) -> list[str]:
+    """LibConfiguration lines (HDB++ keys) that point a subscriber at `database` of backend `name`;
+    `servers` maps stack server names to endpoints; overrides (e.g. batch_size) are appended or win."""
+    e = entry(name)
+    endpoint = servers.get(e.server)
+    if endpoint is None:
+        raise ConfigError(f"backend {name} needs a {SERVER_LABELS[e.server]} server")
+    lines = e.backend_class.subscriber_configuration(endpoint, database)
+    lines.update({k: str(v) for k, v in (overrides or {}).items()})
+    return [f"{key}={value}" for key, value in lines.items()]
+
+
+def server_facts(endpoints: Any) -> dict[str, Any]:
+    """Per stack server present: its version and the settings that change sizes."""
+    facts: dict[str, Any] = {}
+    for e in REGISTRY:
+        endpoint = getattr(endpoints, e.server, None)
+        if endpoint is not None and e.server not in facts:
+            facts[e.server] = e.backend_class.server_facts(endpoint)
+    return facts

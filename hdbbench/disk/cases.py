@@ -1,0 +1,213 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Cases (one data table's worth of events of one type, format and write type) and their seeded
+events, in bulk-writer batches; the raw bytes of an event (the denominator of the compression ratio).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+import math
+
+from hdbbench.backends.base import Backend
+from hdbbench.emitter import AttrSpec, EventStream, TYPES, stream_key
+from hdbbench.errors import ConfigError
+from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType, as_encoded
+
+
+RAW_FIXED_BYTES = 8 + 4 + 1  # data_time + att_conf_id + quality
+VALUE_BYTES: dict[TangoType, int] = {
+    TangoType.DEV_BOOLEAN: 1, TangoType.DEV_UCHAR: 1, TangoType.DEV_SHORT: 2, TangoType.DEV_USHORT: 2,
+    TangoType.DEV_ENUM: 2, TangoType.DEV_LONG: 4, TangoType.DEV_ULONG: 4, TangoType.DEV_FLOAT: 4,
+    TangoType.DEV_STATE: 4, TangoType.DEV_LONG64: 8, TangoType.DEV_ULONG64: 8, TangoType.DEV_DOUBLE: 8,
+}
+# The variants each backend is measured in by default (each backend class says which).
+DEVICE = "disk/bench"  # emitter stream key prefix
+BATCH_VALUES = 200_000  # array elements per bulk-writer batch (scalars: this many events)
+
+Loader = Callable[[Backend, Sequence[AttributeInfo], Iterator[list[Event]]], int]
+
+
+# ------------------------------------------------------------------------------------ cases
+
+
+@dataclass(frozen=True)
+class Case:
+    """N events of one type/format/write type over A attributes, one event per attribute per period."""
+
+    type: TangoType
+    format: AttrFormat = AttrFormat.SCALAR
+    write: WriteType = WriteType.READ
+    dim_x: int = 1
+    dim_y: int = 0
+    events: int = 10_000
+    attributes: int = 10
+    period_s: float = 1.0
+    string_chars: int = 20
+
+    @property
+    def elements(self) -> int:
+        if self.format == AttrFormat.SCALAR:
+            return 1
+        return self.dim_x * (self.dim_y if self.format == AttrFormat.IMAGE else 1)
+
+    @property
+    def side(self) -> str:
+        return "ro" if self.write == WriteType.READ else "rw"
+
+    @property
+    def label(self) -> str:
+        base = f"{self.format.name.lower()}_{self.type.suffix}_{self.side}"
+        if self.format == AttrFormat.SPECTRUM:
+            return f"{base}_x{self.dim_x}"
+        if self.format == AttrFormat.IMAGE:
+            return f"{base}_{self.dim_x}x{self.dim_y}"
+        return base
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "type": self.type.suffix, "format": self.format.name.lower(),
+                "write": self.side, "elements": self.elements, "dim_x": self.dim_x, "dim_y": self.dim_y,
+                "events": self.events, "attributes": self.attributes, "period_s": self.period_s,
+                "string_chars": self.string_chars}
+
+
+def parse_type(text: str) -> TangoType:
+    """`devdouble`, `DevDouble` or `DEV_DOUBLE`."""
+    key = text.strip().lower().replace("_", "")
+    for t in TangoType:
+        if key in (t.suffix, t.name.lower().replace("_", "")):
+            return t
+    raise ConfigError(f"unknown Tango type {text!r} (e.g. devdouble, devlong, devstring)")
+
+
+def parse_case(text: str, events: int, attributes: int) -> Case:
+    """`[scalar|spectrum|image:]<type>[:<n>|<x>x<y>][:ro|rw]`, e.g. `devstring:rw`, `spectrum:devdouble:1000`."""
+    parts = [p for p in text.strip().lower().split(":") if p]
+    fmt = AttrFormat.SCALAR
+    if parts and parts[0] in ("scalar", "spectrum", "image"):
+        fmt = AttrFormat[parts.pop(0).upper()]
+    if not parts:
+        raise ConfigError(f"case {text!r}: no Tango type")
+    ttype = parse_type(parts.pop(0))
+    write = WriteType.READ
+    if parts and parts[-1] in ("ro", "rw"):
+        write = WriteType.READ if parts.pop() == "ro" else WriteType.READ_WRITE
+    dim_x, dim_y = (1, 0)
+    if parts:
+        dims = parts.pop(0).split("x")
+        if not all(d.isdigit() and int(d) > 0 for d in dims) or len(dims) > 2 or parts:
+            raise ConfigError(f"case {text!r}: dimensions must be <n> or <x>x<y>")
+        dim_x, dim_y = int(dims[0]), int(dims[1]) if len(dims) == 2 else 0
+    if fmt == AttrFormat.IMAGE and dim_y < 1:
+        raise ConfigError(f"case {text!r}: an image needs <x>x<y>")
+    if fmt == AttrFormat.SPECTRUM and dim_y:
+        raise ConfigError(f"case {text!r}: a spectrum has one dimension")
+    if fmt != AttrFormat.SCALAR and ttype == TangoType.DEV_ENCODED:
+        raise ConfigError(f"case {text!r}: Tango allows DevEncoded only as a scalar")
+    return Case(ttype, fmt, write, dim_x, dim_y, events, attributes)
+
+
+def default_cases(events: int, attributes: int, array_sizes: Sequence[int]) -> list[Case]:
+    """Every scalar type (READ), devdouble READ_WRITE, and devdouble spectra of the given sizes.
+
+    Array cases get fewer events so that each stores about `events` x 10 elements."""
+    cases = [Case(t, events=events, attributes=attributes) for t in TangoType]
+    cases.append(Case(TangoType.DEV_DOUBLE, write=WriteType.READ_WRITE, events=events, attributes=attributes))
+    for n in array_sizes:
+        n_events = max(attributes, min(events, events * 10 // max(n, 1)))
+        cases.append(Case(TangoType.DEV_DOUBLE, AttrFormat.SPECTRUM, dim_x=n, events=n_events, attributes=attributes))
+    return cases
+
+
+# ---------------------------------------------------------------------------------- events
+
+
+def _emitter_type(t: TangoType) -> str:
+    return next(name for name, info in TYPES.items() if info.number == int(t))
+
+
+def case_spec(case: Case, index: int) -> AttrSpec:
+    """The emitter spec of attribute `index` of a case."""
+    fmt = case.format.name
+    write = "READ" if case.write == WriteType.READ else "READ_WRITE"
+    common: dict[str, Any] = {"name": f"a{index}", "type": _emitter_type(case.type), "format": fmt, "write": write,
+                              "dim_x": case.dim_x, "dim_y": case.dim_y if case.format == AttrFormat.IMAGE else 0}
+    if case.type == TangoType.DEV_STRING:
+        common.update(model="noise", text="s" * max(0, case.string_chars - 8))
+    elif case.type == TangoType.DEV_ENCODED:
+        common.update(model="counter", dim_x=max(case.dim_x, 8))
+    elif case.type in (TangoType.DEV_DOUBLE, TangoType.DEV_FLOAT):
+        common.update(model="walk", amplitude=1000.0, step=0.5)
+    elif case.type not in (TangoType.DEV_BOOLEAN, TangoType.DEV_STATE, TangoType.DEV_ENUM):
+        common.update(model="walk", amplitude=1000.0, step=3)
+    return AttrSpec(**common)
+
+
+def case_attributes(case: Case, prefix: str) -> list[AttributeInfo]:
+    return [AttributeInfo(f"{prefix}/{case.label}/a{i}", case.type, case.format, case.write)
+            for i in range(case.attributes)]
+
+
+def value_bytes(t: TangoType, value: Any) -> int:
+    """Raw bytes of one side's value (see the module docstring)."""
+    if value is None:
+        return 0
+    if t == TangoType.DEV_ENCODED:
+        enc = as_encoded(value)
+        return len(enc.format.encode()) + len(enc.data) if enc else 0
+    if t == TangoType.DEV_STRING:
+        if isinstance(value, str):
+            return len(value.encode())
+        return sum(value_bytes(t, v) for v in value)
+    size = getattr(value, "size", None)
+    if size is not None and not isinstance(value, (int, float, bool)):
+        return int(size) * VALUE_BYTES[t]
+    if isinstance(value, (list, tuple)):
+        return sum(value_bytes(t, v) for v in value)
+    return VALUE_BYTES[t]
+
+
+@dataclass
+class Tally:
+    events: int = 0
+    raw_bytes: int = 0
+    element_rows: int = 0  # MariaDB array rows: one per element (at least one per event)
+
+
+def case_batches(case: Case, infos: Sequence[AttributeInfo], seed: int, t0: datetime, tally: Tally) -> Iterator[list[Event]]:
+    """The case's events in time order (all attributes at t0 + k*period), in bulk-writer batches."""
+    streams = [EventStream(seed, stream_key(DEVICE, f"{case.label}/a{i}"), case_spec(case, i)) for i in range(len(infos))]
+    per_batch = max(1, BATCH_VALUES // max(case.elements, 1) // (10 if case.type == TangoType.DEV_STRING else 1))
+    batch: list[Event] = []
+    step = timedelta(seconds=case.period_s)
+    for i in range(case.events):
+        k, a = divmod(i, len(infos))
+        ev = streams[a].event(k)
+        r = ev.value if case.write != WriteType.WRITE else None
+        w = ev.value if case.write != WriteType.READ else None
+        batch.append(Event(infos[a].name, t0 + k * step, r, w, ev.quality))
+        tally.events += 1
+        tally.raw_bytes += RAW_FIXED_BYTES + value_bytes(case.type, r) + value_bytes(case.type, w)
+        tally.element_rows += max(1, case.elements)
+        if len(batch) >= per_batch:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def bulk_loader(backend: Backend, infos: Sequence[AttributeInfo], batches: Iterator[list[Event]]) -> int:
+    """Store through the backend's bulk writer (binary COPY / bulk executemany); return events stored."""
+    with backend.bulk_writer() as writer:
+        for info in infos:
+            writer.register_attribute(info)
+        return sum(writer.write(b) for b in batches)
+
+
+def start_time(cases: Sequence[Case]) -> datetime:
+    """A whole second far enough back that the longest case ends an hour before now."""
+    span_s = max((math.ceil(c.events / max(c.attributes, 1)) * c.period_s for c in cases), default=0.0)
+    t = datetime.now(timezone.utc) - timedelta(seconds=span_s + 3600)
+    return t.replace(microsecond=0)

@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A whole inventory loaded into one database: what `size plan --check` compares a projection with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+import uuid
+
+from hdbbench.backends import get_backend
+from hdbbench.backends.model import TableSize
+from hdbbench.disk.cases import Case, Loader, Tally, bulk_loader, case_attributes, case_batches, start_time
+from hdbbench.disk.measure import size_dict, table_for
+from hdbbench.disk.variants import MeasureVariant, apply_storage, storage_unavailable
+
+
+# ------------------------------------------------------------------------- inventory runs
+
+
+@dataclass
+class InventoryRun:
+    """A whole inventory loaded into one database: what `size plan --check` compares against."""
+
+    backend: str
+    variant: str
+    groups: list[dict[str, Any]]  # label, case, events stored
+    before: list[TableSize]
+    after: list[TableSize]
+    unavailable: str | None = None
+
+    @property
+    def measured_bytes(self) -> int:
+        return sum(a.disk_bytes - b.disk_bytes for a, b in zip(self.after, self.before))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"backend": self.backend, "variant": self.variant, "groups": self.groups,
+                "tables": [{"before": size_dict(b), "after": size_dict(a)} for b, a in zip(self.before, self.after)],
+                "measured_bytes": self.measured_bytes, "unavailable": self.unavailable}
+
+
+def measure_inventory(backend_name: str, endpoint: Any, variant_text: str, groups: Sequence[tuple[str, Case]],
+                      seed: int = 42, loader: Loader = bulk_loader) -> InventoryRun:
+    """Load every (label, case) of an inventory into one fresh database; sizes of all its tables before/after."""
+    variant = MeasureVariant.parse(backend_name, variant_text)
+    run = InventoryRun(backend_name, variant.name, [], [], [])
+    backend = get_backend(backend_name, endpoint, f"hdbdisk_{backend_name[:5]}_{uuid.uuid4().hex[:8]}")
+    run.unavailable = storage_unavailable(backend, variant.storage)
+    if run.unavailable:
+        return run
+    backend.create_schema(variant.schema)
+    try:
+        tables = list(dict.fromkeys(table_for(backend, c) for _, c in groups))
+        apply_storage(backend, tables, variant.storage)
+        run.before = backend.table_sizes(tables)
+        t0 = start_time([c for _, c in groups])
+        for label, case in groups:
+            infos = case_attributes(case, f"tango://disk:10000/{uuid.uuid4().hex[:8]}")
+            stored = loader(backend, infos, case_batches(case, infos, seed, t0, Tally()))
+            run.groups.append({"label": label, "case": case.to_dict(), "events": stored})
+        if variant.clustered:
+            backend.cluster()
+        run.after = backend.table_sizes(tables)
+        return run
+    finally:
+        backend.drop_schema()

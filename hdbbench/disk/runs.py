@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: Apache-2.0
+"""`size measure` as a run: every backend and variant, results.json and CSVs in a run directory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from hdbbench.backends import backend_class, endpoint_for
+from hdbbench.backends.registry import server_facts
+from hdbbench.disk.inventory import measure_inventory
+from hdbbench.disk.measure import array_fits, measure_variant
+from hdbbench.results import RunDirectory, RunPart, environment_facts, results_document
+
+
+# ------------------------------------------------------------------------------ run output
+
+CSV_COLUMNS = (
+    "backend", "variant", "case_label", "case_type", "case_format", "case_write", "case_elements", "table", "engine",
+    "parts", "events", "rows", "raw_bytes", "bytes_per_event", "data_per_event", "index_per_event", "toast_per_event",
+    "free_per_event", "raw_per_event", "ratio_disk_to_raw", "overhead_per_event", "data_per_row",
+    "documented_min_row_bytes", "row_overhead_bytes",
+)
+LOG_NAMES = ("wal", "redo", "binlog")
+
+
+def csv_row(row: dict[str, Any]) -> list[Any]:
+    logs = row.get("log_per_event") or {}
+    return [row.get(c) for c in CSV_COLUMNS] + [logs.get(k) for k in LOG_NAMES]
+
+
+def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[Any], seed: int, runs_root: Path,
+                name: str, inventory_run: tuple[Any, float, float] | None = None,
+                progress: Callable[[str], None] = lambda line: None, into: RunPart | None = None) -> Path:
+    """Measure every backend/variant, write results.json + CSVs into a new run directory (or, `into` a
+    part of another run, disk.json + disk-*.csv there); return its path.
+    `progress` gets one line per variant measured."""
+    run = into or RunDirectory.create(runs_root, name)
+    try:
+        rows, variants, inv_runs = [], [], []
+        for backend, names in chosen.items():
+            endpoint = endpoint_for(backend, endpoints)
+            if endpoint is None:
+                variants += [{"backend": backend, "variant": v, "unavailable": "no server in the stack"} for v in names]
+                continue
+            for v in names:
+                progress(f"size: {backend} {v} ...")
+                outcome = measure_variant(backend, endpoint, v, cases, seed)
+                variants.append({"backend": backend, "variant": outcome.variant, "unavailable": outcome.unavailable})
+                rows += [r.to_dict() for r in outcome.results]
+                if inventory_run:
+                    inv_runs.append(_inventory_run(backend, endpoint, v, inventory_run, seed, progress))
+        _write_measure(run, endpoints, chosen, cases, seed, rows, variants, inv_runs, inventory_run)
+        run.set_status("completed")
+    except BaseException as exc:
+        run.set_status("interrupted" if isinstance(exc, KeyboardInterrupt) else "failed", str(exc))
+        raise
+    return run.path
+
+
+def _inventory_run(backend: str, endpoint: Any, variant: str, spec: tuple[Any, float, float],
+                   seed: int, progress: Callable[[str], None]) -> dict[str, Any]:
+    inv, simulated_s, scale = spec
+    groups = [(g.label, g.case(simulated_s, scale)) for g in inv.groups]
+    results = []
+    clustered = [f"{variant},clustered"] if backend_class(backend).separate_clustering else []
+    for v in [variant, *clustered]:
+        progress(f"size: {backend} {v} inventory {inv.name} ...")
+        results.append(measure_inventory(backend, endpoint, v, groups, seed).to_dict())
+    return {"runs": results}
+
+
+def _write_measure(run: RunDirectory | RunPart, endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[Any], seed: int,
+                   rows: list[dict[str, Any]], variants: list[dict[str, Any]], inv_runs: list[dict[str, Any]],
+                   inventory_run: tuple[Any, float, float] | None) -> None:
+    flat_inv = [r for item in inv_runs for r in item["runs"]]
+    scenario = {"variants": chosen, "cases": [c.to_dict() for c in cases], "seed": seed, "loader": "bulk_writer",
+                "inventory": inventory_run[0].to_dict() if inventory_run else None,
+                "simulated_s": inventory_run[1] if inventory_run else None,
+                "scale": inventory_run[2] if inventory_run else None}
+    results = {"cases": rows, "fits": array_fits(rows), "variants": variants, "inventory_runs": flat_inv,
+               "raw_bytes": "8 (timestamp) + 4 (attribute id) + 1 (quality) + value bytes of each side present"}
+    run.write_json("results.json", results_document("disk", scenario, environment_facts(server_facts(endpoints)),
+                                                    results))
+    log_cols = [f"{k}_per_event" for k in LOG_NAMES]
+    run.write_csv("sizes.csv", [*CSV_COLUMNS, *log_cols], (csv_row(r) for r in rows))
+    run.write_csv("fits.csv", ["backend", "variant", "type", "format", "write", "elements", "a_bytes",
+                               "b_bytes_per_element", "r2"],
+                  ([f[k] if k != "elements" else " ".join(map(str, f[k])) for k in
+                    ("backend", "variant", "type", "format", "write", "elements", "a_bytes", "b_bytes_per_element", "r2")]
+                   for f in results["fits"]))
+    run.write_csv("inventory.csv", ["backend", "variant", "measured_bytes", "unavailable"],
+                  ([r["backend"], r["variant"], r["measured_bytes"], r["unavailable"]] for r in flat_inv))
