@@ -694,8 +694,8 @@ def _inventory_run(backend: str, endpoint: Any, variant: str, spec: tuple[Any, f
     return {"runs": results}
 
 
-def _write_measure(run: RunDirectory | RunPart, endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[Any], seed: int,
-                   rows: list[dict[str, Any]], variants: list[dict[str, Any]], inv_runs: list[dict[str, Any]],
+def _write_measure(run: RunDirectory | RunPart, endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[Any],
+                   seed: int, rows: list[dict[str, Any]], variants: list[dict[str, Any]], inv_runs: list[dict[str, Any]],
                    inventory_run: tuple[Any, float, float] | None) -> None:
     flat_inv = [r for item in inv_runs for r in item["runs"]]
     scenario = {"variants": chosen, "cases": [c.to_dict() for c in cases], "seed": seed, "loader": "bulk_writer",

@@ -74,7 +74,7 @@ def test_loss_accounting_adds_up(small_run: dict) -> None:
 
 @pytest.mark.parametrize(("edit", "message"), [
     (('backends = ["timescaledb", "postgresql", "mysql"]', 'backends = ["cassandra"]'), "unknown backend 'cassandra'"),
-    (('name = "small"\n', ""), "name is missing"),
+    (('name = "small"\n', ""), "name: is missing"),
 ])
 def test_broken_scenario_is_refused_before_anything_starts(tmp_path: Path, edit: tuple[str, str], message: str) -> None:
     scenario = tmp_path / "broken.toml"
