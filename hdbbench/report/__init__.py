@@ -6,5 +6,6 @@
     text      words generated from the numbers (findings, spreads, formatting)
     plots     inline SVG figures (matplotlib, loaded only here)
     page      the sections of ``report.html`` and ``write_report``
+    render    HTML of sections, tables and findings (shared by page and compare)
     compare   ``hdbbench compare``: the same figures across runs
 """
