@@ -3,7 +3,7 @@
 
 `eventually` is the one way a test waits: it polls, returns the first truthy value, and on timeout
 fails with what it last observed (and the description), so a failure says what was seen, not only
-that time ran out; `seen(condition, observation)` lets a predicate report what it saw while false. `row_counts` is the one way a test counts stored events per attribute.
+that time ran out. `row_counts` is the one way a test counts stored events per attribute.
 """
 
 from __future__ import annotations
@@ -13,24 +13,6 @@ from collections.abc import Callable
 from typing import Any
 
 MAX_OBSERVED_CHARS = 3000
-
-
-class _Seen:
-    """A falsy observation: `eventually` keeps waiting and, if time runs out, reports it."""
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def __bool__(self) -> bool:
-        return False
-
-    def __repr__(self) -> str:
-        return repr(self.value)
-
-
-def seen(condition: Any, observation: Any) -> Any:
-    """For `eventually`: True when the condition holds, else the observation to report (falsy)."""
-    return True if condition else _Seen(observation)
 
 
 def eventually(predicate: Callable[[], Any], timeout_s: float, describe: str | Callable[[], str],
@@ -78,3 +60,21 @@ def row_counts(conn: Any, backend: str) -> dict[str, int]:
                                                "USING (att_conf_id) GROUP BY c.att_name"):
             out[name] = n
     return out
+
+
+class _Seen:
+    """A falsy observation: `eventually` keeps waiting and, if time runs out, reports it."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def seen(condition: Any, observation: Any) -> Any:
+    """For `eventually`: True when the condition holds, else the observation to report (falsy)."""
+    return True if condition else _Seen(observation)
