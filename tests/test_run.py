@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import psutil
@@ -18,6 +17,7 @@ from hdbbench.results import CaseSize, Projection, QuerySummary, load_results
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import DEFAULT_BINARY
 from tests.conftest import REPO
+from tests.harness import eventually
 
 pytestmark = pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built: {DEFAULT_BINARY}")
 
@@ -105,15 +105,13 @@ def test_ctrl_c_leaves_no_process_and_an_interrupted_run(stack_endpoints: StackE
     cli = subprocess.Popen([sys.executable, "-m", "hdbbench", "run", str(REPO / "scenarios" / "small.toml"),
                             "--runs", str(runs)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            cwd=REPO, env=env)
-    deadline = time.monotonic() + 180
-    children: list[psutil.Process] = []
-    while time.monotonic() < deadline:  # interrupt once the subscriber of the first trial runs
+
+    def children_once_a_subscriber_runs() -> list[psutil.Process]:
         children = psutil.Process(cli.pid).children(recursive=True)
-        if any("hdbbench-es" in _cmdline(p) for p in children):
-            break
-        time.sleep(0.2)
-    else:
-        pytest.fail("the run never started a subscriber")
+        return children if any("hdbbench-es" in _cmdline(p) for p in children) else []
+
+    # interrupt once the subscriber of the first trial runs
+    children = eventually(children_once_a_subscriber_runs, 180, "the run starts a subscriber", interval_s=0.2)
     cli.send_signal(signal.SIGINT)
     _, stderr = cli.communicate(timeout=120)
     assert cli.returncode == 130, stderr
