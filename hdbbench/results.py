@@ -6,6 +6,11 @@ logs, time series (CSV) and ``results.json``. ``status.json`` says whether the r
 completed, interrupted or failed, and is written first, so an interrupted run is never mistaken
 for a finished one. Every results file carries ``format_version`` and the facts needed to read its
 numbers (seed, settings, versions, hardware), as pyperf does.
+
+The files are typed: `ResultsDocument` is the envelope, and the records of each kind are the
+dataclasses below (`RECORDS`), written by their producers and read by the report; reading checks
+every record against its dataclass and refuses, in one line, another format_version. Parts of a
+``hdbbench run`` (extraction, disk) write into its directory through a `RunPart`.
 """
 
 from __future__ import annotations
@@ -113,9 +118,6 @@ class RunPart:
 
     def set_status(self, state: str, error: str | None = None) -> None:
         """The enclosing run sets its own status."""
-
-
-RESULTS_KINDS = ("insertion", "extraction", "disk", "disk-plan")
 
 
 class ResultsFormatError(ConfigError, ValueError):
