@@ -143,9 +143,10 @@ def _expand_matrix(entry: dict[str, Any], defaults: Mapping[str, Any]) -> list[e
     return out
 
 
-_ENTRY_KEYS = {
+_ENTRY_KEYS = {  # the keys an entry of each kind may give
     "attribute": _SPEC_FIELDS | {"count"},
-    "matrix": _SPEC_FIELDS - {"type", "format", "write", "name"} | {"types", "formats", "writes", "name_prefix", "per_type"},
+    "matrix": _SPEC_FIELDS - {"type", "format", "write", "name"}
+    | {"types", "formats", "writes", "name_prefix", "per_type"},
 }
 
 

@@ -6,6 +6,11 @@ logs, time series (CSV) and ``results.json``. ``status.json`` says whether the r
 completed, interrupted or failed, and is written first, so an interrupted run is never mistaken
 for a finished one. Every results file carries ``format_version`` and the facts needed to read its
 numbers (seed, settings, versions, hardware), as pyperf does.
+
+The files are typed: `ResultsDocument` is the envelope, and the records of each kind are the
+dataclasses below (`RECORDS`), written by their producers and read by the report; reading checks
+every record against its dataclass and refuses, in one line, another format_version. Parts of a
+``hdbbench run`` (extraction, disk) write into its directory through a `RunPart`.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import platform
 import re
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
@@ -115,9 +120,6 @@ class RunPart:
         """The enclosing run sets its own status."""
 
 
-RESULTS_KINDS = ("insertion", "extraction", "disk", "disk-plan")
-
-
 class ResultsFormatError(ConfigError, ValueError):
     """A results file this hdbbench does not read (another format_version, another kind, not results)."""
 
@@ -148,8 +150,10 @@ class ResultsDocument:
                 "re-run the measurement with this version (older runs are not migrated)")
         if kind is not None and data.get("kind") != kind:
             raise ResultsFormatError(f"{source}: holds results of kind {data.get('kind')!r}, not {kind!r}")
-        return cls(str(data["kind"]), dict(data.get("scenario") or {}), dict(data.get("environment") or {}),
-                   dict(data["results"]), str(data.get("created", "")), int(version))
+        document = cls(str(data["kind"]), dict(data.get("scenario") or {}), dict(data.get("environment") or {}),
+                       dict(data["results"]), str(data.get("created", "")), int(version))
+        _check_records(document, source)
+        return document
 
 
 def results_document(kind: str, scenario: Mapping[str, Any], environment: Mapping[str, Any],
@@ -173,6 +177,62 @@ def load_results(path: Path, kind: str | None = None) -> dict[str, Any]:
 
 
 # --- the records the report reads, as the producers write them -------------------------------
+def _fields_of(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of dataclass `cls` from `data`: every field without a default must be there, no other key."""
+    if not isinstance(data, Mapping):
+        raise ResultsFormatError(f"a {cls.__name__} record must be an object, got {type(data).__name__}")
+    known = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(data) - set(known))
+    missing = [name for name, f in known.items() if name not in data
+               and f.default is MISSING and f.default_factory is MISSING]
+    if unknown or missing:
+        raise ResultsFormatError(f"a {cls.__name__} record " + "; ".join(
+            ([f"lacks {', '.join(missing)}"] if missing else []) + ([f"has unknown {', '.join(unknown)}"] if unknown else [])))
+    return {name: data[name] for name in known if name in data}
+
+
+@dataclass(frozen=True)
+class TrialSummary:
+    """results.json ``results.trials[]`` (hdbbench.insertion.summarise): one insertion trial.
+
+    Figures are tables of numbers as hdbbench.measure writes them: a distribution (count, median, p1,
+    p99, mean, min, max), a duration's p50/p99/max, CPU per process group (cores, us_per_event)."""
+
+    backend: str
+    label: str                     # <backend>_throughput | _batch<n> | _subs<n> | _saturation | _sustained
+    offered_rate: float
+    subscribers: int
+    lib_overrides: dict[str, str]
+    duration_s: float
+    warmup_s: float
+    stored_rate: dict[str, float]
+    pending_events: dict[str, float]
+    pending_age_s: dict[str, float]
+    event_age_at_commit_s: dict[str, Any]
+    event_age_at_reception_s: dict[str, Any]
+    time_in_subscriber_s: dict[str, Any]
+    cpu: dict[str, dict[str, float]]
+    subscriber_cpu_by_thread: dict[str, dict[str, float]]
+    accounting: dict[str, Any]     # emitted, stored, lost, duplicates, per_attribute[], where the loss happened
+    drained: bool
+    sampling_failures: dict[str, Any]
+    subscriber_final: dict[str, dict[str, Any]]
+    database_bytes: dict[str, Any]
+    saturation: dict[str, Any] | None = None    # the saturation search's trial only
+    sustained_share: float | None = None        # the other trials, when they had a steady part
+    device_engine: str | None = None            # the devices' generator engine, when the run chose one
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None or k in _ALWAYS_WRITTEN}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TrialSummary:
+        return cls(**_fields_of(cls, data))
+
+
+_ALWAYS_WRITTEN = {f.name for f in fields(TrialSummary) if f.default is MISSING}
+
+
 @dataclass(frozen=True)
 class TimeStats:
     """count, median, 95th percentile and maximum of a set of times (seconds)."""
@@ -184,6 +244,7 @@ class TimeStats:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TimeStats:
+        data = _fields_of(cls, data)
         return cls(int(data["count"]), float(data["p50"]), float(data["p95"]), float(data["max"]))
 
 
@@ -207,6 +268,7 @@ class QuerySummary:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> QuerySummary:
+        data = _fields_of(cls, data)
         return cls(str(data["backend"]), str(data["variant"]), str(data["state"]), str(data["group"]),
                    float(data["interval_s"]), str(data["temperature"]), TimeStats.from_dict(data["client_s"]),
                    TimeStats.from_dict(data["server_s"]), float(data["rows_mean"]),
@@ -232,6 +294,11 @@ class CaseSize:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CaseSize:
+        if not isinstance(data, Mapping):
+            raise ResultsFormatError(f"a CaseSize record must be an object, got {type(data).__name__}")
+        missing = [f.name for f in fields(cls) if f.name not in data]
+        if missing:  # the file holds more per case; these it must hold
+            raise ResultsFormatError(f"a CaseSize record lacks {', '.join(missing)}")
         return cls(**{f.name: data[f.name] for f in fields(cls)})
 
 
@@ -254,7 +321,22 @@ class Projection:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Projection:
-        return cls(**{f.name: data[f.name] for f in fields(cls)})
+        return cls(**_fields_of(cls, data))
+
+
+# The records of each kind of results file: where they are and their dataclass.
+RECORDS: dict[str, tuple[str, Any]] = {"insertion": ("trials", TrialSummary), "extraction": ("summary", QuerySummary),
+                                       "disk": ("cases", CaseSize), "disk-plan": ("projections", Projection)}
+
+
+def _check_records(document: ResultsDocument, source: Path | str) -> None:
+    """Every record of the document fits its dataclass; else ResultsFormatError naming the record."""
+    key, record = RECORDS.get(document.kind, ("", None))
+    for index, item in enumerate(document.results.get(key) or [] if record else []):
+        try:
+            record.from_dict(item)
+        except (ResultsFormatError, TypeError, ValueError) as exc:
+            raise ResultsFormatError(f"{source}: results.{key}[{index}]: {exc}") from None
 
 
 # --- environment facts ------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 
 from hdbbench import devices as device_launcher
 from hdbbench.insertion import LoadTarget, Trial, TrialSettings
-from hdbbench.results import RunDirectory, RunPart, environment_facts, results_document
+from hdbbench.results import RunDirectory, RunPart, TrialSummary, environment_facts, results_document
 from hdbbench.scenario import Scenario
 from hdbbench.settings import resolve_profile
 from hdbbench.stack import Stack, StackConfig, recorded_profile
@@ -123,7 +123,7 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
                     summary, series = trial.run()
                     header, rows = series.as_table()
                     _write_series(run, settings.label, header, rows)
-                    results["trials"].append(summary)
+                    results["trials"].append(TrialSummary.from_dict(summary).to_dict())  # the file's contract
                     run.write_json("results.json", results_document(RESULTS_KIND, scenario.to_dict(), environment,
                                                                     results))
         if scenario.extraction is not None:

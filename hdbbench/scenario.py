@@ -53,7 +53,7 @@ from hdbbench.backends.registry import BACKENDS
 from hdbbench.errors import ConfigError
 from hdbbench.measure import MIN_SATURATION_STEP_S
 from hdbbench.settings import PROFILE_NAMES
-from hdbbench.tomlfile import Table, from_values, read_document, suggestion
+from hdbbench.tomlfile import REQUIRED, Table, from_values, read_document, suggestion
 
 KNOWN_BACKENDS = BACKENDS
 DEVICE_ENGINES = ("auto", "cpp", "python")
@@ -178,11 +178,7 @@ def _parse(top: Table) -> Scenario:
     schema.finish()
 
     devices = top.table("devices")
-    device_profile = Path(devices.string("profile", "devices/profiles/scalar-heavy-accelerator.toml"))
-    if not device_profile.is_absolute():
-        candidates = [source.parent / device_profile, Path.cwd() / device_profile,
-                      Path(__file__).resolve().parent.parent / device_profile]
-        device_profile = next((c for c in candidates if c.exists()), candidates[-1])
+    device_profile = _device_profile(devices)
     servers = devices.count("servers", 1)
     per_server = devices.count("devices_per_server", 1)
     engine = devices.choice("engine", DEVICE_ENGINES, "auto")
@@ -216,15 +212,23 @@ def _parse(top: Table) -> Scenario:
     )
 
 
-def _file(reader: Table, key: str) -> Path:
+def _file(reader: Table, key: str, default: Any = REQUIRED) -> Path:
     """A file named relative to the scenario, the working directory or the repository; must exist."""
-    given = Path(reader.string(key))
+    given = Path(reader.string(key, default))
     candidates = [given] if given.is_absolute() else [
         reader.document.source.parent / given, Path.cwd() / given, Path(__file__).resolve().parent.parent / given]
     found = next((c for c in candidates if c.exists()), None)
     if found is None:
         raise reader.fail(key, f"names a file that does not exist: {given}")
     return found
+
+
+def _device_profile(reader: Table) -> Path:
+    from hdbbench.devices import load_profile
+
+    path = _file(reader, "profile", "devices/profiles/scalar-heavy-accelerator.toml")
+    load_profile(path)  # refused now, before anything starts
+    return path
 
 
 def _parse_extraction(reader: Table) -> ExtractionPart:

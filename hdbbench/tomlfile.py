@@ -29,7 +29,7 @@ from hdbbench.errors import ConfigError
 REQUIRED: Any = object()  # default of a key that must be given
 _KIND_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
                dict: "a table"}
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_HEADER = re.compile(r"""^\s*(\[\[?)\s*([A-Za-z0-9_.\- "']+?)\s*\]\]?\s*(#.*)?$""")
 _KEY = re.compile(r"""^\s*((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*'))*)\s*=""")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|min|m|h|d|w)\s*$")
 _UNIT_S = {"ms": 0.001, "s": 1, "sec": 1, "min": 60, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}

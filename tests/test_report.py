@@ -21,7 +21,7 @@ from hdbbench.report import text as report_text
 from hdbbench.errors import ConfigError
 from hdbbench.report.page import write_report
 from hdbbench.report.text import Spread
-from hdbbench.results import CaseSize, Projection, QuerySummary, TimeStats, results_document
+from hdbbench.results import CaseSize, Projection, QuerySummary, TimeStats, TrialSummary, results_document
 from hdbbench.scenario import parse_scenario
 
 BACKENDS = ("timescaledb", "postgresql", "mysql")
@@ -30,22 +30,26 @@ MEDIANS = {"timescaledb": 1900.0, "postgresql": 1500.0, "mysql": 1200.0}
 
 # --- synthetic results -------------------------------------------------------------------------
 def _trial(backend: str, kind: str, median: float, **extra: Any) -> dict[str, Any]:
-    label = f"{backend}_{kind}"
-    return {
-        "backend": backend, "label": label, "offered_rate": 2000.0, "subscribers": 1,
-        "lib_overrides": {"batch_size": "1000"},
-        "stored_rate": {"count": 30, "median": median, "p1": median * 0.97, "p99": median * 1.02,
-                        "mean": median * 0.99, "min": median * 0.9, "max": median * 1.03},
-        "pending_events": {"max": 5000 / median * 100, "p99": 40.0},
-        "pending_age_s": {"max": 0.2, "p99": 0.1},
-        "event_age_at_commit_s": {"p50": 100 / median, "p99": 300 / median, "max": 500 / median},
-        "cpu": {"subscribers": {"cores": 0.1, "us_per_event": 20.0},
-                "postgres": {"cores": 0.1, "us_per_event": 30.0 if backend != "mysql" else 0.0},
-                "mariadb": {"cores": 0.1, "us_per_event": 25.0 if backend == "mysql" else 0.0},
-                "devices": {"cores": 0.1, "us_per_event": 50.0}},
-        "accounting": {"emitted": 1000, "stored": 1000, "lost": 0, "duplicates": 0, "per_attribute": []},
-        **extra,
-    }
+    """One trial as hdbbench.insertion writes it (a TrialSummary)."""
+    ages = {"p50": 100 / median, "p99": 300 / median, "max": 500 / median, "window": "steady part, read at its end"}
+    figures: dict[str, Any] = dict(
+        backend=backend, label=f"{backend}_{kind}", offered_rate=2000.0, subscribers=1,
+        lib_overrides={"batch_size": "1000"}, duration_s=12.0, warmup_s=2.0,
+        stored_rate={"count": 30, "median": median, "p1": median * 0.97, "p99": median * 1.02,
+                     "mean": median * 0.99, "min": median * 0.9, "max": median * 1.03},
+        pending_events={"max": 5000 / median * 100, "p99": 40.0},
+        pending_age_s={"max": 0.2, "p99": 0.1},
+        event_age_at_commit_s=ages, event_age_at_reception_s=ages, time_in_subscriber_s=ages,
+        cpu={"subscribers": {"cores": 0.1, "us_per_event": 20.0},
+             "postgres": {"cores": 0.1, "us_per_event": 30.0 if backend != "mysql" else 0.0},
+             "mariadb": {"cores": 0.1, "us_per_event": 25.0 if backend == "mysql" else 0.0},
+             "devices": {"cores": 0.1, "us_per_event": 50.0}},
+        subscriber_cpu_by_thread={},
+        accounting={"emitted": 1000, "stored": 1000, "lost": 0, "duplicates": 0, "per_attribute": []},
+        drained=True, sampling_failures={}, subscriber_final={},
+        database_bytes={"before": 0, "after": 1000, "growth": 1000},
+    )
+    return TrialSummary(**(figures | extra)).to_dict()
 
 
 def _trials(backend: str) -> list[dict[str, Any]]:

@@ -58,6 +58,25 @@ def test_typed_records_round_trip_through_a_results_file(tmp_path: Path) -> None
     assert dataclasses.asdict(results.CaseSize.from_dict(read.results["cases"][0])) == case
 
 
+def test_trials_round_trip_and_a_record_off_its_dataclass_is_refused(tmp_path: Path) -> None:
+    figures = {name: {} for name in ("lib_overrides", "stored_rate", "pending_events", "pending_age_s",
+                                     "event_age_at_commit_s", "event_age_at_reception_s", "time_in_subscriber_s",
+                                     "cpu", "subscriber_cpu_by_thread", "accounting", "sampling_failures",
+                                     "subscriber_final", "database_bytes")}
+    trial = results.TrialSummary(backend="mysql", label="mysql_throughput", offered_rate=100.0, subscribers=1,
+                                 duration_s=10.0, warmup_s=2.0, drained=True, sustained_share=1.0, **figures)
+    written = trial.to_dict()
+    assert "saturation" not in written and "device_engine" not in written  # absent, as the producer leaves them
+    path = results.RunDirectory.create(tmp_path, "t").write_json(
+        "results.json", results.results_document("insertion", {}, {}, {"trials": [written]}))
+    assert results.TrialSummary.from_dict(results.read_results(path, "insertion").results["trials"][0]) == trial
+    for broken, words in (({k: v for k, v in written.items() if k != "drained"}, "lacks drained"),
+                          (written | {"colour": "red"}, "has unknown colour")):
+        path.write_text(json.dumps(results.results_document("insertion", {}, {}, {"trials": [written, broken]})))
+        with pytest.raises(results.ResultsFormatError, match=rf"results\.json: results\.trials\[1\]: a TrialSummary record {words}"):
+            results.read_results(path)
+
+
 def test_a_run_part_writes_into_the_enclosing_run_directory(tmp_path: Path) -> None:
     run = results.RunDirectory.create(tmp_path, "run")
     part = results.RunPart(run, "disk")

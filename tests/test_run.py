@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from hdbbench.results import load_results
+from hdbbench.results import CaseSize, Projection, QuerySummary, load_results
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import DEFAULT_BINARY
 from tests.conftest import REPO, default_sigint, sigint_ignored
@@ -55,11 +55,23 @@ def test_small_scenario_holds_every_measurement(small_run: dict) -> None:
     assert all("sustained_share" in t for t in trials if t["label"].endswith("_sustained"))
     for part, kind in (("extraction.json", "extraction"), ("disk.json", "disk"), ("sizing.json", "disk-plan")):
         assert load_results(small_run["path"] / part, kind)["kind"] == kind, part
+    # the producers write the records the report reads (hdbbench.results)
+    summary = load_results(small_run["path"] / "extraction.json")["results"]["summary"]
+    assert summary and all(_same_json(QuerySummary.from_dict(r).to_dict(), r) for r in summary)
+    cases = load_results(small_run["path"] / "disk.json")["results"]["cases"]
+    assert cases and all(CaseSize.from_dict(r).events > 0 for r in cases)
+    projections = load_results(small_run["path"] / "sizing.json")["results"]["projections"]
+    assert projections and all(_same_json(Projection.from_dict(r).to_dict(), r) for r in projections)
     # one run directory: the parts write beside results.json, with no run directory of their own inside
     assert not [p for p in small_run["path"].iterdir() if p.is_dir() and (p / "status.json").exists()]
     assert (small_run["path"] / "extraction-queries.csv").exists() and (small_run["path"] / "disk-sizes.csv").exists()
     saturation = [t for t in trials if t["label"].endswith("_saturation")]
     assert all(t["saturation"]["steps"] for t in saturation)
+
+
+def _same_json(a: object, b: object) -> bool:
+    """Equal as written to JSON (where NaN equals NaN)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
 def test_loss_accounting_adds_up(small_run: dict) -> None:
@@ -74,7 +86,7 @@ def test_loss_accounting_adds_up(small_run: dict) -> None:
 
 @pytest.mark.parametrize(("edit", "message"), [
     (('backends = ["timescaledb", "postgresql", "mysql"]', 'backends = ["cassandra"]'), "unknown backend 'cassandra'"),
-    (('name = "small"\n', ""), "name is missing"),
+    (('name = "small"\n', ""), "name: is missing"),
 ])
 def test_broken_scenario_is_refused_before_anything_starts(tmp_path: Path, edit: tuple[str, str], message: str) -> None:
     scenario = tmp_path / "broken.toml"

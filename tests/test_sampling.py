@@ -12,9 +12,10 @@ import psutil
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 from hdbbench.sampling import Sampler, process_probe, thread_probe
-from tests.harness import eventually
+from tests.harness import eventually, seen
 
 
 def test_a_failing_probe_does_not_stop_the_others() -> None:
@@ -47,8 +48,14 @@ def test_process_probe_counts_children_cpu_and_memory() -> None:
     shell = subprocess.Popen(["sh", "-c", busy])
     try:
         probe = process_probe([shell.pid])
-        values = eventually(lambda: (v := probe())["cpu_s"] >= 0.2 and v, 60,
-                            lambda: f"the grandchild's CPU time is counted (probe now: {probe()})", interval_s=0.05)
+        values = probe()
+
+        def counted() -> Any:
+            nonlocal values
+            values = probe()
+            return seen(values["cpu_s"] >= 0.2, values)
+
+        eventually(counted, 60, "the grandchild's CPU time is counted", interval_s=0.05)
         assert values["rss_bytes"] > 5_000_000  # the python grandchild's memory is counted too
     finally:
         for proc in psutil.Process(shell.pid).children(recursive=True):

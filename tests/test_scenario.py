@@ -78,3 +78,13 @@ def test_a_broken_scenario_is_refused_naming_file_line_and_key(tmp_path: Path, e
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="nope.toml: scenario file not found"):
         load_scenario(tmp_path / "nope.toml")
+
+
+def test_the_device_profile_is_validated_with_the_scenario(tmp_path: Path) -> None:
+    missing = write(tmp_path, GOOD + '[devices]\nprofile = "no/such/profile.toml"\n')
+    with pytest.raises(ConfigError, match=r"scenario\.toml:\d+: \[devices\] profile: names a file that does not exist"):
+        load_scenario(missing)
+    broken = tmp_path / "broken-profile.toml"
+    broken.write_text('[profile]\nname = "b"\n[[attribute]]\nname = "a"\nrate_hz = -1\n')
+    with pytest.raises(ConfigError, match=r"broken-profile\.toml:5: \[\[attribute\]\] #1 \('a'\): .*rate_hz"):
+        load_scenario(write(tmp_path, GOOD + f'[devices]\nprofile = "{broken}"\n'))

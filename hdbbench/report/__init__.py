@@ -3,8 +3,10 @@
 
     data      reads the run's results files into the typed results of hdbbench.results
     ranking   multi-criteria ranking of the backends (criteria, weights, scores)
+    criteria  the criteria's figures per backend from a run's results files
     text      words generated from the numbers (findings, spreads, formatting)
     plots     inline SVG figures (matplotlib, loaded only here)
     page      the sections of ``report.html`` and ``write_report``
+    render    HTML of sections, tables and findings (shared by page and compare)
     compare   ``hdbbench compare``: the same figures across runs
 """

@@ -25,7 +25,7 @@ from rich.table import Table
 from hdbbench.report import ranking
 from hdbbench.report import data
 from hdbbench.report import plots
-from hdbbench.report.page import criteria_table
+from hdbbench.report.criteria import criteria_table
 from hdbbench.report.render import Section, html_table, render_page
 from hdbbench.report.data import dig, num
 from hdbbench.report.text import Finding, Spread, fmt, overlaps

@@ -1,17 +1,17 @@
 # SPDX-License-Identifier: Apache-2.0
 """What a run directory holds, read for the report: defensive, never guessing.
 
-A run directory holds, beside ``scenario.json``, ``environment.json`` and ``status.json``, the
-results files of hdbbench.results (format_version 2), each read in the one shape its producer writes:
+A run directory may hold, beside ``scenario.json``, ``environment.json`` and ``status.json``:
 
 * ``results.json`` — kind "insertion": ``results.trials[]`` and ``series/<label>.csv``;
 * ``extraction.json`` — kind "extraction": ``results.summary[]``, `QuerySummary` records;
 * ``disk.json`` — kind "disk": ``results.cases[]``, `CaseSize` records;
 * ``sizing.json`` — kind "disk-plan": ``results.projections[]``, `Projection` records.
 
+Each is read in the one shape its producer writes (the dataclasses of hdbbench.results, format 2).
 The directory of ``hdbbench extract`` or ``size measure`` holds its results as ``results.json``;
-the report reads it there too. A file that is missing, of another format_version or another kind
-makes its section say so in one line. Nothing is invented to fill a gap.
+the report reads it there too. A file that is missing makes its section say so; a file of another
+format_version or kind makes its section say which. Nothing is invented to fill a gap.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from typing import Any
 
 from hdbbench import measure
 from hdbbench.backends.registry import server_of
-from hdbbench.results import FORMAT_VERSION, CaseSize, Projection, QuerySummary, ResultsFormatError, read_results
+from hdbbench.results import (FORMAT_VERSION, CaseSize, Projection, QuerySummary, ResultsDocument, ResultsFormatError,
+                              read_results)
 
 FILES = {"insertion": "results.json", "extraction": "extraction.json", "disk": "disk.json", "sizing": "sizing.json"}
 _LABEL = re.compile(r"^(?P<backend>.+)_(?P<kind>throughput|batch(?P<batch>\d+)|subs(?P<subs>\d+)|saturation|sustained)$")
@@ -43,20 +44,29 @@ class Loaded:
     warnings: list[str] = field(default_factory=list)
 
 
-KINDS = {"results.json": "insertion", "extraction.json": "extraction", "disk.json": "disk", "sizing.json": "disk-plan"}
+KINDS = {"results.json": ("insertion",), "extraction.json": ("extraction",), "disk.json": ("disk",),
+         "sizing.json": ("disk-plan",)}
 
 
 def load_file(run_dir: Path, name: str) -> Loaded:
     """`name` from the run directory; else ``results.json`` when its kind is the one `name` holds
-    (``hdbbench extract``, ``size measure`` and ``size plan`` write run directories of their own)."""
+    (``hdbbench extract``, ``size measure`` and ``size plan`` write their own run directories)."""
     path = run_dir / name
-    kind = KINDS[name]
-    if name != "results.json" and not path.exists() and load_json(run_dir / "results.json").get("kind") == kind:
-        path = run_dir / "results.json"
+    if name != "results.json" and not path.exists():
+        fallback = load_json(run_dir / "results.json")
+        if fallback.get("kind") in KINDS.get(name, ()):
+            path = run_dir / "results.json"
     if not path.exists():
         return Loaded(name, problem=f"{name} is not in this run directory")
     try:
-        return Loaded(name, document=read_results(path, kind).to_dict())
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        return Loaded(name, problem=f"{name} cannot be read: {exc}")
+    if not isinstance(data, dict):
+        return Loaded(name, problem=f"{name} is not a JSON object")
+    kinds = KINDS.get(name, ())
+    try:  # one format, one kind: a file of another is refused, never read half-way
+        return Loaded(name, document=ResultsDocument.from_dict(data, path, kinds[0] if kinds else None).to_dict())
     except ResultsFormatError as exc:
         return Loaded(name, problem=str(exc))
 

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import measure
-from hdbbench.report import ranking
-from hdbbench.report import data
+from hdbbench.report import criteria, data, ranking
 from hdbbench.report import plots
 from hdbbench.report import text
 from hdbbench.report.data import Insertion, dig, num
@@ -27,95 +26,6 @@ from hdbbench.report.text import Spread, fmt
 from hdbbench.units import human_bytes
 
 REPORT_NAME = "report.html"
-DAY_S = 86400.0
-
-
-# --- figures per backend (also used by compare) ---------------------------------------------------
-def criteria_table(run_dir: Path) -> dict[str, dict[str, float | None]]:
-    """backend → ranking criterion → figure, from every results file present."""
-    table: dict[str, dict[str, float | None]] = {}
-    loaded = data.load_file(run_dir, data.FILES["insertion"])
-    if loaded.document:
-        view = data.insertion_view(run_dir, loaded.document)
-        for backend in view.backends:
-            table[backend] = _insertion_criteria(view, backend)
-    for backend, row in _extraction_criteria(run_dir).items():
-        table.setdefault(backend, {}).update(row)
-    for backend, value in _disk_criteria(run_dir).items():
-        table.setdefault(backend, {})["bytes_per_event"] = value
-    return table
-
-
-def _insertion_criteria(view: Insertion, backend: str) -> dict[str, float | None]:
-    main = view.one(backend, "throughput")
-    sat = view.one(backend, "saturation")
-    sus = view.one(backend, "sustained")
-    sweeps = [t for t in view.trials if t.backend == backend and t.kind in ("batch", "subs")]
-    batch_pts = _sweep_points(view, backend, "batch")
-    slope = measure.fit_log2([p[0] for p in batch_pts], [p[1] for p in batch_pts]).slope if len(batch_pts) > 1 else None
-    medians = [num(dig(t.trial, "stored_rate", "median")) for t in sweeps]
-    return {
-        "stored_median": num(dig(main.trial, "stored_rate", "median")) if main else None,
-        "peak_rate": max((m for m in medians if m is not None), default=None),
-        "saturation_rate": num(dig(sat.trial, "saturation", "last_sustainable_rate")) if sat else None,
-        "sustained_share": num(sus.trial.get("sustained_share")) if sus else None,
-        "batch_slope": slope if slope is not None and math.isfinite(slope) else None,
-        "event_age_p99": num(dig(main.trial, "event_age_at_commit_s", "p99")) if main else None,
-        "pending_max": num(dig(main.trial, "pending_events", "max")) if main else None,
-        "cpu_us_per_event": data.archiving_cpu_us(main.trial, backend) if main else None,
-    }
-
-
-def _sweep_points(view: Insertion, backend: str, kind: str) -> list[tuple[float, float, float, float]]:
-    """(x, median, p1, p99) for the batch (x = batch size) or subscriber (x = count) trials."""
-    out = []
-    for t in view.trials:
-        if t.backend != backend or t.kind != kind:
-            continue
-        x = t.batch if kind == "batch" else t.subscribers
-        spread = Spread.of(t.trial.get("stored_rate"))
-        if x is not None and spread is not None:
-            out.append((float(x), spread.median, spread.p1, spread.p99))
-    return sorted(out)
-
-
-def _query_subset(figures: Sequence[data.QueryFigure]) -> list[data.QueryFigure]:
-    """Warm and clustered queries when the file has them (the steady state), else everything."""
-    preferred = [f for f in figures if f.cold is not True and f.clustered is not False and f.p95_s is not None]
-    return preferred or [f for f in figures if f.p95_s is not None]
-
-
-def _query_p95_by_interval(figures: Sequence[data.QueryFigure], backend: str) -> list[tuple[float, float]]:
-    by_interval: dict[float, list[float]] = {}
-    for f in _query_subset([f for f in figures if f.backend == backend]):
-        by_interval.setdefault(f.interval_s, []).append(f.p95_s or 0.0)
-    return sorted((k, measure.percentile(v, 50)) for k, v in by_interval.items())
-
-
-def _extraction_criteria(run_dir: Path) -> dict[str, dict[str, float | None]]:
-    loaded = data.load_file(run_dir, data.FILES["extraction"])
-    figures = data.extraction_figures(loaded.document) if loaded.document else []
-    out: dict[str, dict[str, float | None]] = {}
-    for backend in dict.fromkeys(f.backend for f in figures):
-        pts = _query_p95_by_interval(figures, backend)
-        fit = measure.fit_line([p[0] / DAY_S for p in pts], [p[1] for p in pts]) if len(pts) > 1 else None
-        out[backend] = {"query_p95_slope": fit.slope if fit and math.isfinite(fit.slope) else None,
-                        "query_p95": pts[-1][1] if pts else None}
-    return out
-
-
-def _disk_criteria(run_dir: Path) -> dict[str, float | None]:
-    """backend → bytes per event over all measured tables of its first variant."""
-    loaded = data.load_file(run_dir, data.FILES["disk"])
-    sizes = data.disk_figures(loaded.document) if loaded.document else []
-    out: dict[str, float | None] = {}
-    for backend in dict.fromkeys(s.backend for s in sizes):
-        variant = next(s.variant for s in sizes if s.backend == backend)
-        rows = [s for s in sizes if s.backend == backend and s.variant == variant and s.bytes_per_event]
-        total = sum(s.data_bytes + s.index_bytes + s.toast_bytes for s in rows)
-        events = sum((s.data_bytes + s.index_bytes + s.toast_bytes) / (s.bytes_per_event or 1) for s in rows)
-        out[backend] = total / events if events else None
-    return out
 
 
 # --- insertion sections ------------------------------------------------------------------------
@@ -185,7 +95,7 @@ def lag_section(view: Insertion, colours: plots.Colours) -> Section:
 
 def batch_section(view: Insertion, colours: plots.Colours) -> Section:
     section = Section("batch", "Rate against batch size")
-    points = {b: pts for b in view.backends if (pts := _sweep_points(view, b, "batch"))}
+    points = {b: pts for b in view.backends if (pts := criteria.sweep_points(view, b, "batch"))}
     if not points:
         section.missing = "No batch-size sweep in this run ([measurements] batch_sweep is empty)."
         return section
@@ -207,7 +117,7 @@ def batch_section(view: Insertion, colours: plots.Colours) -> Section:
 
 def subscribers_section(view: Insertion, colours: plots.Colours) -> Section:
     section = Section("subscribers", "Rate against subscribers")
-    points = {b: pts for b in view.backends if (pts := _sweep_points(view, b, "subs"))}
+    points = {b: pts for b in view.backends if (pts := criteria.sweep_points(view, b, "subs"))}
     if not points:
         section.missing = "No subscriber-count sweep in this run ([measurements] subscriber_sweep is empty)."
         return section
@@ -311,7 +221,7 @@ def extraction_section(run_dir: Path, colours: plots.Colours) -> Section:
                            f"{', '.join(sorted(loaded.document.get('results') or {})) or 'none'}).")
         return section
     backends = list(dict.fromkeys(f.backend for f in figures))
-    series = {b: _query_p95_by_interval(figures, b) for b in backends}
+    series = {b: criteria.query_p95_by_interval(figures, b) for b in backends}
     section.figures.append(("Query time p95 against interval length (warm, clustered where measured)",
                             plots.loglog({b: [(x / 3600, y) for x, y in pts] for b, pts in series.items()},
                                          colours, "interval length (hours)", "p95 (s)")))
@@ -328,7 +238,7 @@ def extraction_section(run_dir: Path, colours: plots.Colours) -> Section:
             for f in figures]
     section.tables.append(html_table(["backend", "interval (h)", "cache", "layout", "p50 (s)", "p95 (s)", "queries"],
                                  rows, ""))
-    crit = _extraction_criteria(run_dir)
+    crit = criteria.extraction_criteria(run_dir)
     section.finding = text.extraction({b: crit.get(b, {}).get("query_p95_slope") for b in backends},
                                       {b: crit.get(b, {}).get("query_p95") for b in backends},
                                       {b: _cold_warm(figures, b, longest) for b in backends})
@@ -373,11 +283,11 @@ def disk_section(run_dir: Path) -> Section:
              human_bytes(s.toast_bytes), fmt(s.bytes_per_event)] for s in sizes]
     section.tables.append(html_table(["backend", "variant", "table", "data", "index", "toast", "bytes/event"], rows, ""))
     totals: dict[str, float] = {}
-    criteria = _disk_criteria(run_dir)
+    per_event = criteria.disk_criteria(run_dir)
     for s in sizes:
         if s.variant == next(x.variant for x in sizes if x.backend == s.backend):
             totals[s.backend] = totals.get(s.backend, 0.0) + s.data_bytes + s.index_bytes + s.toast_bytes
-    section.finding = text.disk(criteria, totals)
+    section.finding = text.disk(per_event, totals)
     section.finding.warnings += loaded.warnings
     return section
 
@@ -492,7 +402,7 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
                                                                   f"{loaded.problem or 'no trials'}."))
     sections += [extraction_section(run_dir, colours), disk_section(run_dir), sizing_section(run_dir, colours)]
     chosen, source = _weights(weights, doc, run_dir)
-    sections.append(ranking_section(criteria_table(run_dir), chosen, source, colours))
+    sections.append(ranking_section(criteria.criteria_table(run_dir), chosen, source, colours))
     sections.append(environment_section(run_dir, doc))
     return sections, notes
 
