@@ -81,7 +81,7 @@ def test_insertion_scenarios_default_to_the_built_cpp_engine(tmp_path: Path) -> 
     bad.write_text((REPO / "scenarios" / "small.toml").read_text().replace("[devices]\n", '[devices]\nengine = "go"\n'))
     from hdbbench.errors import ConfigError
 
-    with pytest.raises(ConfigError, match=r"bad\.toml: \[devices\] engine must be one of auto, cpp, python"):
+    with pytest.raises(ConfigError, match=r"bad\.toml:\d+: \[devices\] engine: must be one of auto, cpp, python"):
         load_scenario(bad)
 
 

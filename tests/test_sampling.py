@@ -67,7 +67,7 @@ def test_process_probe_counts_children_cpu_and_memory() -> None:
 
 def test_thread_probe_sums_cpu_by_thread_name() -> None:
     # A thread that names itself (as the subscriber's writer does) and burns CPU; the main thread idles.
-    named, done = threading.Event(), threading.Event()
+    named, burned, done = threading.Event(), threading.Event(), threading.Event()
 
     def worker() -> None:
         Path(f"/proc/self/task/{threading.get_native_id()}/comm").write_text("pytest-burner")
@@ -75,13 +75,14 @@ def test_thread_probe_sums_cpu_by_thread_name() -> None:
         end = time.thread_time() + 0.3
         while time.thread_time() < end:
             pass
+        burned.set()
         done.wait()
 
     thread = threading.Thread(target=worker)
     thread.start()
     try:
         named.wait(5)
-        time.sleep(0.5)
+        assert burned.wait(120), "the burner thread never got its 0.3 s of CPU"  # a loaded machine is slow, not wrong
         totals = thread_probe([os.getpid()], {"pytest-burner": "burner"}, other="rest")()
     finally:
         done.set()
