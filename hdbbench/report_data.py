@@ -290,7 +290,7 @@ def disk_figures(document: Mapping[str, Any]) -> list[TableSize]:
                    [])
     out = []
     for r in records:
-        if not isinstance(r, Mapping):
+        if not isinstance(r, Mapping) or r.get("fit_ok") is False:  # sizes off a line: no usable marginal
             continue
         events = num(r.get("events"))
         data, index, toast = (_part_bytes(r, k, events) for k in ("data", "index", "toast"))

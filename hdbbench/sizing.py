@@ -30,9 +30,13 @@ are then flagged incomplete. Disk at retention = bytes per day x retention days 
 old data is dropped); per month (30.44 days) and per year (365.25 days) assume no expiry yet.
 Log growth (WAL / binary log) per day is reported beside it: it is transient, not kept.
 
+Bytes per event are the *marginal* figures of `size measure` (the slope of bytes = fixed + marginal
+x events over each case's sizes): what a table costs per event once it is large. A case whose sizes
+do not lie on a line is flagged there (`fit_ok` false) and not used here: its group is unmeasured.
+
 Check: a `size measure --inventory` run loads a (scaled) inventory into one database; the projection
-of exactly the events it stored is compared with the size it measured: error = projected / measured - 1,
-target within ±10 %.
+of exactly the events it stored (marginal x events, plus each table's fixed part once) is compared
+with the pages in use it measured: error = projected / measured - 1, target within ±10 %.
 """
 
 from __future__ import annotations
@@ -202,10 +206,13 @@ def _points(results: dict[str, Any]) -> list[dict[str, Any]]:
 def bytes_per_event(results: dict[str, Any], backend: str, variant: str, group: Group) -> tuple[float | None, str]:
     """(bytes per event, how it was obtained) for one group from a `size measure` results document."""
     fmt = group.format.name.lower()
-    rows = [r for r in _points(results) if r["backend"] == backend and r["variant"] == variant
-            and r["case_type"] == group.type.suffix and r["case_format"] == fmt and r["case_write"] == group.write]
+    matching = [r for r in _points(results) if r["backend"] == backend and r["variant"] == variant
+                and r["case_type"] == group.type.suffix and r["case_format"] == fmt and r["case_write"] == group.write]
+    rows = [r for r in matching if r.get("fit_ok", True)]
+    if not rows and matching:
+        return None, f"not used: {matching[0].get('fit_note') or 'its sizes do not fit a line'}"
     if group.format == AttrFormat.SCALAR:
-        return (rows[0]["bytes_per_event"], "measured") if rows else (None, "not measured")
+        return (rows[0]["bytes_per_event"], _how(rows[0])) if rows else (None, "not measured")
     exact = [r for r in rows if r["case_elements"] == group.elements]
     fits = [f for f in results.get("results", {}).get("fits", []) if f["backend"] == backend and f["variant"] == variant
             and f["type"] == group.type.suffix and f["format"] == fmt and f["write"] == group.write]
@@ -213,8 +220,23 @@ def bytes_per_event(results: dict[str, Any], backend: str, variant: str, group: 
         f = fits[0]
         return f["a_bytes"] + f["b_bytes_per_element"] * group.elements, f"fit over {f['elements']} elements"
     if exact:
-        return exact[0]["bytes_per_event"], "measured"
+        return exact[0]["bytes_per_event"], _how(exact[0])
     return None, "not measured (measure two or more array sizes of this type)"
+
+
+def _how(row: dict[str, Any]) -> str:
+    sizes = row.get("fit_sizes") or []
+    if len(sizes) >= 2:
+        return f"marginal over {len(sizes)} sizes, {sizes[0]}-{sizes[-1]} events"
+    return "measured at one size" + (" (after CLUSTER)" if "clustered" in str(row.get("variant")) else "")
+
+
+def fixed_bytes(results: dict[str, Any], backend: str, variant: str, group: Group) -> float:
+    """The fitted fixed part of the group's table (0 when unknown): what a table costs before it grows."""
+    fmt = group.format.name.lower()
+    rows = [r for r in _points(results) if r["backend"] == backend and r["variant"] == variant
+            and r["case_type"] == group.type.suffix and r["case_format"] == fmt and r["case_write"] == group.write]
+    return max((float(r.get("fixed_bytes") or 0.0) for r in rows), default=0.0)
 
 
 def _log_per_event(results: dict[str, Any], backend: str, variant: str, group: Group) -> dict[str, float]:
@@ -275,7 +297,7 @@ def check(inventory: Inventory, results: dict[str, Any], run: dict[str, Any]) ->
         if measured.get("unavailable"):
             continue
         backend, variant = measured["backend"], measured["variant"]
-        projected, missing = 0.0, []
+        projected, missing, tables = 0.0, [], {}
         for stored in measured["groups"]:
             group = by_label.get(stored["label"])
             if group is None:
@@ -285,6 +307,10 @@ def check(inventory: Inventory, results: dict[str, Any], run: dict[str, Any]) ->
                 missing.append(group.label)
             else:
                 projected += bpe * stored["events"]
+                # Groups of one type, format and write side share a table, and its fixed part once.
+                key = (group.type, group.format, group.write)
+                tables[key] = max(tables.get(key, 0.0), fixed_bytes(results, backend, variant, group))
+        projected += sum(tables.values())
         actual = measured["measured_bytes"]
         error = projected / actual - 1.0 if actual and not missing else None
         out.append({"backend": backend, "variant": variant, "projected_bytes": projected, "measured_bytes": actual,

@@ -37,6 +37,7 @@ from hdbbench.disk.cases import (
     Case,
     Loader,
     Tally,
+    array_events,
     bulk_loader,
     case_attributes,
     case_batches,
@@ -52,7 +53,7 @@ from hdbbench.disk.variants import DEFAULT_VARIANTS, MeasureVariant, variants_fo
 
 __all__ = [
     "CSV_COLUMNS", "DEFAULT_VARIANTS", "RAW_FIXED_BYTES", "Case", "CaseResult", "InventoryRun", "Loader", "MeasureVariant",
-    "Tally", "VariantOutcome", "array_fits", "bulk_loader", "case_attributes", "case_batches", "default_cases",
+    "Tally", "VariantOutcome", "array_events", "array_fits", "bulk_loader", "case_attributes", "case_batches", "default_cases",
     "measure_case", "measure_inventory", "measure_variant", "parse_case", "parse_type", "run_measure", "table_for",
     "value_bytes", "variants_for",
 ]

@@ -19,16 +19,18 @@ from hdbbench.results import RunDirectory, environment_facts, results_document
 
 CSV_COLUMNS = (
     "backend", "variant", "case_label", "case_type", "case_format", "case_write", "case_elements", "table", "engine",
-    "parts", "events", "rows", "raw_bytes", "bytes_per_event", "data_per_event", "index_per_event", "toast_per_event",
-    "free_per_event", "raw_per_event", "ratio_disk_to_raw", "overhead_per_event", "data_per_row",
-    "documented_min_row_bytes", "row_overhead_bytes",
+    "parts", "events", "rows", "raw_bytes", "bytes_per_event", "fixed_bytes", "fit_sizes", "fit_r2", "fit_max_residual",
+    "fit_ok", "fit_note", "average_bytes_per_event", "data_per_event", "index_per_event", "toast_per_event",
+    "slack_bytes", "free_per_event", "allocated_blocks", "raw_per_event", "ratio_disk_to_raw", "overhead_per_event",
+    "data_per_row", "documented_min_row_bytes", "row_overhead_bytes",
 )
 LOG_NAMES = ("wal", "redo", "binlog")
 
 
 def csv_row(row: dict[str, Any]) -> list[Any]:
     logs = row.get("log_per_event") or {}
-    return [row.get(c) for c in CSV_COLUMNS] + [logs.get(k) for k in LOG_NAMES]
+    cells = [" ".join(map(str, v)) if isinstance(v, list) else v for v in (row.get(c) for c in CSV_COLUMNS)]
+    return cells + [logs.get(k) for k in LOG_NAMES]
 
 
 def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[Any], seed: int, runs_root: Path,
@@ -75,12 +77,15 @@ def _write_measure(run: RunDirectory, endpoints: Any, chosen: dict[str, list[str
                    rows: list[dict[str, Any]], variants: list[dict[str, Any]], inv_runs: list[dict[str, Any]],
                    inventory_run: tuple[Any, float, float] | None) -> None:
     flat_inv = [r for item in inv_runs for r in item["runs"]]
-    scenario = {"variants": chosen, "cases": [c.to_dict() for c in cases], "seed": seed, "loader": "bulk_writer",
+    scenario = {"variants": chosen, "cases": [c.to_dict() for c in cases], "seed": seed,
+                "loader": "column loader (binary COPY / LOAD DATA) for scalar numeric types, bulk writer otherwise",
                 "inventory": inventory_run[0].to_dict() if inventory_run else None,
                 "simulated_s": inventory_run[1] if inventory_run else None,
                 "scale": inventory_run[2] if inventory_run else None}
     results = {"cases": rows, "fits": array_fits(rows), "variants": variants, "inventory_runs": flat_inv,
-               "raw_bytes": "8 (timestamp) + 4 (attribute id) + 1 (quality) + value bytes of each side present"}
+               "raw_bytes": "8 (timestamp) + 4 (attribute id) + 1 (quality) + value bytes of each side present",
+               "bytes_per_event": "marginal: slope of bytes = fixed + marginal x events over the case's sizes "
+                                  "(pages in use; allocated blocks for sparse files); slack reported apart"}
     run.write_json("results.json", results_document("disk", scenario, environment_facts(server_facts(endpoints)),
                                                     results))
     log_cols = [f"{k}_per_event" for k in LOG_NAMES]

@@ -154,9 +154,10 @@ class MySQLBackend(MySQLExtraction, Backend):
         return int(row[0]) if row else 0
 
     def table_sizes(self, tables: Sequence[str]) -> list[TableSize]:
-        """After ANALYZE TABLE (exact persistent statistics): DATA_LENGTH (clustered index, off-page
-        columns included) and INDEX_LENGTH, both page-granular; the rest of the tablespace files
-        (FILE_SIZE, every partition) is free_bytes; ALLOCATED_SIZE gives the blocks on disk.
+        """After ANALYZE TABLE (exact persistent statistics): the leaf pages in use of the clustered
+        index (off-page columns included) and of the secondary indexes; the rest of the tablespace
+        files (FILE_SIZE, every partition: reserved extents, internal pages) is free_bytes, the slack;
+        ALLOCATED_SIZE (the file system's st_blocks x 512) gives the blocks of sparse files.
         MyRocks has no per-table files: its memtables are flushed first and the SST-based
         DATA_LENGTH/INDEX_LENGTH are the whole figure."""
         conn = self.connect(self.database)
