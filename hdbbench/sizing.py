@@ -28,7 +28,8 @@ a + b * elements of that type's arrays (two or more measured sizes; one measured
 matches). A group without a measurement is listed as unmeasured and left out of the totals, which
 are then flagged incomplete. Disk at retention = bytes per day x retention days (the steady state once
 old data is dropped); per month (30.44 days) and per year (365.25 days) assume no expiry yet.
-Log growth (WAL / binary log) per day is reported beside it: it is transient, not kept.
+Log growth (WAL / binary log) per day is reported beside it; kept for `log_retention_days`, it adds
+that many days of log; `total_bytes` = (disk at retention + logs kept) x `replicas` (copies kept).
 
 Bytes per event are the *marginal* figures of `size measure` (the slope of bytes = fixed + marginal
 x events over each case's sizes): what a table costs per event once it is large. A case whose sizes
@@ -254,8 +255,10 @@ def variants_in(results: dict[str, Any]) -> list[tuple[str, str]]:
     return list(dict.fromkeys((r["backend"], r["variant"]) for r in _points(results)))
 
 
-def project(inventory: Inventory, results: dict[str, Any]) -> list[dict[str, Any]]:
-    """One projection per (backend, variant) measured in `results`, with the per-group breakdown."""
+def project(inventory: Inventory, results: dict[str, Any], replicas: float = 1.0,
+            log_retention_days: float = 0.0) -> list[dict[str, Any]]:
+    """One projection per (backend, variant) measured in `results`, with the per-group breakdown;
+    `replicas` copies of everything, and the logs (WAL / binary log) kept `log_retention_days`."""
     out = []
     for backend, variant in variants_in(results):
         groups, complete = [], True
@@ -268,8 +271,16 @@ def project(inventory: Inventory, results: dict[str, Any]) -> list[dict[str, Any
                            "bytes_per_day": per_day, "retention_days": g.retention_days,
                            "bytes_at_retention": per_day * g.retention_days if per_day is not None else None,
                            "log_bytes_per_day": logs})
-        out.append(_totals(backend, variant, groups, complete))
+        out.append(_with_logs_and_replicas(_totals(backend, variant, groups, complete), replicas, log_retention_days))
     return out
+
+
+def _with_logs_and_replicas(p: dict[str, Any], replicas: float, log_retention_days: float) -> dict[str, Any]:
+    """The logs kept for a stated time (transient, but they need the disk while kept), and every
+    figure times the number of copies (primary + replicas)."""
+    logs = sum(p["log_bytes_per_day"].values()) * log_retention_days
+    return p | {"replicas": replicas, "log_retention_days": log_retention_days, "log_bytes_retained": logs,
+                "total_bytes": (p["bytes_at_retention"] + logs) * replicas}
 
 
 def _totals(backend: str, variant: str, groups: list[dict[str, Any]], complete: bool) -> dict[str, Any]:

@@ -210,3 +210,35 @@ def test_validate_compares_the_fit_with_a_larger_load(stack_endpoints: StackEndp
     doc = load_results(run_dir / "results.json")
     assert doc["kind"] == "disk-validate" and len(doc["results"]["validations"]) == 4
     assert (run_dir / "validate.csv").read_text().count("\n") == 5
+
+
+def test_published_reference_sits_beside_ours_with_the_ratio() -> None:
+    from hdbbench.disk.reference import ROWS, compare
+
+    ours = [{"backend": "mysql", "variant": "pk", "case_type": "devdouble", "case_format": "scalar", "case_write": "ro",
+             "bytes_per_event": 52.0, "fit_ok": True},
+            {"backend": "timescaledb", "variant": "pk+2", "case_type": "devdouble", "case_format": "scalar",
+             "case_write": "ro", "bytes_per_event": 80.0, "fit_ok": True},
+            {"backend": "postgresql", "variant": "pk", "case_type": "devlong", "case_format": "scalar",
+             "case_write": "ro", "bytes_per_event": 50.0, "fit_ok": True}]
+    rows = compare(ours)
+    assert {(r["backend"], r["order"]) for r in rows} == {("mysql", "pk"), ("mysql", "time"), ("timescaledb", "pk"),
+                                                          ("timescaledb", "time")}
+    mysql_pk = next(r for r in rows if r["backend"] == "mysql" and r["order"] == "pk")
+    assert abs(mysql_pk["published_bytes_per_row"] - 202e9 / ROWS) < 1e-9
+    assert abs(mysql_pk["ratio"] - 52.0 / mysql_pk["published_bytes_per_row"]) < 1e-12 and not mysql_pk["differs"]
+    far = [r for r in rows if r["backend"] == "timescaledb"]
+    assert all(r["differs"] and r["why"] for r in far)  # 80 against 164 / 194 B/row
+
+
+def test_plan_adds_the_logs_kept_and_the_replicas() -> None:
+    inventory = sizing.parse_inventory(
+        {"name": "x", "retention_days": 100, "attributes": [{"type": "devdouble", "rate_hz": 1.0, "count": 10}]},
+        Path("x.toml"))
+    row = {"backend": "mysql", "variant": "pk", "case_type": "devdouble", "case_format": "scalar", "case_write": "ro",
+           "case_elements": 1, "bytes_per_event": 50.0, "fit_ok": True, "log_per_event": {"binlog": 10.0}}
+    [p] = sizing.project(inventory, {"results": {"cases": [row]}}, replicas=2, log_retention_days=7)
+    events_per_day = 10 * 86_400
+    assert abs(p["bytes_at_retention"] - 50.0 * events_per_day * 100) < 1e-3
+    assert abs(p["log_bytes_retained"] - 10.0 * events_per_day * 7) < 1e-3
+    assert abs(p["total_bytes"] - 2 * (p["bytes_at_retention"] + p["log_bytes_retained"])) < 1e-3

@@ -150,6 +150,9 @@ class Backend(abc.ABC):
     def table_for(self, info: AttributeInfo) -> str:
         """The data table that stores the events of an attribute."""
 
+    def prepare_sizes(self, tables: Sequence[str]) -> None:
+        """Called on empty data tables before their sizes are measured as they grow (disk measurement)."""
+
     def documented_row_minimum(self, table: TableDef, att_prefix: str) -> tuple[int, float] | None:
         """(rows, average bytes per row the engine cannot store a row in less than) over the rows of
         attributes named `att_prefix...` in `table`; None where the engine has no such record format."""

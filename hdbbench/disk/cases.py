@@ -25,6 +25,7 @@ VALUE_BYTES: dict[TangoType, int] = {
 }
 DEVICE = "disk/bench"  # emitter stream key prefix
 DEFAULT_SPAN = 100.0  # default cases: largest size / smallest size
+MIN_FIT_EVENTS = 10_000  # default cases: smallest size of a scalar case, at least
 ARRAY_VALUES = 400_000  # default spectrum cases: elements stored per case, at most
 BATCH_VALUES = 200_000  # array elements per bulk-writer batch (scalars: this many events)
 
@@ -116,12 +117,21 @@ def parse_case(text: str, events: int, attributes: int, span: float = 1.0) -> Ca
     return Case(ttype, fmt, write, dim_x, dim_y, events, attributes, span=span)
 
 
-def default_cases(events: int, attributes: int, array_sizes: Sequence[int], span: float = DEFAULT_SPAN,
+def default_span(events: int) -> float:
+    """DEFAULT_SPAN, narrowed so that the smallest size keeps MIN_FIT_EVENTS events: below that, a
+    table is still in its first pages per attribute (half-full pages at each insertion point, InnoDB
+    fragment pages) and the sizes do not lie on the line of the large table."""
+    return max(1.0, min(DEFAULT_SPAN, events / MIN_FIT_EVENTS))
+
+
+def default_cases(events: int, attributes: int, array_sizes: Sequence[int], span: float | None = None,
                   array_values: int | None = None) -> list[Case]:
-    """Every scalar type (READ), devdouble READ_WRITE, and devdouble spectra of the given sizes.
+    """Every scalar type (READ), devdouble READ_WRITE, and devdouble spectra of the given sizes,
+    measured at sizes spanning `span` (default: default_span(events)).
 
     Array cases get fewer events, so that each stores about `array_values` elements (default:
     events x 10, at most ARRAY_VALUES): one element costs what a scalar event does."""
+    span = default_span(events) if span is None else span
     cases = [Case(t, events=events, attributes=attributes, span=span) for t in TangoType]
     cases.append(Case(TangoType.DEV_DOUBLE, write=WriteType.READ_WRITE, events=events, attributes=attributes, span=span))
     for n in array_sizes:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-LINEAR_TOLERANCE = 0.02  # largest |measured - fitted| / measured of a usable fit
+LINEAR_TOLERANCE = 0.03  # largest |measured - fitted| / measured of a usable fit
 MIN_SIZES = 3
 POINTS = 5  # sizes per case, geometric between events/span and events
 

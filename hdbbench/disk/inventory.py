@@ -65,6 +65,7 @@ def measure_inventory(backend_name: str, endpoint: Any, variant_text: str, group
     try:
         tables = list(dict.fromkeys(table_for(backend, c) for _, c in groups))
         apply_storage(backend, tables, variant.storage)
+        backend.prepare_sizes(tables)
         run.before = backend.table_sizes(tables)
         t0 = start_time([c for _, c in groups])
         for label, case in groups:

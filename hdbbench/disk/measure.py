@@ -208,6 +208,7 @@ def measure_round(backend_name: str, endpoint: Any, variant: MeasureVariant, cas
     try:
         tables = [table_for(backend, c) for c in cases]
         apply_storage(backend, tables, variant.storage)
+        backend.prepare_sizes(tables)
         defs = {t.name: t for t in backend.expected_tables(variant.schema)}
         results = [measure_case(backend, variant.name, c, seed, loader, defs) for c in cases]
         if backend.separate_clustering:

@@ -80,6 +80,7 @@ def load_and_measure(backend_name: str, endpoint: Any, variant: str, rows: int, 
     backend.create_schema(variant)
     try:
         table = table_for(backend, case)
+        backend.prepare_sizes([table])
         before = backend.table_sizes([table])[0]
         infos = case_attributes(case, f"tango://validate:10000/{uuid.uuid4().hex[:8]}")
         column_load(backend, case, infos, seed, start_time([case]), 0, rows, Tally(), order)

@@ -20,6 +20,7 @@ from hdbbench.backends.mysql.storage import (
     STORAGE_CLAUSES,
     documented_row_minimum,
     log_positions,
+    prepare_sizes,
     server_facts,
     storage_unavailable,
     table_size,
@@ -172,6 +173,9 @@ class MySQLBackend(MySQLExtraction, Backend):
 
     def documented_row_minimum(self, table: TableDef, att_prefix: str) -> tuple[int, float] | None:
         return self._with_cursor(lambda cur: documented_row_minimum(cur, self.database, table, att_prefix))
+
+    def prepare_sizes(self, tables: Sequence[str]) -> None:
+        self._with_cursor(lambda cur: prepare_sizes(cur, tables))
 
     # --- storage options (StorageOptions)
     def storage_unavailable(self, option: str) -> str | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from hdbbench.backends.model import ColumnDef, TableDef, TableSize
@@ -48,11 +49,12 @@ def _leaf_bytes(cur: Any, database: str, table: str, data_length: int, index_len
 
     DATA_LENGTH / INDEX_LENGTH count the pages *reserved* by each index's segments: the first 32
     pages one by one, then whole extents (64 pages) ahead of need, so at small sizes they jump by a
-    megabyte at a time. The persistent statistics (after ANALYZE TABLE) also hold `n_leaf_pages`, the
-    leaf pages in use, exact from the segment headers; the page size on disk is DATA_LENGTH over
-    `size` (KEY_BLOCK_SIZE for compressed rows). What is reserved but unused, and the few internal
-    (non-leaf) pages, stay in the tablespace's free part. Without statistics the lengths are kept.
-    Partitions are summed; so are secondary indexes."""
+    megabyte at a time. The persistent statistics (after ANALYZE TABLE) hold `n_leaf_pages`, the
+    leaf pages in use, from the segment headers. (A tree of fewer leaf pages than its sample size
+    is scanned instead and then reads 1 leaf page: `prepare_sizes` sets the sample to one page.)
+    The page size on disk is DATA_LENGTH over `size` (KEY_BLOCK_SIZE for compressed rows). What is
+    reserved but unused, and the internal pages, stay in the tablespace's free part, the slack.
+    Without statistics the lengths are kept. Partitions are summed; so are secondary indexes."""
     cur.execute("SELECT index_name = 'PRIMARY', stat_name, SUM(stat_value) FROM mysql.innodb_index_stats "
                 "WHERE database_name = ? AND (table_name = ? OR table_name LIKE ?) "
                 "AND stat_name IN ('size', 'n_leaf_pages') GROUP BY 1, 2", (database, table, f"{table}#P#%"))
@@ -61,14 +63,15 @@ def _leaf_bytes(cur: Any, database: str, table: str, data_length: int, index_len
     if not reserved or (True, "n_leaf_pages") not in stats:
         return data_length, index_length
     page = data_length / reserved
-    return (_in_use(stats[(True, "n_leaf_pages")], reserved, page),
-            _in_use(stats.get((False, "n_leaf_pages"), 0), stats.get((False, "size"), 0), page))
+    return (int(stats[(True, "n_leaf_pages")] * page),
+            int(stats.get((False, "n_leaf_pages"), 0) * page) if index_length else 0)
 
 
-def _in_use(leaf_pages: int, reserved_pages: int, page_bytes: float) -> int:
-    """Leaf pages in use, in bytes; while a tree is a handful of fragment pages the statistic can read
-    1 leaf of 19 reserved pages, so below half the reserved pages the reserved ones are counted."""
-    return int((leaf_pages if 2 * leaf_pages >= reserved_pages else reserved_pages) * page_bytes)
+def prepare_sizes(cur: Any, tables: Sequence[str]) -> None:
+    """Let ANALYZE TABLE sample rather than scan small trees, whose scan leaves n_leaf_pages at 1:
+    a one-page sample (the statistic is only read for sizes here; done on empty tables)."""
+    for table in tables:
+        cur.execute(f"ALTER TABLE {quote_ident(table)} STATS_SAMPLE_PAGES=1")
 
 
 # Storage options of `hdbbench size measure` (variant `pk,compressed` etc.): the ALTER TABLE clause each applies.
