@@ -5,6 +5,7 @@
                           [--case devdouble --case spectrum:devdouble:1000 ...] [--events 200000 --span 20]
                           [--inventory inventories/example-facility.toml --simulated-s 3600 --scale 0.01]
     hdbbench size plan inventories/example-facility.toml --from runs/<run>/results.json [--check runs/<run>]
+                       [--replicas 2 --log-retention-days 7]
     hdbbench size validate [--backend mysql ...] [--rows 10000000] [--fit-events 1000000] [--order time --order pk]
 
 `measure` writes a run directory (results.json of kind "disk", sizes.csv, fits.csv, inventory.csv);

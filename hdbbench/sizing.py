@@ -30,6 +30,8 @@ are then flagged incomplete. Disk at retention = bytes per day x retention days 
 old data is dropped); per month (30.44 days) and per year (365.25 days) assume no expiry yet.
 Log growth (WAL / binary log) per day is reported beside it; kept for `log_retention_days`, it adds
 that many days of log; `total_bytes` = (disk at retention + logs kept) x `replicas` (copies kept).
+Each group also gives the chunks / partitions its table holds at retention (`parts_at_retention`),
+from the backend's partition widths (TimescaleDB chunks, native or MariaDB partitions).
 
 Bytes per event are the *marginal* figures of `size measure` (the slope of bytes = fixed + marginal
 x events over each case's sizes): what a table costs per event once it is large. A case whose sizes
@@ -50,7 +52,7 @@ from typing import Any
 
 from hdbbench.disk import Case, parse_type
 from hdbbench.errors import ConfigError
-from hdbbench.hdbtypes import AttrFormat, TangoType, WriteType
+from hdbbench.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
 from hdbbench.scenario import _Reader
 
 DAYS_PER_MONTH = 30.44
@@ -263,6 +265,7 @@ def project(inventory: Inventory, results: dict[str, Any], replicas: float = 1.0
     for backend, variant in variants_in(results):
         groups, complete = [], True
         for g in inventory.groups:
+            parts = parts_at_retention(backend, variant, g)
             bpe, how = bytes_per_event(results, backend, variant, g)
             complete &= bpe is not None
             per_day = g.events_per_day * bpe if bpe is not None else None
@@ -270,9 +273,27 @@ def project(inventory: Inventory, results: dict[str, Any], replicas: float = 1.0
             groups.append({"label": g.label, "events_per_day": g.events_per_day, "bytes_per_event": bpe, "source": how,
                            "bytes_per_day": per_day, "retention_days": g.retention_days,
                            "bytes_at_retention": per_day * g.retention_days if per_day is not None else None,
-                           "log_bytes_per_day": logs})
+                           "log_bytes_per_day": logs, "parts_at_retention": parts})
         out.append(_with_logs_and_replicas(_totals(backend, variant, groups, complete), replicas, log_retention_days))
     return out
+
+
+def parts_at_retention(backend: str, variant: str, group: Group) -> int | None:
+    """Chunks / partitions the group's table holds at retention (None: not partitioned, or unknown)."""
+    from hdbbench.backends import get_backend
+    from hdbbench.disk import MeasureVariant
+
+    try:
+        schema = MeasureVariant.parse(backend, variant).schema
+        planner = get_backend(backend, None, "plan")  # no server: table names and partition widths only
+        table = planner.table_for(AttributeInfo(group.label, group.type, group.format, _write_type(group.write)))
+        return planner.parts_for(table, schema, group.retention_days)
+    except ConfigError:
+        return None
+
+
+def _write_type(side: str) -> WriteType:
+    return WriteType.READ if side == "ro" else WriteType.READ_WRITE
 
 
 def _with_logs_and_replicas(p: dict[str, Any], replicas: float, log_retention_days: float) -> dict[str, Any]:

@@ -242,3 +242,9 @@ def test_plan_adds_the_logs_kept_and_the_replicas() -> None:
     assert abs(p["bytes_at_retention"] - 50.0 * events_per_day * 100) < 1e-3
     assert abs(p["log_bytes_retained"] - 10.0 * events_per_day * 7) < 1e-3
     assert abs(p["total_bytes"] - 2 * (p["bytes_at_retention"] + p["log_bytes_retained"])) < 1e-3
+    assert p["groups"][0]["parts_at_retention"] is None  # InnoDB pk: not partitioned
+    hyper = row | {"backend": "timescaledb", "variant": "pk+2,clustered"}
+    parted = row | {"variant": "pk,partitioned"}
+    by_backend = {(q["backend"], q["variant"]): q for q in sizing.project(inventory, {"results": {"cases": [hyper, parted]}})}
+    assert by_backend[("timescaledb", "pk+2,clustered")]["groups"][0]["parts_at_retention"] == 8  # 100 days / 14
+    assert by_backend[("mysql", "pk,partitioned")]["groups"][0]["parts_at_retention"] == 2  # bimonthly

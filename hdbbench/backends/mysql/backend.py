@@ -6,6 +6,7 @@ InnoDB tables are clustered by their primary key, so `cluster()` has nothing to 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -173,6 +174,14 @@ class MySQLBackend(MySQLExtraction, Backend):
 
     def documented_row_minimum(self, table: TableDef, att_prefix: str) -> tuple[int, float] | None:
         return self._with_cursor(lambda cur: documented_row_minimum(cur, self.database, table, att_prefix))
+
+    def parts_for(self, table: str, variant: SchemaVariant | str | None, days: float) -> int | None:
+        """HDB++ partitions: yearly, bimonthly for the scalar devdouble tables, or `interval=<N>d`."""
+        resolved = self.resolve_variant(variant)
+        if not resolved.partitioned:
+            return None
+        width = resolved.interval_days or (365.25 / 6 if table.startswith("att_scalar_devdouble_") else 365.25)
+        return max(1, math.ceil(days / width))
 
     def prepare_sizes(self, tables: Sequence[str]) -> None:
         self._with_cursor(lambda cur: prepare_sizes(cur, tables))
