@@ -248,3 +248,24 @@ def test_plan_adds_the_logs_kept_and_the_replicas() -> None:
     by_backend = {(q["backend"], q["variant"]): q for q in sizing.project(inventory, {"results": {"cases": [hyper, parted]}})}
     assert by_backend[("timescaledb", "pk+2,clustered")]["groups"][0]["parts_at_retention"] == 8  # 100 days / 14
     assert by_backend[("mysql", "pk,partitioned")]["groups"][0]["parts_at_retention"] == 2  # bimonthly
+
+
+def test_servers_are_measured_together_and_a_failure_stops_and_cleans_both(stack_endpoints: StackEndpoints,
+                                                                           tmp_path: Path) -> None:
+    cases = [parse_case("devdouble", 20_000, 4, span=10), parse_case("devlong", 20_000, 4, span=10)]
+    run_dir = run_measure(stack_endpoints, {"postgresql": ["pk"], "mysql": ["pk"]}, cases, 42, tmp_path, "disk")
+    rows = load_results(run_dir / "results.json")["results"]["cases"]
+    assert [(r["backend"], r["variant"]) for r in rows] == [("postgresql", "pk")] * 2 + [
+        ("postgresql", "pk,clustered")] * 2 + [("mysql", "pk")] * 2
+    with pytest.raises(ConfigError, match="foreign keys"):
+        run_measure(stack_endpoints, {"postgresql": ["pk", "pk+2"], "mysql": ["nofk"]}, cases, 42, tmp_path, "disk")
+    with stack_endpoints.postgres.connect(autocommit=True) as conn:
+        left = conn.execute("SELECT datname FROM pg_database WHERE datname LIKE 'hdbdisk%'").fetchall()
+    assert left == []
+    conn = stack_endpoints.mariadb.connect()
+    try:
+        cur = conn.cursor()
+        cur.execute("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'hdbdisk%'")
+        assert cur.fetchall() == []
+    finally:
+        conn.close()

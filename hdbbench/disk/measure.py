@@ -10,6 +10,7 @@ way could only be had by clustering at each size, which would change what comes 
 from __future__ import annotations
 
 import math
+import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -23,7 +24,7 @@ from hdbbench.disk.cases import Case, Loader, Tally, bulk_loader, case_attribute
 from hdbbench.disk.columns import column_load, columns_apply
 from hdbbench.disk.fit import SizeFit, fit_sizes, part_marginals, relative_weights
 from hdbbench.disk.variants import MeasureVariant, apply_storage, storage_unavailable
-from hdbbench.errors import ConfigError, SchemaError
+from hdbbench.errors import ConfigError, HdbbenchError, SchemaError
 from hdbbench.hdbtypes import AttrFormat, AttributeInfo
 
 
@@ -179,8 +180,17 @@ def load_range(backend: Backend, case: Case, infos: Sequence[AttributeInfo], see
     return (loader or bulk_loader)(backend, infos, case_batches(case, infos, seed, t0, tally, first, stop))
 
 
+class Stopped(HdbbenchError):
+    """Another part of the measurement failed or was interrupted: this one stopped at its next step."""
+
+
+def _check(stop: threading.Event | None) -> None:
+    if stop is not None and stop.is_set():
+        raise Stopped("stopped: another part of the measurement failed or was interrupted")
+
+
 def measure_case(backend: Backend, variant: str, case: Case, seed: int, loader: Loader | None,
-                 table_defs: dict[str, TableDef]) -> CaseResult:
+                 table_defs: dict[str, TableDef], stop: threading.Event | None = None) -> CaseResult:
     """Sizes of the case's table before the load and after each of the case's cumulative sizes."""
     table = table_for(backend, case)
     prefix = f"tango://disk:10000/{uuid.uuid4().hex[:8]}"
@@ -191,6 +201,7 @@ def measure_case(backend: Backend, variant: str, case: Case, seed: int, loader: 
     logs0 = backend.log_positions()
     points, stored = [], 0
     for n in case.sizes:
+        _check(stop)
         stored += load_range(backend, case, infos, seed, t0, stored, n, tally, loader)
         rows = tally.element_rows if backend.row_per_element and case.format != AttrFormat.SCALAR else stored
         points.append(SizePoint(stored, rows, tally.raw_bytes, backend.table_sizes([table])[0]))
@@ -201,7 +212,7 @@ def measure_case(backend: Backend, variant: str, case: Case, seed: int, loader: 
 
 
 def measure_round(backend_name: str, endpoint: Any, variant: MeasureVariant, cases: Sequence[Case], seed: int,
-                  loader: Loader | None) -> list[CaseResult]:
+                  loader: Loader | None, stop: threading.Event | None = None) -> list[CaseResult]:
     """One fresh database: load and measure each case; PostgreSQL/TimescaleDB again after CLUSTER."""
     backend = get_backend(backend_name, endpoint, f"hdbdisk_{backend_name[:5]}_{uuid.uuid4().hex[:8]}")
     backend.create_schema(variant.schema)
@@ -210,7 +221,7 @@ def measure_round(backend_name: str, endpoint: Any, variant: MeasureVariant, cas
         apply_storage(backend, tables, variant.storage)
         backend.prepare_sizes(tables)
         defs = {t.name: t for t in backend.expected_tables(variant.schema)}
-        results = [measure_case(backend, variant.name, c, seed, loader, defs) for c in cases]
+        results = [measure_case(backend, variant.name, c, seed, loader, defs, stop) for c in cases]
         if backend.separate_clustering:
             backend.cluster()
             clustered = backend.table_sizes(tables)
@@ -230,7 +241,7 @@ class VariantOutcome:
 
 
 def measure_variant(backend_name: str, endpoint: Any, variant_text: str, cases: Sequence[Case], seed: int = 42,
-                    loader: Loader | None = None) -> VariantOutcome:
+                    loader: Loader | None = None, stop: threading.Event | None = None) -> VariantOutcome:
     """Every case of one backend and variant, round by round; an unavailable storage variant is reported."""
     variant = MeasureVariant.parse(backend_name, variant_text)
     if variant.clustered:
@@ -242,8 +253,9 @@ def measure_variant(backend_name: str, endpoint: Any, variant_text: str, cases: 
     if outcome.unavailable:
         return outcome
     for group in rounds(probe, cases):
+        _check(stop)
         try:
-            outcome.results += measure_round(backend_name, endpoint, variant, group, seed, loader)
+            outcome.results += measure_round(backend_name, endpoint, variant, group, seed, loader, stop)
         except SchemaError as exc:
             raise SchemaError(f"{backend_name} {variant.name}: {exc}") from exc
         except Exception as exc:

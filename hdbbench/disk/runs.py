@@ -4,11 +4,13 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from hdbbench.backends import backend_class, endpoint_for
+from hdbbench.backends import backend_class, endpoint_for, server_of
 from hdbbench.backends.registry import server_facts
 from hdbbench.disk import reference
 from hdbbench.disk.inventory import measure_inventory
@@ -38,28 +40,58 @@ def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[An
                 name: str, inventory_run: tuple[Any, float, float] | None = None,
                 progress: Callable[[str], None] = lambda line: None) -> Path:
     """Measure every backend/variant, write results.json + CSVs into a new run directory; return its path.
-    `progress` gets one line per variant measured."""
+    `progress` gets one line per variant measured.
+
+    Backends on different servers are measured at the same time, one thread per server (backends of
+    one server one after the other, so that server-wide log figures stay theirs). On an error or
+    Ctrl-C the other threads stop at their next step and drop their databases before it is raised."""
     run = RunDirectory.create(runs_root, name)
+    stop = threading.Event()
     try:
-        rows, variants, inv_runs = [], [], []
-        for backend, names in chosen.items():
-            endpoint = endpoint_for(backend, endpoints)
-            if endpoint is None:
-                variants += [{"backend": backend, "variant": v, "unavailable": "no server in the stack"} for v in names]
-                continue
-            for v in names:
-                progress(f"size: {backend} {v} ...")
-                outcome = measure_variant(backend, endpoint, v, cases, seed)
-                variants.append({"backend": backend, "variant": outcome.variant, "unavailable": outcome.unavailable})
-                rows += [r.to_dict() for r in outcome.results]
-                if inventory_run:
-                    inv_runs.append(_inventory_run(backend, endpoint, v, inventory_run, seed, progress))
+        by_server: dict[str, list[str]] = {}
+        for backend in chosen:
+            by_server.setdefault(server_of(backend) or backend, []).append(backend)
+        with ThreadPoolExecutor(max_workers=max(1, len(by_server)), thread_name_prefix="size") as pool:
+            futures = [pool.submit(_measure_backends, backends, chosen, endpoints, cases, seed, inventory_run,
+                                   progress, stop) for backends in by_server.values()]
+            try:
+                done = [f.result() for f in futures]
+            except BaseException:
+                stop.set()
+                raise
+        measured = {backend: part for parts in done for backend, part in parts.items()}
+        rows = [r for b in chosen for r in measured[b]["rows"]]
+        variants = [v for b in chosen for v in measured[b]["variants"]]
+        inv_runs = [i for b in chosen for i in measured[b]["inventory_runs"]]
         _write_measure(run, endpoints, chosen, cases, seed, rows, variants, inv_runs, inventory_run)
         run.set_status("completed")
     except BaseException as exc:
         run.set_status("interrupted" if isinstance(exc, KeyboardInterrupt) else "failed", str(exc))
         raise
     return run.path
+
+
+def _measure_backends(backends: Sequence[str], chosen: dict[str, list[str]], endpoints: Any, cases: Sequence[Any],
+                      seed: int, inventory_run: tuple[Any, float, float] | None, progress: Callable[[str], None],
+                      stop: threading.Event) -> dict[str, dict[str, list[Any]]]:
+    """The backends of one server, one after the other: rows, variants and inventory runs of each."""
+    out: dict[str, dict[str, list[Any]]] = {}
+    for backend in backends:
+        part: dict[str, list[Any]] = {"rows": [], "variants": [], "inventory_runs": []}
+        out[backend] = part
+        endpoint = endpoint_for(backend, endpoints)
+        if endpoint is None:
+            part["variants"] = [{"backend": backend, "variant": v, "unavailable": "no server in the stack"}
+                                for v in chosen[backend]]
+            continue
+        for v in chosen[backend]:
+            progress(f"size: {backend} {v} ...")
+            outcome = measure_variant(backend, endpoint, v, cases, seed, stop=stop)
+            part["variants"].append({"backend": backend, "variant": outcome.variant, "unavailable": outcome.unavailable})
+            part["rows"] += [r.to_dict() for r in outcome.results]
+            if inventory_run:
+                part["inventory_runs"].append(_inventory_run(backend, endpoint, v, inventory_run, seed, progress))
+    return out
 
 
 def _inventory_run(backend: str, endpoint: Any, variant: str, spec: tuple[Any, float, float],
