@@ -90,7 +90,7 @@ class DataSet:
                 index = len(out)
                 name = f"tango://datagen:10000/gen/{g.tango_type.suffix}/{g.format.name.lower()}_{g.write_type.name.lower()}_{k:04d}"
                 period_us = max(1, int(round(g.period_s * US)))
-                phase = int(_mix(np.array([index], dtype=np.uint64), self.seed, 0xA77)[0] % np.uint64(period_us))
+                phase = int(mix64(np.array([index], dtype=np.uint64), self.seed, 0xA77)[0] % np.uint64(period_us))
                 span_us = int(self.span_s * US)
                 n = 0 if phase >= span_us else (span_us - phase - 1) // period_us + 1
                 out.append(GenAttribute(AttributeInfo(name, g.tango_type, g.format, g.write_type), g, index, phase, period_us, n))
@@ -189,7 +189,7 @@ def _group(entry: Table) -> AttributeGroup:
 # ----------------------------------------------------------------------------------- values
 
 
-def _mix(k: np.ndarray, seed: int, salt: int) -> np.ndarray:
+def mix64(k: np.ndarray, seed: int, salt: int) -> np.ndarray:
     """splitmix64 of (seed, salt, k): uniform uint64 per element, a pure function of its inputs."""
     z = k.astype(np.uint64) + np.uint64((seed * 0x9E3779B97F4A7C15 + salt * 0xD1B54A32D192ED03) % 2**64)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -197,7 +197,7 @@ def _mix(k: np.ndarray, seed: int, salt: int) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
-def _unit(h: np.ndarray) -> np.ndarray:
+def unit_float(h: np.ndarray) -> np.ndarray:
     """uint64 hash -> float64 uniform in [0, 1)."""
     return (h >> np.uint64(11)).astype(np.float64) / float(1 << 53)
 
@@ -206,11 +206,11 @@ def values_for(att: GenAttribute, seed: int, k: np.ndarray, side: int) -> np.nda
     """Value `side` (0 read, 1 write) of events k; for spectra, a (len(k), size) array."""
     shape_k = k if att.group.size == 1 or att.info.format == AttrFormat.SCALAR else (
         k[:, None].astype(np.uint64) * np.uint64(att.group.size) + np.arange(att.group.size, dtype=np.uint64))
-    h = _mix(np.asarray(shape_k, dtype=np.uint64), seed, att.index * 4 + side + 1)
+    h = mix64(np.asarray(shape_k, dtype=np.uint64), seed, att.index * 4 + side + 1)
     t = att.info.type
     if t in (TangoType.DEV_DOUBLE, TangoType.DEV_FLOAT):
         wave = np.sin(np.asarray(shape_k, dtype=np.float64) * (2 * math.pi / (600 + 37 * att.index)))
-        v = 100.0 * wave + (_unit(h) - 0.5) + 10.0 * att.index
+        v = 100.0 * wave + (unit_float(h) - 0.5) + 10.0 * att.index
         return v.astype(np.float32 if t == TangoType.DEV_FLOAT else np.float64)
     if t == TangoType.DEV_BOOLEAN:
         return (h & np.uint64(1)).astype(bool)
@@ -233,7 +233,7 @@ def values_for(att: GenAttribute, seed: int, k: np.ndarray, side: int) -> np.nda
 def invalid_mask(att: GenAttribute, seed: int, k: np.ndarray) -> np.ndarray:
     if att.group.invalid_share <= 0:
         return np.zeros(len(k), dtype=bool)
-    return _unit(_mix(k, seed, att.index * 4 + 3)) < att.group.invalid_share
+    return unit_float(mix64(k, seed, att.index * 4 + 3)) < att.group.invalid_share
 
 
 def column_batch(atts: list[GenAttribute], ids: dict[str, int], seed: int, start_us: int,

@@ -315,6 +315,10 @@ class Projection:
     bytes_at_retention: float
     log_bytes_per_day: dict[str, float]
     groups: list[dict[str, Any]]
+    replicas: float = 1.0            # copies kept (primary + replicas); total_bytes counts them all
+    log_retention_days: float = 0.0  # days of WAL / binary log kept
+    log_bytes_retained: float = 0.0
+    total_bytes: float | None = None  # (bytes at retention + logs kept) x replicas
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

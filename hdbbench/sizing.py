@@ -29,11 +29,18 @@ a + b * elements of that type's arrays (two or more measured sizes; one measured
 matches). A group without a measurement is listed as unmeasured and left out of the totals, which
 are then flagged incomplete. Disk at retention = bytes per day x retention days (the steady state once
 old data is dropped); per month (30.44 days) and per year (365.25 days) assume no expiry yet.
-Log growth (WAL / binary log) per day is reported beside it: it is transient, not kept.
+Log growth (WAL / binary log) per day is reported beside it; kept for `log_retention_days`, it adds
+that many days of log; `total_bytes` = (disk at retention + logs kept) x `replicas` (copies kept).
+Each group also gives the chunks / partitions its table holds at retention (`parts_at_retention`),
+from the backend's partition widths (TimescaleDB chunks, native or MariaDB partitions).
+
+Bytes per event are the *marginal* figures of `size measure` (the slope of bytes = fixed + marginal
+x events over each case's sizes): what a table costs per event once it is large. A case whose sizes
+do not lie on a line is flagged there (`fit_ok` false) and not used here: its group is unmeasured.
 
 Check: a `size measure --inventory` run loads a (scaled) inventory into one database; the projection
-of exactly the events it stored is compared with the size it measured: error = projected / measured - 1,
-target within ±10 %.
+of exactly the events it stored (marginal x events, plus each table's fixed part once) is compared
+with the pages in use it measured: error = projected / measured - 1, target within ±10 %.
 """
 
 from __future__ import annotations
@@ -45,7 +52,7 @@ from typing import Any
 
 from hdbbench.disk import Case, parse_type
 from hdbbench.errors import ConfigError
-from hdbbench.hdbtypes import AttrFormat, TangoType, WriteType
+from hdbbench.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
 from hdbbench.results import Projection
 from hdbbench.tomlfile import Table, from_values, read_document, suggestion
 
@@ -195,10 +202,13 @@ def _points(results: dict[str, Any]) -> list[dict[str, Any]]:
 def bytes_per_event(results: dict[str, Any], backend: str, variant: str, group: Group) -> tuple[float | None, str]:
     """(bytes per event, how it was obtained) for one group from a `size measure` results document."""
     fmt = group.format.name.lower()
-    rows = [r for r in _points(results) if r["backend"] == backend and r["variant"] == variant
-            and r["case_type"] == group.type.suffix and r["case_format"] == fmt and r["case_write"] == group.write]
+    matching = [r for r in _points(results) if r["backend"] == backend and r["variant"] == variant
+                and r["case_type"] == group.type.suffix and r["case_format"] == fmt and r["case_write"] == group.write]
+    rows = [r for r in matching if r.get("fit_ok", True)]
+    if not rows and matching:
+        return None, f"not used: {matching[0].get('fit_note') or 'its sizes do not fit a line'}"
     if group.format == AttrFormat.SCALAR:
-        return (rows[0]["bytes_per_event"], "measured") if rows else (None, "not measured")
+        return (rows[0]["bytes_per_event"], _how(rows[0])) if rows else (None, "not measured")
     exact = [r for r in rows if r["case_elements"] == group.elements]
     fits = [f for f in results.get("results", {}).get("fits", []) if f["backend"] == backend and f["variant"] == variant
             and f["type"] == group.type.suffix and f["format"] == fmt and f["write"] == group.write]
@@ -206,8 +216,23 @@ def bytes_per_event(results: dict[str, Any], backend: str, variant: str, group: 
         f = fits[0]
         return f["a_bytes"] + f["b_bytes_per_element"] * group.elements, f"fit over {f['elements']} elements"
     if exact:
-        return exact[0]["bytes_per_event"], "measured"
+        return exact[0]["bytes_per_event"], _how(exact[0])
     return None, "not measured (measure two or more array sizes of this type)"
+
+
+def _how(row: dict[str, Any]) -> str:
+    sizes = row.get("fit_sizes") or []
+    if len(sizes) >= 2:
+        return f"marginal over {len(sizes)} sizes, {sizes[0]}-{sizes[-1]} events"
+    return "measured at one size" + (" (after CLUSTER)" if "clustered" in str(row.get("variant")) else "")
+
+
+def fixed_bytes(results: dict[str, Any], backend: str, variant: str, group: Group) -> float:
+    """The fitted fixed part of the group's table (0 when unknown): what a table costs before it grows."""
+    fmt = group.format.name.lower()
+    rows = [r for r in _points(results) if r["backend"] == backend and r["variant"] == variant
+            and r["case_type"] == group.type.suffix and r["case_format"] == fmt and r["case_write"] == group.write]
+    return max((float(r.get("fixed_bytes") or 0.0) for r in rows), default=0.0)
 
 
 def _log_per_event(results: dict[str, Any], backend: str, variant: str, group: Group) -> dict[str, float]:
@@ -225,12 +250,15 @@ def variants_in(results: dict[str, Any]) -> list[tuple[str, str]]:
     return list(dict.fromkeys((r["backend"], r["variant"]) for r in _points(results)))
 
 
-def project(inventory: Inventory, results: dict[str, Any]) -> list[dict[str, Any]]:
-    """One projection per (backend, variant) measured in `results`, with the per-group breakdown."""
+def project(inventory: Inventory, results: dict[str, Any], replicas: float = 1.0,
+            log_retention_days: float = 0.0) -> list[dict[str, Any]]:
+    """One projection per (backend, variant) measured in `results`, with the per-group breakdown;
+    `replicas` copies of everything, and the logs (WAL / binary log) kept `log_retention_days`."""
     out = []
     for backend, variant in variants_in(results):
         groups, complete = [], True
         for g in inventory.groups:
+            parts = parts_at_retention(backend, variant, g)
             bpe, how = bytes_per_event(results, backend, variant, g)
             complete &= bpe is not None
             per_day = g.events_per_day * bpe if bpe is not None else None
@@ -238,9 +266,35 @@ def project(inventory: Inventory, results: dict[str, Any]) -> list[dict[str, Any
             groups.append({"label": g.label, "events_per_day": g.events_per_day, "bytes_per_event": bpe, "source": how,
                            "bytes_per_day": per_day, "retention_days": g.retention_days,
                            "bytes_at_retention": per_day * g.retention_days if per_day is not None else None,
-                           "log_bytes_per_day": logs})
-        out.append(_totals(backend, variant, groups, complete))
+                           "log_bytes_per_day": logs, "parts_at_retention": parts})
+        out.append(_with_logs_and_replicas(_totals(backend, variant, groups, complete), replicas, log_retention_days))
     return out
+
+
+def parts_at_retention(backend: str, variant: str, group: Group) -> int | None:
+    """Chunks / partitions the group's table holds at retention (None: not partitioned, or unknown)."""
+    from hdbbench.backends import get_backend
+    from hdbbench.disk import MeasureVariant
+
+    try:
+        schema = MeasureVariant.parse(backend, variant).schema
+        planner = get_backend(backend, None, "plan")  # no server: table names and partition widths only
+        table = planner.table_for(AttributeInfo(group.label, group.type, group.format, _write_type(group.write)))
+        return planner.parts_for(table, schema, group.retention_days)
+    except ConfigError:
+        return None
+
+
+def _write_type(side: str) -> WriteType:
+    return WriteType.READ if side == "ro" else WriteType.READ_WRITE
+
+
+def _with_logs_and_replicas(p: dict[str, Any], replicas: float, log_retention_days: float) -> dict[str, Any]:
+    """The logs kept for a stated time (transient, but they need the disk while kept), and every
+    figure times the number of copies (primary + replicas)."""
+    logs = sum(p["log_bytes_per_day"].values()) * log_retention_days
+    return p | {"replicas": replicas, "log_retention_days": log_retention_days, "log_bytes_retained": logs,
+                "total_bytes": (p["bytes_at_retention"] + logs) * replicas}
 
 
 def _totals(backend: str, variant: str, groups: list[dict[str, Any]], complete: bool) -> dict[str, Any]:
@@ -267,7 +321,7 @@ def check(inventory: Inventory, results: dict[str, Any], run: dict[str, Any]) ->
         if measured.get("unavailable"):
             continue
         backend, variant = measured["backend"], measured["variant"]
-        projected, missing = 0.0, []
+        projected, missing, tables = 0.0, [], {}
         for stored in measured["groups"]:
             group = by_label.get(stored["label"])
             if group is None:
@@ -277,6 +331,10 @@ def check(inventory: Inventory, results: dict[str, Any], run: dict[str, Any]) ->
                 missing.append(group.label)
             else:
                 projected += bpe * stored["events"]
+                # Groups of one type, format and write side share a table, and its fixed part once.
+                key = (group.type, group.format, group.write)
+                tables[key] = max(tables.get(key, 0.0), fixed_bytes(results, backend, variant, group))
+        projected += sum(tables.values())
         actual = measured["measured_bytes"]
         error = projected / actual - 1.0 if actual and not missing else None
         out.append({"backend": backend, "variant": variant, "projected_bytes": projected, "measured_bytes": actual,

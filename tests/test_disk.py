@@ -2,7 +2,8 @@
 """Disk usage per type (hdbbench.disk) and facility sizing (hdbbench.sizing) against the session's servers.
 
 Sizes are small and only their bookkeeping is asserted (every table has a figure, parts add up to the
-server's total, every event is accounted for); bytes-per-event figures come from benchmarks/disk_per_type.py.
+server's total, every event is accounted for, the fit of fixed + marginal x events reproduces the sizes
+it was made on); bytes-per-event figures come from benchmarks and `size validate`.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ import pytest
 
 from hdbbench import sizing
 from hdbbench.backends.base import TableSize
-from hdbbench.disk import run_measure
-from hdbbench.disk import CaseResult, measure_variant, parse_case
+from hdbbench.backends import endpoint_for
+from hdbbench.disk import CaseResult, measure_variant, parse_case, run_measure
+from hdbbench.disk.fit import LINEAR_TOLERANCE, fit_sizes, geometric_sizes
+from hdbbench.disk.validate import validate, write_validation
 from hdbbench.errors import ConfigError
 from hdbbench.results import load_results
 from hdbbench.servers.endpoints import StackEndpoints
@@ -28,7 +31,7 @@ DEFAULT_VARIANT = {"timescaledb": "pk+2", "postgresql": "pk", "mysql": "pk"}
 
 
 def _endpoint(stack_endpoints: StackEndpoints, backend: str) -> Any:
-    endpoint = stack_endpoints.mariadb if backend == "mysql" else stack_endpoints.postgres
+    endpoint = endpoint_for(backend, stack_endpoints)
     if endpoint is None:
         pytest.skip(f"the stack has no server for {backend}")
     return endpoint
@@ -42,7 +45,7 @@ def _check_size(size: TableSize) -> None:
 
 @pytest.mark.parametrize("backend", ["timescaledb", "postgresql", "mysql"])
 def test_every_table_has_a_split_that_adds_up(stack_endpoints: StackEndpoints, backend: str) -> None:
-    cases = [parse_case(c, 300 if c.startswith("spectrum") else 1000, 5) for c in SMALL_CASES]
+    cases = [parse_case(c, 300 if c.startswith("spectrum") else 1000, 5, span=10) for c in SMALL_CASES]
     outcome = measure_variant(backend, _endpoint(stack_endpoints, backend), DEFAULT_VARIANT[backend], cases, seed=7)
     assert outcome.unavailable is None
     variants = [DEFAULT_VARIANT[backend]] + ([] if backend == "mysql" else [DEFAULT_VARIANT[backend] + ",clustered"])
@@ -54,9 +57,14 @@ def test_every_table_has_a_split_that_adds_up(stack_endpoints: StackEndpoints, b
             _check_size(r.before)
             _check_size(r.after)
             assert r.events == case.events and r.raw_bytes > 0
+            assert [p.events for p in r.points] == list(case.sizes if "clustered" not in variant else case.sizes[-1:])
+            assert len(case.sizes) >= 3
             assert r.after.total_bytes > r.before.total_bytes, (variant, case.label, r.before, r.after)
             row = r.to_dict()
-            assert row["bytes_per_event"] > 0 and row["ratio_disk_to_raw"] > 0
+            # Tables this small may fit in the pages they started with: the average is positive, the
+            # marginal may be 0 (and is then flagged), never negative.
+            assert row["average_bytes_per_event"] > 0 and row["bytes_per_event"] >= 0
+            assert row["fit_ok"] or "not a line" in row["fit_note"]
             assert row["documented_min_row_bytes"] is not None and row["documented_min_row_bytes"] > 18
     spectrum_rows = [r.to_dict() for r in outcome.results if r.case.elements > 1]
     assert all(r["rows"] == r["events"] * (r["case_elements"] if backend == "mysql" else 1) for r in spectrum_rows)
@@ -130,3 +138,134 @@ def test_plan_command_prints_one_line_and_exits_2(tmp_path: Path) -> None:
 def test_shipped_inventories_are_valid() -> None:
     for path in sorted((REPO / "inventories").glob("*.toml")):
         assert sizing.load_inventory(path).groups
+
+
+@pytest.mark.parametrize("backend", ["timescaledb", "postgresql", "mysql"])
+def test_fit_reproduces_each_measured_size(stack_endpoints: StackEndpoints, backend: str) -> None:
+    """Column path (devdouble) and bulk-writer path (devlong64 as READ_WRITE goes by columns too, so a
+    devstring case): every size lies within 2 % of fixed + marginal x events."""
+    cases = [parse_case("devdouble", 300_000, 20, span=10), parse_case("devlong:rw", 300_000, 20, span=10)]
+    outcome = measure_variant(backend, _endpoint(stack_endpoints, backend), DEFAULT_VARIANT[backend], cases, seed=3)
+    rows = [r for r in outcome.results if r.variant == DEFAULT_VARIANT[backend]]
+    assert len(rows) == 2
+    for r in rows:
+        fit = r.fit()
+        assert len(fit.sizes) >= 3 and fit.sizes[-1] / fit.sizes[0] >= 10
+        assert fit.marginal_bytes_per_event > 0 and fit.linear, (r.case.label, fit)
+        for point in r.points:
+            measured = r.measured(point.size)
+            assert abs(fit.at(point.events) - measured) <= 0.02 * measured, (r.case.label, point.events, fit)
+        row = r.to_dict()
+        assert row["bytes_per_event"] == row["marginal_bytes_per_event"] == fit.marginal_bytes_per_event
+        parts = row["data_per_event"] + row["index_per_event"] + row["toast_per_event"]
+        assert abs(parts - row["bytes_per_event"]) <= 1e-6 * row["bytes_per_event"]
+        assert row["slack_bytes"] >= 0 and row["fit_ok"] is True
+
+
+def test_results_carry_the_fit_of_every_case(stack_endpoints: StackEndpoints, tmp_path: Path) -> None:
+    cases = [parse_case("devdouble", 4000, 20, span=100), parse_case("devstring", 2000, 20, span=10)]
+    run_dir = run_measure(stack_endpoints, {"mysql": ["pk"]}, cases, 42, tmp_path, "disk")
+    rows = load_results(run_dir / "results.json")["results"]["cases"]
+    assert [r["case_label"] for r in rows] == ["scalar_devdouble_ro", "scalar_devstring_ro"]
+    for r, case in zip(rows, cases):
+        for key in ("marginal_bytes_per_event", "fixed_bytes", "fit_r2", "fit_max_residual", "fit_sizes", "fit_ok",
+                    "fit_note", "slack_bytes", "average_bytes_per_event", "sizes"):
+            assert key in r, key
+        assert r["fit_sizes"] == list(case.sizes) == [s["events"] for s in r["sizes"]]
+        assert all(s["measured_bytes"] == s["data_bytes"] + s["index_bytes"] + s["toast_bytes"] for s in r["sizes"])
+        assert r["bytes_per_event"] == r["marginal_bytes_per_event"] > 0
+    header = (run_dir / "sizes.csv").read_text().splitlines()[0].split(",")
+    assert {"bytes_per_event", "fixed_bytes", "fit_max_residual", "fit_ok", "slack_bytes"} <= set(header)
+
+
+def test_a_case_off_a_line_is_flagged_and_not_planned_on() -> None:
+    sizes = list(geometric_sizes(1_000_000, 100, 20))
+    assert len(sizes) >= 3 and sizes[-1] / sizes[0] >= 100
+    line = fit_sizes(sizes, [50_000 + 52.0 * n for n in sizes])
+    assert line.linear and abs(line.marginal_bytes_per_event - 52.0) < 1e-6 and abs(line.fixed_bytes - 50_000) < 1e-3
+    curve = fit_sizes(sizes, [1e-4 * n * n + 40.0 * n for n in sizes])
+    assert not curve.linear and curve.max_residual > LINEAR_TOLERANCE and "not a line" in curve.note
+    inventory = sizing.parse_inventory(
+        {"name": "x", "attributes": [{"type": "devdouble", "rate_hz": 1.0, "count": 10}]}, Path("x.toml"))
+    row = {"backend": "mysql", "variant": "pk", "case_type": "devdouble", "case_format": "scalar", "case_write": "ro",
+           "case_elements": 1, "bytes_per_event": curve.marginal_bytes_per_event, "fit_ok": False, "fit_note": curve.note}
+    [projection] = sizing.project(inventory, {"results": {"cases": [row]}})
+    assert not projection["complete"] and projection["groups"][0]["bytes_per_event"] is None
+    assert "not a line" in projection["groups"][0]["source"]
+    [ok] = sizing.project(inventory, {"results": {"cases": [row | {"fit_ok": True, "bytes_per_event": 52.0}]}})
+    assert ok["complete"] and ok["groups"][0]["bytes_per_event"] == 52.0
+
+
+def test_validate_compares_the_fit_with_a_larger_load(stack_endpoints: StackEndpoints, tmp_path: Path) -> None:
+    results = validate(stack_endpoints, ["timescaledb", "mysql"], ["pk"], ["time", "pk"], rows=60_000,
+                       fit_events=20_000, span=10, attributes=20, seed=5)
+    assert [(v.backend, v.order) for v in results] == [("timescaledb", "time"), ("timescaledb", "pk"),
+                                                       ("mysql", "time"), ("mysql", "pk")]
+    for v in results:
+        assert v.rows == 60_000 and v.marginal_bytes_per_event > 0 and len(v.fit_sizes) >= 3
+        assert v.measured_bytes > 0 and v.file_bytes >= v.measured_bytes
+        assert v.projected_bytes == v.fixed_bytes + v.marginal_bytes_per_event * 60_000
+        assert abs(v.error) < 1.0  # a real comparison; the ±10 % target is for millions of rows
+    run_dir = write_validation(tmp_path, "validate", stack_endpoints, {"rows": 60_000}, results)
+    doc = load_results(run_dir / "results.json")
+    assert doc["kind"] == "disk-validate" and len(doc["results"]["validations"]) == 4
+    assert (run_dir / "validate.csv").read_text().count("\n") == 5
+
+
+def test_published_reference_sits_beside_ours_with_the_ratio() -> None:
+    from hdbbench.disk.reference import ROWS, compare
+
+    ours = [{"backend": "mysql", "variant": "pk", "case_type": "devdouble", "case_format": "scalar", "case_write": "ro",
+             "bytes_per_event": 52.0, "fit_ok": True},
+            {"backend": "timescaledb", "variant": "pk+2", "case_type": "devdouble", "case_format": "scalar",
+             "case_write": "ro", "bytes_per_event": 80.0, "fit_ok": True},
+            {"backend": "postgresql", "variant": "pk", "case_type": "devlong", "case_format": "scalar",
+             "case_write": "ro", "bytes_per_event": 50.0, "fit_ok": True}]
+    rows = compare(ours)
+    assert {(r["backend"], r["order"]) for r in rows} == {("mysql", "pk"), ("mysql", "time"), ("timescaledb", "pk"),
+                                                          ("timescaledb", "time")}
+    mysql_pk = next(r for r in rows if r["backend"] == "mysql" and r["order"] == "pk")
+    assert abs(mysql_pk["published_bytes_per_row"] - 202e9 / ROWS) < 1e-9
+    assert abs(mysql_pk["ratio"] - 52.0 / mysql_pk["published_bytes_per_row"]) < 1e-12 and not mysql_pk["differs"]
+    far = [r for r in rows if r["backend"] == "timescaledb"]
+    assert all(r["differs"] and r["why"] for r in far)  # 80 against 164 / 194 B/row
+
+
+def test_plan_adds_the_logs_kept_and_the_replicas() -> None:
+    inventory = sizing.parse_inventory(
+        {"name": "x", "retention_days": 100, "attributes": [{"type": "devdouble", "rate_hz": 1.0, "count": 10}]},
+        Path("x.toml"))
+    row = {"backend": "mysql", "variant": "pk", "case_type": "devdouble", "case_format": "scalar", "case_write": "ro",
+           "case_elements": 1, "bytes_per_event": 50.0, "fit_ok": True, "log_per_event": {"binlog": 10.0}}
+    [p] = sizing.project(inventory, {"results": {"cases": [row]}}, replicas=2, log_retention_days=7)
+    events_per_day = 10 * 86_400
+    assert abs(p["bytes_at_retention"] - 50.0 * events_per_day * 100) < 1e-3
+    assert abs(p["log_bytes_retained"] - 10.0 * events_per_day * 7) < 1e-3
+    assert abs(p["total_bytes"] - 2 * (p["bytes_at_retention"] + p["log_bytes_retained"])) < 1e-3
+    assert p["groups"][0]["parts_at_retention"] is None  # InnoDB pk: not partitioned
+    hyper = row | {"backend": "timescaledb", "variant": "pk+2,clustered"}
+    parted = row | {"variant": "pk,partitioned"}
+    by_backend = {(q["backend"], q["variant"]): q for q in sizing.project(inventory, {"results": {"cases": [hyper, parted]}})}
+    assert by_backend[("timescaledb", "pk+2,clustered")]["groups"][0]["parts_at_retention"] == 8  # 100 days / 14
+    assert by_backend[("mysql", "pk,partitioned")]["groups"][0]["parts_at_retention"] == 2  # bimonthly
+
+
+def test_servers_are_measured_together_and_a_failure_stops_and_cleans_both(stack_endpoints: StackEndpoints,
+                                                                           tmp_path: Path) -> None:
+    cases = [parse_case("devdouble", 20_000, 4, span=10), parse_case("devlong", 20_000, 4, span=10)]
+    run_dir = run_measure(stack_endpoints, {"postgresql": ["pk"], "mysql": ["pk"]}, cases, 42, tmp_path, "disk")
+    rows = load_results(run_dir / "results.json")["results"]["cases"]
+    assert [(r["backend"], r["variant"]) for r in rows] == [("postgresql", "pk")] * 2 + [
+        ("postgresql", "pk,clustered")] * 2 + [("mysql", "pk")] * 2
+    with pytest.raises(ConfigError, match="foreign keys"):
+        run_measure(stack_endpoints, {"postgresql": ["pk", "pk+2"], "mysql": ["nofk"]}, cases, 42, tmp_path, "disk")
+    with stack_endpoints.postgres.connect(autocommit=True) as conn:
+        left = conn.execute("SELECT datname FROM pg_database WHERE datname LIKE 'hdbdisk%'").fetchall()
+    assert left == []
+    conn = stack_endpoints.mariadb.connect()
+    try:
+        cur = conn.cursor()
+        cur.execute("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'hdbdisk%'")
+        assert cur.fetchall() == []
+    finally:
+        conn.close()

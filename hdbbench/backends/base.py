@@ -150,6 +150,13 @@ class Backend(abc.ABC):
     def table_for(self, info: AttributeInfo) -> str:
         """The data table that stores the events of an attribute."""
 
+    def parts_for(self, table: str, variant: SchemaVariant | str | None, days: float) -> int | None:
+        """Chunks / partitions `days` of data of `table` occupy in `variant`; None when not partitioned."""
+        return None
+
+    def prepare_sizes(self, tables: Sequence[str]) -> None:
+        """Called on empty data tables before their sizes are measured as they grow (disk measurement)."""
+
     def documented_row_minimum(self, table: TableDef, att_prefix: str) -> tuple[int, float] | None:
         """(rows, average bytes per row the engine cannot store a row in less than) over the rows of
         attributes named `att_prefix...` in `table`; None where the engine has no such record format."""

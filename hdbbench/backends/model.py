@@ -183,11 +183,12 @@ def _compare_named(table: str, kind: str, exp: dict[str, IndexDef], got: dict[st
 class TableSize:
     """Bytes one data table occupies, as its server reports them, split into parts that add up.
 
-    data_bytes: heap / clustered index (InnoDB: DATA_LENGTH, off-page columns included);
-    index_bytes: secondary indexes and the PostgreSQL primary key;
+    data_bytes: heap / clustered index (InnoDB: its leaf pages in use, off-page columns included);
+    index_bytes: secondary indexes (InnoDB: leaf pages in use) and the PostgreSQL primary key;
     toast_bytes: TOAST heap + TOAST index (PostgreSQL/TimescaleDB; 0 where the engine keeps overflow
       pages inside the data figure);
-    free_bytes: file space of the table in no index yet (InnoDB tablespace slack; 0 elsewhere);
+    free_bytes: file space of the table in no page in use (InnoDB slack: reserved extents, free pages,
+      internal B-tree pages; 0 elsewhere);
     total_bytes: the server's own total (pg_total_relation_size, hypertable_detailed_size, the
       tablespace FILE_SIZE); equals the sum of the parts.
     allocated_bytes: file-system blocks when they differ from total_bytes (sparse InnoDB files with

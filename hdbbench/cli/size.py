@@ -2,17 +2,22 @@
 """`hdbbench size measure | plan`: disk usage per Tango type, and sizing for facility planning.
 
     hdbbench size measure [--backend timescaledb ...] [--variant pk+2 | --variant mysql=pk,page_compressed ...]
-                          [--case devdouble --case spectrum:devdouble:1000 ...] [--events 20000]
+                          [--case devdouble --case spectrum:devdouble:1000 ...] [--events 200000 --span 20]
                           [--inventory inventories/example-facility.toml --simulated-s 3600 --scale 0.01]
     hdbbench size plan inventories/example-facility.toml --from runs/<run>/results.json [--check runs/<run>]
+                       [--replicas 2 --log-retention-days 7]
+    hdbbench size validate [--backend mysql ...] [--rows 10000000] [--fit-events 1000000] [--order time --order pk]
 
 `measure` writes a run directory (results.json of kind "disk", sizes.csv, fits.csv, inventory.csv);
 `plan` writes one of kind "disk-plan" (projection.csv, check.csv) and prints the projection; with
---check it exits 1 when a projection misses the measured size by more than 10 %.
+--check it exits 1 when a projection misses the measured size by more than 10 %. `validate` loads
+scalar devdouble at `--rows` and compares the size with the default-scale fit (kind "disk-validate",
+validate.csv); it exits 1 when one misses by more than 10 %.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +46,10 @@ def size() -> None:
               help="pk | pk+2 [,partitioned|,interval=<N>d]; MariaDB also ,compressed | ,page_compressed | ,myrocks.")
 @click.option("--case", "cases", multiple=True, metavar="SPEC",
               help="[scalar|spectrum|image:]<type>[:<n>|<x>x<y>][:ro|rw]; default: every scalar type + devdouble spectra.")
-@click.option("--events", default=20_000, show_default=True, help="Events per scalar case.")
-@click.option("--attributes", default=20, show_default=True, help="Attributes per case.")
+@click.option("--events", default=200_000, show_default=True, help="Events per scalar case (its largest size).")
+@click.option("--span", type=float, help="Each case is measured at sizes from events/SPAN to events and fitted "
+              "(1: one size); default: 100, less when events/100 < 10000.")
+@click.option("--attributes", default=4, show_default=True, help="Attributes per case.")
 @click.option("--array-sizes", default="10,100,1000", show_default=True, help="Default devdouble spectrum sizes.")
 @click.option("--inventory", type=click.Path(path_type=Path), help="Also load this inventory (for plan --check).")
 @click.option("--simulated-s", default=3600.0, show_default=True, help="Inventory run: seconds of archiving loaded.")
@@ -51,21 +58,69 @@ def size() -> None:
 @click.option("--runs", "runs_root", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
 @click.option("--name", default="disk", show_default=True, help="Run directory name suffix.")
 def measure(state_dir: Path, backends: tuple[str, ...], variants: tuple[str, ...], cases: tuple[str, ...], events: int,
-            attributes: int, array_sizes: str, inventory: Path | None, simulated_s: float, scale: float, seed: int,
+            span: float | None, attributes: int, array_sizes: str, inventory: Path | None, simulated_s: float, scale: float, seed: int,
             runs_root: Path, name: str) -> None:
     """Bytes per event of each type/format/write table on each backend and variant."""
-    from hdbbench.disk import default_cases, parse_case, run_measure, variants_for
+    from hdbbench.disk import array_events, default_cases, default_span, parse_case, run_measure, variants_for
     from hdbbench.sizing import load_inventory
     from hdbbench.stack import load_endpoints
 
     inv = load_inventory(inventory) if inventory else None
     sizes = [int(s) for s in array_sizes.split(",") if s.strip()]
-    case_list = [parse_case(c, events, attributes) for c in cases] or default_cases(events, attributes, sizes)
+    span = default_span(events) if span is None else span
+    parsed = [parse_case(c, events, attributes, span) for c in cases]
+    case_list = [replace(c, events=array_events(events, c.elements, attributes)) if c.elements > 1 else c
+                 for c in parsed] or default_cases(events, attributes, sizes, span)
     chosen = variants_for(backends or BACKENDS, variants)
     endpoints = load_endpoints(state_dir)
     path = run_measure(endpoints, chosen, case_list, seed, runs_root, name,
                        (inv, simulated_s, scale) if inv else None, progress=console.print)
     click.echo(str(path))
+
+
+@size.command("validate")
+@state_dir_option
+@click.option("--backend", "backends", multiple=True, type=click.Choice(BACKENDS), help="Default: all three.")
+@click.option("--variant", "variants", multiple=True, type=click.Choice(["pk", "pk+2"]), help="Default: both.")
+@click.option("--order", "orders", multiple=True, type=click.Choice(["time", "pk"]), help="Load order; default: both.")
+@click.option("--rows", default=10_000_000, show_default=True, help="Events of scalar devdouble loaded.")
+@click.option("--fit-events", default=200_000, show_default=True,
+              help="Largest size of the default-scale fit ([disk] events of scenarios/default.toml).")
+@click.option("--span", type=float, help="Sizes of the fit: from fit-events/SPAN up; default as size measure.")
+@click.option("--attributes", default=4, show_default=True, help="Attributes ([disk] attributes of the default).")
+@click.option("--seed", default=42, show_default=True)
+@click.option("--runs", "runs_root", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
+def validate_(state_dir: Path, backends: tuple[str, ...], variants: tuple[str, ...], orders: tuple[str, ...], rows: int,
+              fit_events: int, span: float | None, attributes: int, seed: int, runs_root: Path) -> None:
+    """Load ROWS events of scalar devdouble and compare the size with the default-scale fit (target ±10 %)."""
+    from hdbbench.disk import default_span
+    from hdbbench.disk.validate import validate, write_validation
+    from hdbbench.stack import load_endpoints
+
+    span = default_span(fit_events) if span is None else span
+    endpoints = load_endpoints(state_dir)
+    settings = {"backends": list(backends or BACKENDS), "variants": list(variants or ("pk", "pk+2")),
+                "orders": list(orders or ("time", "pk")), "rows": rows, "fit_events": fit_events, "span": span,
+                "attributes": attributes, "seed": seed}
+    results = validate(endpoints, settings["backends"], settings["variants"], settings["orders"], rows, fit_events,
+                       span, attributes, seed, progress=console.print)
+    path = write_validation(runs_root, "validate", endpoints, settings, results)
+    _print_validation(results)
+    click.echo(str(path))
+    if not all(v.within_tolerance for v in results):
+        raise SystemExit(1)
+
+
+def _print_validation(results: list[Any]) -> None:
+    table = Table(title="projection from the default-scale fit versus measured (target ±10 %)")
+    for col in ("backend", "variant", "order", "rows", "marginal B/event", "projected", "measured", "error",
+                "files", "error vs files"):
+        table.add_column(col)
+    for v in results:
+        table.add_row(v.backend, v.variant, v.order, str(v.rows), f"{v.marginal_bytes_per_event:.1f}",
+                      human(v.projected_bytes), human(v.measured_bytes), f"{100 * v.error:+.1f} %",
+                      human(v.file_bytes), f"{100 * v.file_error:+.1f} %")
+    Console(width=160).print(table)
 
 
 @size.command("plan")
@@ -74,14 +129,19 @@ def measure(state_dir: Path, backends: tuple[str, ...], variants: tuple[str, ...
               help="results.json of a `size measure` run (or its run directory).")
 @click.option("--check", "check_dir", type=click.Path(path_type=Path),
               help="A `size measure --inventory` run directory to compare the projection with (target ±10 %).")
+@click.option("--replicas", default=1.0, show_default=True, type=click.FloatRange(min=1.0),
+              help="Copies of the database kept (primary included): every figure times this.")
+@click.option("--log-retention-days", default=0.0, show_default=True, type=click.FloatRange(min=0.0),
+              help="Days of write-ahead / binary log kept (backups, replication), added to the total.")
 @click.option("--runs", "runs_root", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
-def plan(inventory_file: Path, results_file: Path, check_dir: Path | None, runs_root: Path) -> None:
+def plan(inventory_file: Path, results_file: Path, check_dir: Path | None, replicas: float,
+         log_retention_days: float, runs_root: Path) -> None:
     """Project disk per backend and variant for INVENTORY_FILE from measured bytes per event."""
     from hdbbench import sizing
 
     inventory = sizing.load_inventory(inventory_file)  # refused before anything else
     results = _load(results_file)
-    projections = sizing.project(inventory, results)
+    projections = sizing.project(inventory, results, replicas, log_retention_days)
     if not projections:
         raise ConfigError(f"{results_file}: holds no measured cases")
     checks = sizing.check(inventory, results, _load(check_dir)) if check_dir else []
@@ -126,12 +186,14 @@ def _write_plan(runs_root: Path, inventory: Any, results_file: Path, check_dir: 
 
 def _print_plan(inventory: Any, projections: list[dict[str, Any]], checks: list[dict[str, Any]]) -> None:
     table = Table(title=f"projected disk for {inventory.name} (binary units)", expand=False)
-    for col in ("backend", "variant", "per day", "per month", "per year", "at retention", "log/day", "complete"):
+    for col in ("backend", "variant", "per day", "per month", "per year", "at retention", "log/day", "logs kept",
+                "total x replicas", "complete"):
         table.add_column(col)
     for p in projections:
         logs = ", ".join(f"{k} {human(v)}" for k, v in p["log_bytes_per_day"].items())
         table.add_row(p["backend"], p["variant"], human(p["bytes_per_day"]), human(p["bytes_per_month"]),
                       human(p["bytes_per_year"]), human(p["bytes_at_retention"]), logs or "-",
+                      human(p["log_bytes_retained"]), f"{human(p['total_bytes'])} (x{p['replicas']:g})",
                       "yes" if p["complete"] else "NO")
     Console(width=160).print(table)
     if checks:

@@ -7,13 +7,19 @@ A `Case` is one data table's worth of events: a Tango type, format and write typ
 N events spread over A attributes (one event per attribute every `period_s`, attributes interleaved
 in time as a subscriber stores them). Values come from the seeded emitter (`EventStream`): doubles
 and longs a random walk, booleans a step, strings `string_chars` characters of noise, states and
-enums a cycle; READ_WRITE attributes carry the same value on both sides.
+enums a cycle; READ_WRITE attributes carry the same value on both sides. Scalar numeric types are
+built as numpy columns of the same character instead (`columns`), which load several times faster.
 
 For each backend and `MeasureVariant` (index set `pk` / `pk+2`; PostgreSQL/TimescaleDB also after
 `CLUSTER`; MariaDB also `ROW_FORMAT=COMPRESSED`, `PAGE_COMPRESSED=1` and the MyRocks engine), the
 cases run in *rounds* — at most one case per table per round, each round in a fresh database — so
-every case starts from an empty table: its size before and after the load (`Backend.table_sizes`,
-split into data / index / TOAST / free, with the server's own total) gives bytes per event. The
+every case starts from an empty table. It is loaded in cumulative steps, `Case.sizes` (geometric,
+from events/span to events), and its table measured before and after each (`Backend.table_sizes`,
+split into data / index / TOAST / free, with the server's own total). The pages in use (allocated
+blocks for sparse files) are fitted as bytes = fixed + marginal x events (`fit`): the marginal is
+what the table costs per event once it is large, and the headline bytes per event; the fixed part,
+the fit's quality and the slack (InnoDB space reserved ahead of need) are reported beside it, and a
+case whose sizes lie off the line is flagged (`fit_ok` false) and not planned on. The
 write-ahead log (PostgreSQL WAL, InnoDB redo, MariaDB binary log when on) is reported separately,
 as log bytes per event; it is server-wide, so other activity on the same server adds to it.
 
@@ -28,8 +34,10 @@ alignment padding excluded); InnoDB (COMPACT/DYNAMIC) 5-byte record header + 6-b
 + 7-byte roll pointer + null bitmap + 1–2 length bytes per non-NULL variable-length column + the
 column bytes. Measured data bytes per row minus that minimum is the page/alignment/fill overhead.
 
-Events go through the backend's bulk writer (`bulk_loader`); any other path — e.g. the real HDB++
-subscriber fed by simulated devices — plugs in as a `Loader` function.
+Events go through the backend's column loader (binary COPY / LOAD DATA, scalar numeric types) or
+its bulk writer (`bulk_loader`); any other path — e.g. the real HDB++ subscriber fed by simulated
+devices — plugs in as a `Loader` function. `validate` checks the fit against a load of millions of
+rows (`hdbbench size validate`).
 """
 
 from hdbbench.disk.cases import (
@@ -37,10 +45,12 @@ from hdbbench.disk.cases import (
     Case,
     Loader,
     Tally,
+    array_events,
     bulk_loader,
     case_attributes,
     case_batches,
     default_cases,
+    default_span,
     parse_case,
     parse_type,
     value_bytes,
@@ -52,7 +62,8 @@ from hdbbench.disk.variants import DEFAULT_VARIANTS, MeasureVariant, variants_fo
 
 __all__ = [
     "CSV_COLUMNS", "DEFAULT_VARIANTS", "RAW_FIXED_BYTES", "Case", "CaseResult", "InventoryRun", "Loader", "MeasureVariant",
-    "Tally", "VariantOutcome", "array_fits", "bulk_loader", "case_attributes", "case_batches", "default_cases",
+    "Tally", "VariantOutcome", "array_events", "array_fits", "bulk_loader", "case_attributes", "case_batches",
+    "default_cases", "default_span",
     "measure_case", "measure_inventory", "measure_variant", "parse_case", "parse_type", "run_measure", "table_for",
     "value_bytes", "variants_for",
 ]

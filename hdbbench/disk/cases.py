@@ -5,17 +5,17 @@ events, in bulk-writer batches; the raw bytes of an event (the denominator of th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
-import math
 
 from hdbbench.backends.base import Backend
-from hdbbench.emitter import AttrSpec, EventStream, TYPES, stream_key
+from hdbbench.emitter import TYPES, AttrSpec, EventStream, stream_key
+from hdbbench.disk.fit import geometric_sizes
 from hdbbench.errors import ConfigError
 from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType, as_encoded
-
 
 RAW_FIXED_BYTES = 8 + 4 + 1  # data_time + att_conf_id + quality
 VALUE_BYTES: dict[TangoType, int] = {
@@ -23,8 +23,13 @@ VALUE_BYTES: dict[TangoType, int] = {
     TangoType.DEV_ENUM: 2, TangoType.DEV_LONG: 4, TangoType.DEV_ULONG: 4, TangoType.DEV_FLOAT: 4,
     TangoType.DEV_STATE: 4, TangoType.DEV_LONG64: 8, TangoType.DEV_ULONG64: 8, TangoType.DEV_DOUBLE: 8,
 }
-# The variants each backend is measured in by default (each backend class says which).
 DEVICE = "disk/bench"  # emitter stream key prefix
+DEFAULT_SPAN = 100.0  # default cases: largest size / smallest size
+MIN_FIT_EVENTS = 10_000  # default cases: smallest size of a scalar case, at least
+ARRAY_VALUES = 400_000  # default spectrum cases: elements stored per case, at most
+# Default spectrum cases span less: at a hundredth of their few thousand events an index is still in
+# its first page per attribute (PostgreSQL: 1 index page at 200 events of 4 attributes, 5 at 424).
+ARRAY_SPAN = 4.0
 BATCH_VALUES = 200_000  # array elements per bulk-writer batch (scalars: this many events)
 
 Loader = Callable[[Backend, Sequence[AttributeInfo], Iterator[list[Event]]], int]
@@ -46,6 +51,12 @@ class Case:
     attributes: int = 10
     period_s: float = 1.0
     string_chars: int = 20
+    span: float = 1.0  # measured at sizes from events/span up to events (1: at `events` only)
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """The cumulative event counts the case is measured at (see disk.fit)."""
+        return geometric_sizes(self.events, self.span, min(self.attributes, self.events))
 
     @property
     def elements(self) -> int:
@@ -70,7 +81,7 @@ class Case:
         return {"label": self.label, "type": self.type.suffix, "format": self.format.name.lower(),
                 "write": self.side, "elements": self.elements, "dim_x": self.dim_x, "dim_y": self.dim_y,
                 "events": self.events, "attributes": self.attributes, "period_s": self.period_s,
-                "string_chars": self.string_chars}
+                "string_chars": self.string_chars, "span": self.span, "sizes": list(self.sizes)}
 
 
 def parse_type(text: str) -> TangoType:
@@ -82,7 +93,7 @@ def parse_type(text: str) -> TangoType:
     raise ConfigError(f"unknown Tango type {text!r} (e.g. devdouble, devlong, devstring)")
 
 
-def parse_case(text: str, events: int, attributes: int) -> Case:
+def parse_case(text: str, events: int, attributes: int, span: float = 1.0) -> Case:
     """`[scalar|spectrum|image:]<type>[:<n>|<x>x<y>][:ro|rw]`, e.g. `devstring:rw`, `spectrum:devdouble:1000`."""
     parts = [p for p in text.strip().lower().split(":") if p]
     fmt = AttrFormat.SCALAR
@@ -106,19 +117,37 @@ def parse_case(text: str, events: int, attributes: int) -> Case:
         raise ConfigError(f"case {text!r}: a spectrum has one dimension")
     if fmt != AttrFormat.SCALAR and ttype == TangoType.DEV_ENCODED:
         raise ConfigError(f"case {text!r}: Tango allows DevEncoded only as a scalar")
-    return Case(ttype, fmt, write, dim_x, dim_y, events, attributes)
+    return Case(ttype, fmt, write, dim_x, dim_y, events, attributes, span=span)
 
 
-def default_cases(events: int, attributes: int, array_sizes: Sequence[int]) -> list[Case]:
-    """Every scalar type (READ), devdouble READ_WRITE, and devdouble spectra of the given sizes.
+def default_span(events: int) -> float:
+    """DEFAULT_SPAN, narrowed so that the smallest size keeps MIN_FIT_EVENTS events: below that, a
+    table is still in its first pages per attribute (half-full pages at each insertion point, InnoDB
+    fragment pages) and the sizes do not lie on the line of the large table."""
+    return max(1.0, min(DEFAULT_SPAN, events / MIN_FIT_EVENTS))
 
-    Array cases get fewer events so that each stores about `events` x 10 elements."""
-    cases = [Case(t, events=events, attributes=attributes) for t in TangoType]
-    cases.append(Case(TangoType.DEV_DOUBLE, write=WriteType.READ_WRITE, events=events, attributes=attributes))
+
+def default_cases(events: int, attributes: int, array_sizes: Sequence[int], span: float | None = None,
+                  array_values: int | None = None) -> list[Case]:
+    """Every scalar type (READ), devdouble READ_WRITE, and devdouble spectra of the given sizes,
+    measured at sizes spanning `span` (default: default_span(events); spectra at most ARRAY_SPAN).
+
+    Array cases get fewer events, so that each stores about `array_values` elements (default:
+    events x 10, at most ARRAY_VALUES): one element costs what a scalar event does."""
+    span = default_span(events) if span is None else span
+    cases = [Case(t, events=events, attributes=attributes, span=span) for t in TangoType]
+    cases.append(Case(TangoType.DEV_DOUBLE, write=WriteType.READ_WRITE, events=events, attributes=attributes, span=span))
     for n in array_sizes:
-        n_events = max(attributes, min(events, events * 10 // max(n, 1)))
-        cases.append(Case(TangoType.DEV_DOUBLE, AttrFormat.SPECTRUM, dim_x=n, events=n_events, attributes=attributes))
+        cases.append(Case(TangoType.DEV_DOUBLE, AttrFormat.SPECTRUM, dim_x=n, attributes=attributes,
+                          span=min(span, ARRAY_SPAN), events=array_events(events, n, attributes, array_values)))
     return cases
+
+
+def array_events(events: int, elements: int, attributes: int, array_values: int | None = None) -> int:
+    """Events of an array case of `elements` elements beside scalar cases of `events` events: about
+    `array_values` elements in all (default: events x 10, at most ARRAY_VALUES), at least one per attribute."""
+    values = array_values or min(events * 10, ARRAY_VALUES)
+    return max(attributes, min(events, values // max(elements, 1)))
 
 
 # ---------------------------------------------------------------------------------- events
@@ -176,13 +205,15 @@ class Tally:
     element_rows: int = 0  # MariaDB array rows: one per element (at least one per event)
 
 
-def case_batches(case: Case, infos: Sequence[AttributeInfo], seed: int, t0: datetime, tally: Tally) -> Iterator[list[Event]]:
-    """The case's events in time order (all attributes at t0 + k*period), in bulk-writer batches."""
+def case_batches(case: Case, infos: Sequence[AttributeInfo], seed: int, t0: datetime, tally: Tally,
+                 first: int = 0, stop: int | None = None) -> Iterator[list[Event]]:
+    """Events first..stop-1 of the case (default: all) in time order (event i is attribute i mod A
+    at t0 + (i div A) * period), in bulk-writer batches."""
     streams = [EventStream(seed, stream_key(DEVICE, f"{case.label}/a{i}"), case_spec(case, i)) for i in range(len(infos))]
     per_batch = max(1, BATCH_VALUES // max(case.elements, 1) // (10 if case.type == TangoType.DEV_STRING else 1))
     batch: list[Event] = []
     step = timedelta(seconds=case.period_s)
-    for i in range(case.events):
+    for i in range(first, case.events if stop is None else stop):
         k, a = divmod(i, len(infos))
         ev = streams[a].event(k)
         r = ev.value if case.write != WriteType.WRITE else None

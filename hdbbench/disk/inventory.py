@@ -4,15 +4,15 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-import uuid
 
 from hdbbench.backends import get_backend
 from hdbbench.backends.model import TableSize
-from hdbbench.disk.cases import Case, Loader, Tally, bulk_loader, case_attributes, case_batches, start_time
-from hdbbench.disk.measure import size_dict, table_for
+from hdbbench.disk.cases import Case, Loader, Tally, case_attributes, start_time
+from hdbbench.disk.measure import load_range, size_dict, table_for
 from hdbbench.disk.variants import MeasureVariant, apply_storage, storage_unavailable
 
 
@@ -32,16 +32,28 @@ class InventoryRun:
 
     @property
     def measured_bytes(self) -> int:
+        """Pages in use (allocated blocks of sparse files), as the cases' fits count them."""
+        return sum(used_bytes(a) - used_bytes(b) for a, b in zip(self.after, self.before))
+
+    @property
+    def disk_bytes(self) -> int:
+        """Whole files, slack included."""
         return sum(a.disk_bytes - b.disk_bytes for a, b in zip(self.after, self.before))
 
     def to_dict(self) -> dict[str, Any]:
         return {"backend": self.backend, "variant": self.variant, "groups": self.groups,
                 "tables": [{"before": size_dict(b), "after": size_dict(a)} for b, a in zip(self.before, self.after)],
-                "measured_bytes": self.measured_bytes, "unavailable": self.unavailable}
+                "measured_bytes": self.measured_bytes, "disk_bytes": self.disk_bytes, "unavailable": self.unavailable}
+
+
+def used_bytes(size: TableSize) -> int:
+    if size.allocated_bytes is not None:
+        return size.allocated_bytes
+    return size.data_bytes + size.index_bytes + size.toast_bytes
 
 
 def measure_inventory(backend_name: str, endpoint: Any, variant_text: str, groups: Sequence[tuple[str, Case]],
-                      seed: int = 42, loader: Loader = bulk_loader) -> InventoryRun:
+                      seed: int = 42, loader: Loader | None = None) -> InventoryRun:
     """Load every (label, case) of an inventory into one fresh database; sizes of all its tables before/after."""
     variant = MeasureVariant.parse(backend_name, variant_text)
     run = InventoryRun(backend_name, variant.name, [], [], [])
@@ -53,11 +65,12 @@ def measure_inventory(backend_name: str, endpoint: Any, variant_text: str, group
     try:
         tables = list(dict.fromkeys(table_for(backend, c) for _, c in groups))
         apply_storage(backend, tables, variant.storage)
+        backend.prepare_sizes(tables)
         run.before = backend.table_sizes(tables)
         t0 = start_time([c for _, c in groups])
         for label, case in groups:
             infos = case_attributes(case, f"tango://disk:10000/{uuid.uuid4().hex[:8]}")
-            stored = loader(backend, infos, case_batches(case, infos, seed, t0, Tally()))
+            stored = load_range(backend, case, infos, seed, t0, 0, case.events, Tally(), loader)
             run.groups.append({"label": label, "case": case.to_dict(), "events": stored})
         if variant.clustered:
             backend.cluster()

@@ -4,12 +4,15 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from hdbbench.backends import backend_class, endpoint_for
+from hdbbench.backends import backend_class, endpoint_for, server_of
 from hdbbench.backends.registry import server_facts
+from hdbbench.disk import reference
 from hdbbench.disk.inventory import measure_inventory
 from hdbbench.disk.measure import array_fits, measure_variant
 from hdbbench.results import RunDirectory, RunPart, environment_facts, results_document
@@ -19,16 +22,18 @@ from hdbbench.results import RunDirectory, RunPart, environment_facts, results_d
 
 CSV_COLUMNS = (
     "backend", "variant", "case_label", "case_type", "case_format", "case_write", "case_elements", "table", "engine",
-    "parts", "events", "rows", "raw_bytes", "bytes_per_event", "data_per_event", "index_per_event", "toast_per_event",
-    "free_per_event", "raw_per_event", "ratio_disk_to_raw", "overhead_per_event", "data_per_row",
-    "documented_min_row_bytes", "row_overhead_bytes",
+    "parts", "events", "rows", "raw_bytes", "bytes_per_event", "fixed_bytes", "fit_sizes", "fit_r2", "fit_max_residual",
+    "fit_ok", "fit_note", "average_bytes_per_event", "data_per_event", "index_per_event", "toast_per_event",
+    "slack_bytes", "free_per_event", "allocated_blocks", "raw_per_event", "ratio_disk_to_raw", "overhead_per_event",
+    "data_per_row", "documented_min_row_bytes", "row_overhead_bytes",
 )
 LOG_NAMES = ("wal", "redo", "binlog")
 
 
 def csv_row(row: dict[str, Any]) -> list[Any]:
     logs = row.get("log_per_event") or {}
-    return [row.get(c) for c in CSV_COLUMNS] + [logs.get(k) for k in LOG_NAMES]
+    cells = [" ".join(map(str, v)) if isinstance(v, list) else v for v in (row.get(c) for c in CSV_COLUMNS)]
+    return cells + [logs.get(k) for k in LOG_NAMES]
 
 
 def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[Any], seed: int, runs_root: Path,
@@ -36,28 +41,58 @@ def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[An
                 progress: Callable[[str], None] = lambda line: None, into: RunPart | None = None) -> Path:
     """Measure every backend/variant, write results.json + CSVs into a new run directory (or, `into` a
     part of another run, disk.json + disk-*.csv there); return its path.
-    `progress` gets one line per variant measured."""
+    `progress` gets one line per variant measured.
+
+    Backends on different servers are measured at the same time, one thread per server (backends of
+    one server one after the other, so that server-wide log figures stay theirs). On an error or
+    Ctrl-C the other threads stop at their next step and drop their databases before it is raised."""
     run = into or RunDirectory.create(runs_root, name)
+    stop = threading.Event()
     try:
-        rows, variants, inv_runs = [], [], []
-        for backend, names in chosen.items():
-            endpoint = endpoint_for(backend, endpoints)
-            if endpoint is None:
-                variants += [{"backend": backend, "variant": v, "unavailable": "no server in the stack"} for v in names]
-                continue
-            for v in names:
-                progress(f"size: {backend} {v} ...")
-                outcome = measure_variant(backend, endpoint, v, cases, seed)
-                variants.append({"backend": backend, "variant": outcome.variant, "unavailable": outcome.unavailable})
-                rows += [r.to_dict() for r in outcome.results]
-                if inventory_run:
-                    inv_runs.append(_inventory_run(backend, endpoint, v, inventory_run, seed, progress))
+        by_server: dict[str, list[str]] = {}
+        for backend in chosen:
+            by_server.setdefault(server_of(backend) or backend, []).append(backend)
+        with ThreadPoolExecutor(max_workers=max(1, len(by_server)), thread_name_prefix="size") as pool:
+            futures = [pool.submit(_measure_backends, backends, chosen, endpoints, cases, seed, inventory_run,
+                                   progress, stop) for backends in by_server.values()]
+            try:
+                done = [f.result() for f in futures]
+            except BaseException:
+                stop.set()
+                raise
+        measured = {backend: part for parts in done for backend, part in parts.items()}
+        rows = [r for b in chosen for r in measured[b]["rows"]]
+        variants = [v for b in chosen for v in measured[b]["variants"]]
+        inv_runs = [i for b in chosen for i in measured[b]["inventory_runs"]]
         _write_measure(run, endpoints, chosen, cases, seed, rows, variants, inv_runs, inventory_run)
         run.set_status("completed")
     except BaseException as exc:
         run.set_status("interrupted" if isinstance(exc, KeyboardInterrupt) else "failed", str(exc))
         raise
     return run.path
+
+
+def _measure_backends(backends: Sequence[str], chosen: dict[str, list[str]], endpoints: Any, cases: Sequence[Any],
+                      seed: int, inventory_run: tuple[Any, float, float] | None, progress: Callable[[str], None],
+                      stop: threading.Event) -> dict[str, dict[str, list[Any]]]:
+    """The backends of one server, one after the other: rows, variants and inventory runs of each."""
+    out: dict[str, dict[str, list[Any]]] = {}
+    for backend in backends:
+        part: dict[str, list[Any]] = {"rows": [], "variants": [], "inventory_runs": []}
+        out[backend] = part
+        endpoint = endpoint_for(backend, endpoints)
+        if endpoint is None:
+            part["variants"] = [{"backend": backend, "variant": v, "unavailable": "no server in the stack"}
+                                for v in chosen[backend]]
+            continue
+        for v in chosen[backend]:
+            progress(f"size: {backend} {v} ...")
+            outcome = measure_variant(backend, endpoint, v, cases, seed, stop=stop)
+            part["variants"].append({"backend": backend, "variant": outcome.variant, "unavailable": outcome.unavailable})
+            part["rows"] += [r.to_dict() for r in outcome.results]
+            if inventory_run:
+                part["inventory_runs"].append(_inventory_run(backend, endpoint, v, inventory_run, seed, progress))
+    return out
 
 
 def _inventory_run(backend: str, endpoint: Any, variant: str, spec: tuple[Any, float, float],
@@ -76,12 +111,16 @@ def _write_measure(run: RunDirectory | RunPart, endpoints: Any, chosen: dict[str
                    rows: list[dict[str, Any]], variants: list[dict[str, Any]], inv_runs: list[dict[str, Any]],
                    inventory_run: tuple[Any, float, float] | None) -> None:
     flat_inv = [r for item in inv_runs for r in item["runs"]]
-    scenario = {"variants": chosen, "cases": [c.to_dict() for c in cases], "seed": seed, "loader": "bulk_writer",
+    scenario = {"variants": chosen, "cases": [c.to_dict() for c in cases], "seed": seed,
+                "loader": "column loader (binary COPY / LOAD DATA) for scalar numeric types, bulk writer otherwise",
                 "inventory": inventory_run[0].to_dict() if inventory_run else None,
                 "simulated_s": inventory_run[1] if inventory_run else None,
                 "scale": inventory_run[2] if inventory_run else None}
-    results = {"cases": rows, "fits": array_fits(rows), "variants": variants, "inventory_runs": flat_inv,
-               "raw_bytes": "8 (timestamp) + 4 (attribute id) + 1 (quality) + value bytes of each side present"}
+    results = {"cases": rows, "fits": array_fits(rows), "reference": reference.compare(rows), "variants": variants,
+               "inventory_runs": flat_inv,
+               "raw_bytes": "8 (timestamp) + 4 (attribute id) + 1 (quality) + value bytes of each side present",
+               "bytes_per_event": "marginal: slope of bytes = fixed + marginal x events over the case's sizes "
+                                  "(pages in use; allocated blocks for sparse files); slack reported apart"}
     run.write_json("results.json", results_document("disk", scenario, environment_facts(server_facts(endpoints)),
                                                     results))
     log_cols = [f"{k}_per_event" for k in LOG_NAMES]

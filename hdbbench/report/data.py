@@ -232,6 +232,8 @@ def _case_name(c: CaseSize) -> str:
 def disk_figures(document: Mapping[str, Any]) -> list[TableSize]:
     out = []
     for record in dig(document, "results", "cases") or []:
+        if isinstance(record, Mapping) and record.get("fit_ok") is False:  # sizes off a line: no usable marginal
+            continue
         c = CaseSize.from_dict(record)
         data, index, toast = (v * c.events for v in (c.data_per_event, c.index_per_event, c.toast_per_event))
         out.append(TableSize(c.backend, c.variant, _case_name(c), data, index, toast, num(c.bytes_per_event)))

@@ -6,6 +6,7 @@ InnoDB tables are clustered by their primary key, so `cluster()` has nothing to 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -20,6 +21,7 @@ from hdbbench.backends.mysql.storage import (
     STORAGE_CLAUSES,
     documented_row_minimum,
     log_positions,
+    prepare_sizes,
     server_facts,
     storage_unavailable,
     table_size,
@@ -154,9 +156,10 @@ class MySQLBackend(MySQLExtraction, Backend):
         return int(row[0]) if row else 0
 
     def table_sizes(self, tables: Sequence[str]) -> list[TableSize]:
-        """After ANALYZE TABLE (exact persistent statistics): DATA_LENGTH (clustered index, off-page
-        columns included) and INDEX_LENGTH, both page-granular; the rest of the tablespace files
-        (FILE_SIZE, every partition) is free_bytes; ALLOCATED_SIZE gives the blocks on disk.
+        """After ANALYZE TABLE (exact persistent statistics): the leaf pages in use of the clustered
+        index (off-page columns included) and of the secondary indexes; the rest of the tablespace
+        files (FILE_SIZE, every partition: reserved extents, internal pages) is free_bytes, the slack;
+        ALLOCATED_SIZE (the file system's st_blocks x 512) gives the blocks of sparse files.
         MyRocks has no per-table files: its memtables are flushed first and the SST-based
         DATA_LENGTH/INDEX_LENGTH are the whole figure."""
         conn = self.connect(self.database)
@@ -171,6 +174,17 @@ class MySQLBackend(MySQLExtraction, Backend):
 
     def documented_row_minimum(self, table: TableDef, att_prefix: str) -> tuple[int, float] | None:
         return self._with_cursor(lambda cur: documented_row_minimum(cur, self.database, table, att_prefix))
+
+    def parts_for(self, table: str, variant: SchemaVariant | str | None, days: float) -> int | None:
+        """HDB++ partitions: yearly, bimonthly for the scalar devdouble tables, or `interval=<N>d`."""
+        resolved = self.resolve_variant(variant)
+        if not resolved.partitioned:
+            return None
+        width = resolved.interval_days or (365.25 / 6 if table.startswith("att_scalar_devdouble_") else 365.25)
+        return max(1, math.ceil(days / width))
+
+    def prepare_sizes(self, tables: Sequence[str]) -> None:
+        self._with_cursor(lambda cur: prepare_sizes(cur, tables))
 
     # --- storage options (StorageOptions)
     def storage_unavailable(self, option: str) -> str | None:

@@ -7,6 +7,7 @@ layout check and its size query.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
@@ -20,7 +21,7 @@ from hdbbench.backends.postgres.ddl import grants_sql, render_schema, roles_sql
 from hdbbench.backends.postgres.extraction import PgExtraction
 from hdbbench.backends.postgres.reader import fetch_events
 from hdbbench.backends.postgres.storage import documented_row_minimum, plain_table_size, server_facts, wal_position
-from hdbbench.backends.postgres.tables import ROLES, all_tables, data_table_name, quote_ident
+from hdbbench.backends.postgres.tables import ROLES, all_tables, chunk_days, data_table_name, quote_ident
 from hdbbench.backends.postgres.verify import read_catalog, verify_common, verify_partitioning
 from hdbbench.backends.postgres.writer import PgBulkWriter
 from hdbbench.errors import SchemaError
@@ -173,6 +174,12 @@ class PostgresBackend(PgExtraction, Backend):
     def log_positions(self) -> dict[str, int | None]:
         with self.connect() as conn:
             return wal_position(conn)
+
+    def parts_for(self, table: str, variant: SchemaVariant | str | None, days: float) -> int | None:
+        resolved = self.resolve_variant(variant)
+        if not (self.timescale or resolved.partitioned):
+            return None
+        return max(1, math.ceil(days / chunk_days(table, resolved)))
 
     def documented_row_minimum(self, table: TableDef, att_prefix: str) -> tuple[int, float] | None:
         with self.connect() as conn:
