@@ -170,7 +170,7 @@ def _run_disk(scenario: Scenario, run: RunDirectory, endpoints: Any, console: Co
     cases = default_cases(part.events, part.attributes, list(part.array_sizes))
     disk = RunPart(run, "disk")
     with console.status("disk usage per type..."):
-        run_measure(endpoints, variants_for(scenario.backends, []), cases, scenario.seed, run.path, "disk",
+        run_measure(endpoints, variants_for(scenario.backends, part.variants), cases, scenario.seed, run.path, "disk",
                     progress=console.print, into=disk)
     if part.inventory is not None:
         inventory = sizing.load_inventory(part.inventory)

@@ -39,6 +39,19 @@ The resolved scenario (every default filled in) is saved in the run directory.
     saturation = { start_rate = 2000, step = 0.10, step_s = 10, max_steps = 15 }
     sustained = { rate = 2000, duration_s = 60 }
 
+    [extraction]                 # optional: the extraction benchmark after insertion
+    query_set = "query_sets/default.toml"
+    variants = ["pk", "pk+2"]
+    cold = true                  # restart the server (and drop the OS cache where allowed) before cold runs
+    cluster = true               # also measure after CLUSTER (PostgreSQL/TimescaleDB)
+
+    [disk]                       # optional: bytes per event per Tango type, fitted as fixed + marginal
+    events = 200000              # largest size of each scalar case (also measured at smaller sizes)
+    attributes = 4               # attributes per case
+    array_sizes = [100, 1000]    # devdouble spectrum sizes
+    variants = ["pk", "pk+2"]    # as `size measure --variant`; default: every backend's disk variants
+    inventory = "inventories/example-facility.toml"   # optional: project this facility's disk
+
     [report]
     weights = { saturation_rate = 2, event_age_p99 = 1 }   # ranking criteria (hdbbench.report.ranking), >= 0
 """
@@ -105,6 +118,7 @@ class DiskPart:
     attributes: int = 20
     array_sizes: tuple[int, ...] = (100, 1000)
     inventory: Path | None = None
+    variants: tuple[str, ...] = ()  # as `size measure --variant`; empty: every backend's disk variants
 
 
 @dataclass(frozen=True)
@@ -247,6 +261,17 @@ def _parse_disk(reader: Table) -> DiskPart:
     events = reader.count("events", 20_000)
     attributes = reader.count("attributes", 20)
     sizes = _int_list(reader, "array_sizes") or (100, 1000)
+    variants = tuple(reader.list_of("variants", str, [], non_empty=False))
+    if variants:
+        from hdbbench.backends import BACKENDS
+        from hdbbench.disk import MeasureVariant, variants_for
+
+        try:
+            for backend, names in variants_for(BACKENDS, variants).items():
+                for name in names:
+                    MeasureVariant.parse(backend, name)
+        except ConfigError as exc:
+            raise reader.fail("variants", str(exc)) from None
     inventory = None
     if reader.has("inventory"):
         from hdbbench.sizing import load_inventory
@@ -254,7 +279,7 @@ def _parse_disk(reader: Table) -> DiskPart:
         inventory = _file(reader, "inventory")
         load_inventory(inventory)  # refused now, before anything starts
     reader.finish()
-    return DiskPart(events=events, attributes=attributes, array_sizes=sizes, inventory=inventory)
+    return DiskPart(events=events, attributes=attributes, array_sizes=sizes, inventory=inventory, variants=variants)
 
 
 def _int_list(reader: Table, key: str) -> tuple[int, ...]:
