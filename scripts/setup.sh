@@ -31,6 +31,8 @@ apt_packages=(
   python3-venv python3-dev
   # process and port tools used by the stack (ps, ss)
   procps iproute2
+  # hosts: the ansible roles reach each host over ssh; the hosts test runs sshd in network namespaces
+  openssh-server openssh-client
   # headless browser: the report tests check that report.html renders offline
   chromium
 )
