@@ -18,8 +18,8 @@ components (``hdbbench hosts up``, run there by the ansible roles), each bound t
 and the controller starts nothing. It drives the device servers through their Tango interface
 (Stop/Reset/SetRate/Start, as in a local run) and the subscribers through theirs: per trial it sets
 their LibConfiguration and an empty AttributeList in the Tango database, runs ``Init`` and assigns
-the attributes by ``AttributeAdd``; after the trial it clears both and runs ``Init`` again, which
-leaves the subscriber idle (FAULT: no configuration) with no database connection. The processes'
+the attributes by ``AttributeAdd``; after the trial it sets the idle configuration (the ``null``
+backend, no attributes) and runs ``Init`` again: the subscriber then holds no database connection. The processes'
 CPU is not sampled from the controller (they are on other hosts); results name each component's host.
 """
 
@@ -38,6 +38,7 @@ from hdbbench.tomlfile import Table, read_document
 
 SERVER_COMPONENTS = {"tango_db": "tango", "postgres": "postgres", "mariadb": "mariadb"}  # [hosts] key -> stack
 HOSTS_KEYS = (*SERVER_COMPONENTS, "devices", "subscribers", "controller")
+IDLE_CONFIGURATION = ("backend=null",)  # a subscriber between trials: stores nothing, connects nowhere
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,8 @@ def describe(scenario: Any) -> dict[str, Any]:
         **{key: getattr(hosts, key) for key in (*SERVER_COMPONENTS, "controller")},
         "device_servers": device_server_hosts(scenario),
         "subscribers": {SubscriberSpec(n, ()).device: a for n, a in subscriber_hosts(scenario).items()},
+        "cpu_sampled": "every process" if not hosts.distributed
+        else "none: the devices and subscribers run on their hosts, the controller samples only its own",
     }
 
 
@@ -210,7 +213,7 @@ class HostedSubscribers(SubscriberFleet):
         """Leave each subscriber idle: no attributes, no configuration, no database connection."""
         db = self._database()
         for device in self._used:
-            db.put_device_property(device, {"LibConfiguration": [], "AttributeList": []})
+            db.put_device_property(device, {"LibConfiguration": list(IDLE_CONFIGURATION), "AttributeList": []})
             self.proxy(device).command_inout("Init")
         count, self._used = len(self._used), []
         return count
@@ -226,7 +229,7 @@ def subscribers_up(scenario: Any, tango_host: str, address: str, state_dir: Path
     running = set(fleet.running())
     started, kept = [], []
     for instance, where in subscriber_hosts(scenario).items():
-        spec = SubscriberSpec(instance=instance, lib_configuration=())
+        spec = SubscriberSpec(instance=instance, lib_configuration=IDLE_CONFIGURATION)
         if where != address:
             continue
         if spec.device in running:

@@ -133,6 +133,8 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
                     trial = Trial(settings, endpoints, load, options.state_dir / "trials", server_pids, report,
                                   **fleet_factory)
                     summary, series = trial.run()
+                    if hosted:  # the devices' and subscribers' processes are on other hosts: not sampled here
+                        summary["cpu"], summary["subscriber_cpu_by_thread"] = {}, {}
                     header, rows = series.as_table()
                     _write_series(run, settings.label, header, rows)
                     results["trials"].append(TrialSummary.from_dict(summary).to_dict())  # the file's contract
