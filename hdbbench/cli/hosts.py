@@ -61,14 +61,16 @@ def show(scenario_file: Path, hosts_file: Path | None) -> None:
 @_hosts_file
 @_address
 @click.option("--tango-host", default=None, help="The Tango database, host:port (devices, subscribers).")
+@click.option("--only", type=click.Choice(list(layout.SERVER_COMPONENTS)), default=None,
+              help="servers: only this one of the host's servers (one ansible role per server).")
 @state_dir_option
 def up(role: str, scenario_file: Path, hosts_file: Path | None, address: str, tango_host: str | None,
-       state_dir: Path) -> None:
+       only: str | None, state_dir: Path) -> None:
     """Start this host's ROLE components of SCENARIO_FILE (servers, devices or subscribers)."""
     scenario = _load(scenario_file, hosts_file)
     address = check_address(address, "--address")
     if role == "servers":
-        started, kept = _servers_up(scenario, address, state_dir)
+        started, kept = _servers_up(scenario, address, state_dir, only)
     else:
         if not tango_host:
             raise ConfigError(f"hosts up {role}: give --tango-host (the Tango database's host:port)")
@@ -82,8 +84,11 @@ def up(role: str, scenario_file: Path, hosts_file: Path | None, address: str, ta
         click.echo(f"unchanged {role} on {address}: {', '.join(kept) or 'none of this host'}")
 
 
-def _servers_up(scenario: Scenario, address: str, state_dir: Path) -> tuple[list[str], list[str]]:
+def _servers_up(scenario: Scenario, address: str, state_dir: Path,
+                only: str | None) -> tuple[list[str], list[str]]:
     mine = layout.scenario_hosts(scenario).servers_on(address)
+    if only is not None:
+        mine = tuple(c for c in mine if c == layout.SERVER_COMPONENTS[only])
     components = tuple(c for c in COMPONENTS if c in mine)
     if not components:
         return [], []
@@ -100,8 +105,13 @@ def _servers_up(scenario: Scenario, address: str, state_dir: Path) -> tuple[list
 
 
 def _write_servers_file(path: Path, endpoints: object) -> None:
-    """The variables `hdbbench run` reads to use these servers (they hold passwords: mode 600)."""
-    values: dict[str, str] = {}
+    """The variables `hdbbench run` reads to use these servers (they hold passwords: mode 600), with
+    those of the host's servers started by an earlier call."""
+    try:
+        values: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
+    except ValueError:
+        values = {}
+    before = dict(values)
     pg, maria, tango = (getattr(endpoints, n) for n in ("postgres", "mariadb", "tango"))
     if pg is not None:
         values["HDBBENCH_POSTGRES_URL"] = (f"postgresql://{quote(pg.user)}:{quote(pg.password, safe='')}@"
@@ -111,9 +121,9 @@ def _write_servers_file(path: Path, endpoints: object) -> None:
                                           f"{maria.host}:{maria.port}")
     if tango is not None:
         values["HDBBENCH_TANGO_HOST"] = tango.tango_host
-    text = json.dumps(values, indent=1, sort_keys=True)
-    if path.exists() and path.read_text() == text:
+    if values == before and path.exists():
         return
+    text = json.dumps(values, indent=1, sort_keys=True)
     fd = os.open(path.with_suffix(".tmp"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:
         out.write(text)
