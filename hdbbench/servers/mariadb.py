@@ -45,7 +45,10 @@ class MariaDBServer(PrivateServer):
         meta.pop("admin_created", None)  # a new data directory has no accounts yet
         user = self.run_as.name if self.run_as else None
         argv = [_binary("mariadb-install-db", "/usr/bin/mariadb-install-db"), "--no-defaults",
-                f"--datadir={data}", "--skip-test-db", "--auth-root-authentication-method=normal"]
+                f"--datadir={data}", "--skip-test-db", "--auth-root-authentication-method=normal",
+                # Its own temporary directory: bootstrap temporary tables in a shared /tmp were seen to
+                # vanish under concurrent work ("Unknown table 'mysql.tmp_user_sys'").
+                f"--tmpdir={data.parent}"]
         if user:
             argv.append(f"--user={user}")
         process.run_checked(argv, what="mariadb-install-db", log_path=self.dir / "install-db.log",
