@@ -198,6 +198,60 @@ def testbed() -> Iterator[Testbed]:
         assert not [n for n in _namespaces() if n.startswith(f"{tag}-")], "namespaces left behind"
 
 
+# --- without namespaces: the [hosts] table, addresses, the controller's refusals -----------------
+
+HOSTED_SCENARIO = (REPO / "scenarios" / "hosts.toml").read_text()
+
+
+def test_only_loopback_and_the_benchmarking_range_are_accepted() -> None:
+    from hdbbench.errors import ConfigError
+    from hdbbench.servers.ports import check_address
+
+    assert check_address("local") == "127.0.0.1"
+    assert check_address("198.19.255.1") == "198.19.255.1"
+    for bad in ("10.0.0.1", "0.0.0.0", "198.20.0.1", "example", "::1"):
+        with pytest.raises(ConfigError, match="198.18.0.0/15|not an IPv4"):
+            check_address(bad)
+
+
+def test_a_scenario_naming_an_address_elsewhere_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(HOSTED_SCENARIO.replace('devices = ["198.18.0.2"]', 'devices = ["198.18.0.2", "192.168.1.9"]')
+                    .replace('profile = "devices/', f'profile = "{REPO}/devices/'))
+    done = _run(str(VENV_BIN / "hdbbench"), "hosts", "show", str(path), check=False)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"hdbbench: error: {path}:32: [hosts] devices: 192.168.1.9 is outside 198.18.0.0/15 (the benchmarking "
+        "range) and not 127.0.0.1; hdbbench sends no traffic anywhere else"]
+
+
+def test_device_servers_and_subscribers_are_dealt_over_their_hosts(tmp_path: Path) -> None:
+    from hdbbench import hosts
+    from hdbbench.scenario import load_scenario
+
+    path = tmp_path / "s.toml"
+    path.write_text(HOSTED_SCENARIO.replace('devices = ["198.18.0.2"]', 'devices = ["198.18.0.2", "198.18.0.5"]')
+                    .replace('profile = "devices/', f'profile = "{REPO}/devices/')
+                    .replace("[devices]\n", "[devices]\nservers = 3\n")
+                    .replace("throughput = true", "throughput = true\nsubscriber_sweep = [2]"))
+    layout = hosts.describe(load_scenario(path))
+    assert list(layout["device_servers"].values()) == ["198.18.0.2", "198.18.0.5", "198.18.0.2"]
+    assert layout["subscribers"] == {"archiving/hdbbench-es/1": "198.18.0.3", "archiving/hdbbench-es/2": "198.18.0.3"}
+    assert layout["distributed"] is True
+
+
+def test_a_hosted_run_without_the_servers_addresses_writes_nothing(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HDBBENCH_")}
+    done = _run(str(VENV_BIN / "hdbbench"), "run", str(REPO / "scenarios" / "hosts.toml"), "--runs",
+                str(tmp_path / "runs"), "--state-dir", str(tmp_path / "state"), check=False, env=env, cwd=REPO)
+    assert done.returncode == 2, done.stderr
+    assert "HDBBENCH_TANGO_HOST" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "runs").exists()
+
+
+# --- across three namespaces ---------------------------------------------------------------------
+
+
 def _recap(output: str) -> dict[str, dict[str, int]]:
     recap = {}
     for host, counts in re.findall(r"(?m)^(\S+)\s+:\s+(ok=.*)$", output):

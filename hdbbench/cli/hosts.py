@@ -63,9 +63,11 @@ def show(scenario_file: Path, hosts_file: Path | None) -> None:
 @click.option("--tango-host", default=None, help="The Tango database, host:port (devices, subscribers).")
 @click.option("--only", type=click.Choice(list(layout.SERVER_COMPONENTS)), default=None,
               help="servers: only this one of the host's servers (one ansible role per server).")
+@click.option("--foreground", is_flag=True,
+              help="Stay in the foreground until SIGTERM or Ctrl-C, then stop this host's components (containers).")
 @state_dir_option
 def up(role: str, scenario_file: Path, hosts_file: Path | None, address: str, tango_host: str | None,
-       only: str | None, state_dir: Path) -> None:
+       only: str | None, foreground: bool, state_dir: Path) -> None:
     """Start this host's ROLE components of SCENARIO_FILE (servers, devices or subscribers)."""
     scenario = _load(scenario_file, hosts_file)
     address = check_address(address, "--address")
@@ -82,6 +84,19 @@ def up(role: str, scenario_file: Path, hosts_file: Path | None, address: str, ta
         click.echo(f"started {role} on {address}: {', '.join(started)}")
     else:
         click.echo(f"unchanged {role} on {address}: {', '.join(kept) or 'none of this host'}")
+    if foreground:
+        _hold(state_dir)
+
+
+def _hold(state_dir: Path) -> None:
+    """Wait for SIGTERM (raised as KeyboardInterrupt by the CLI) or Ctrl-C, then stop what runs here."""
+    import time
+
+    try:
+        while True:
+            time.sleep(3600)
+    finally:
+        Stack(StackConfig(state_dir=state_dir)).down()
 
 
 def _servers_up(scenario: Scenario, address: str, state_dir: Path,
