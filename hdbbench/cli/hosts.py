@@ -17,7 +17,7 @@ from urllib.parse import quote
 import click
 
 from hdbbench import hosts as layout
-from hdbbench.cli.options import state_dir_option
+from hdbbench.cli.options import state_dir_option, tango_host_option
 from hdbbench.errors import ConfigError
 from hdbbench.scenario import Scenario, load_scenario
 from hdbbench.servers.ports import check_address
@@ -30,7 +30,6 @@ _scenario = click.argument("scenario_file", type=click.Path(path_type=Path))
 _hosts_file = click.option("--hosts", "hosts_file", type=click.Path(path_type=Path), default=None,
                            help="A TOML file with a [hosts] table, instead of the scenario's.")
 _address = click.option("--address", required=True, help="This host's address (local, or one of 198.18.0.0/15).")
-_tango_host = click.option("--tango-host", required=True, help="The Tango database, host:port.")
 
 
 @click.group("hosts")
@@ -60,7 +59,7 @@ def show(scenario_file: Path, hosts_file: Path | None) -> None:
 @_scenario
 @_hosts_file
 @_address
-@click.option("--tango-host", default=None, help="The Tango database, host:port (devices, subscribers).")
+@tango_host_option
 @click.option("--only", type=click.Choice(list(layout.SERVER_COMPONENTS)), default=None,
               help="servers: only this one of the host's servers (one ansible role per server).")
 @click.option("--foreground", is_flag=True,
@@ -75,7 +74,8 @@ def up(role: str, scenario_file: Path, hosts_file: Path | None, address: str, ta
         started, kept = _servers_up(scenario, address, state_dir, only)
     else:
         if not tango_host:
-            raise ConfigError(f"hosts up {role}: give --tango-host (the Tango database's host:port)")
+            raise ConfigError(f"hosts up {role}: give --tango-host (the Tango database's host:port, as the "
+                              "servers' host wrote it in servers.json)")
         if role == "devices":
             started, kept = layout.devices_up(scenario, tango_host, address, state_dir)
         else:
