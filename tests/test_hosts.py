@@ -65,11 +65,10 @@ def _namespaces() -> list[str]:
 
 def _remove(tag: str, state: Path | None) -> None:
     """Stop what the hosts of session `tag` started, kill what is left in its namespaces, remove them."""
-    if state is not None:
-        for host in HOSTS:
-            if (state / host).is_dir():
-                _run(str(VENV_BIN / "hdbbench"), "hosts", "down", "--state-dir", str(state / host), check=False,
-                     timeout=120)
+    if state is not None and state.is_dir():
+        for host_state in sorted(p for p in state.iterdir() if p.is_dir()):  # one per inventory host
+            _run(str(VENV_BIN / "hdbbench"), "hosts", "down", "--state-dir", str(host_state), check=False,
+                 timeout=120)
     names = [n for n in _namespaces() if n.startswith(f"{tag}-")]
     for name in names:
         pids = [int(p) for p in _run("ip", "netns", "pids", name, check=False).stdout.split()]
@@ -196,6 +195,10 @@ def testbed() -> Iterator[Testbed]:
         _remove(tag, directory / "state")
         shutil.rmtree(directory, ignore_errors=True)
         assert not [n for n in _namespaces() if n.startswith(f"{tag}-")], "namespaces left behind"
+        from hdbbench.servers import homes
+
+        left = [h for h in ("db1", "dev1", "sub1") if homes.home_path(directory / "state" / h, "").exists()]
+        assert not left, f"server homes left behind for {left}"
 
 
 # --- without namespaces: the [hosts] table, addresses, the controller's refusals -----------------
