@@ -112,7 +112,7 @@ def _servers_up(scenario: Scenario, address: str, state_dir: Path,
         raise ConfigError("[stack] tango_db = 'cpp' runs on MariaDB: put tango_db and mariadb on the same host")
     stack = Stack(StackConfig(state_dir=state_dir, profile=resolve_profile(scenario.profile), components=components,
                               tango_db=tango_db, keep_running=True, address=address))
-    before = {name for name, s in stack.status()["servers"].items() if s["ready"]}
+    before = {name for name, s in stack.status()["servers"].items() if s["ready"] and s.get("address") == address}
     endpoints = stack.up()
     _write_servers_file(state_dir / SERVERS_FILE, endpoints)
     started = [c for c in components if c not in before]

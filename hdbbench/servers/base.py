@@ -176,12 +176,12 @@ class PrivateServer(ABC):
         meta = self.meta()
         alive = rec is not None and rec.alive()
         port = int(meta["port"]) if meta.get("port") else None
-        self.address = meta.get("address", self.address)  # where the running server was started
         ready = bool(alive and port and self.is_ready(port, meta))
         return ServerStatus(
             name=self.name, running=alive, ready=ready, pid=rec.pid if alive and rec else None, port=port,
             version=meta.get("version"), log=str(self.log_path), data=self.data_location(),
-            endpoint=_endpoint_dict(self.endpoint(port, meta)) if ready and port else None, address=self.address,
+            endpoint=_endpoint_dict(self.endpoint(port, meta)) if ready and port else None,
+            address=meta.get("address", self.address) if alive else self.address,
         )
 
     def data_location(self) -> str | None:

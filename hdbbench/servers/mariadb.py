@@ -84,7 +84,7 @@ class MariaDBServer(PrivateServer):
     def is_ready(self, port: int, meta: dict[str, Any]) -> bool:
         import mariadb
 
-        if meta.get("admin_created"):
+        if meta.get("admin_created") and self._grants_current(meta):
             try:
                 self.endpoint(port, meta).connect(connect_timeout=2).close()
                 return True
@@ -94,8 +94,9 @@ class MariaDBServer(PrivateServer):
 
     def after_start(self, port: int, meta: dict[str, Any]) -> None:
         """Create the admin account once; root then needs the same password on the socket."""
-        if meta.get("admin_created") and self.is_ready(port, meta):
-            return
+        if meta.get("admin_created") and self._grants_current(meta) and self.is_ready(port, meta):
+            return  # (a data directory first served on another address gets its grants renewed)
+        granted = list(self._client_hosts())
         import mariadb
 
         password = meta["password"]
@@ -115,6 +116,11 @@ class MariaDBServer(PrivateServer):
         conn.commit()
         conn.close()
         meta["admin_created"] = True
+        meta["granted_hosts"] = granted
+
+    def _grants_current(self, meta: dict[str, Any]) -> bool:
+        granted = list(self._client_hosts())
+        return meta.get("granted_hosts", granted) == granted
 
     def _client_hosts(self) -> tuple[str, ...]:
         """Where the admin account may log in from: this host, and the benchmarking range when the
