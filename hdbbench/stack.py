@@ -5,6 +5,8 @@ Each server is private (started here, in ``<state_dir>/<server>/``) or external 
 TANGO_HOST; never started or stopped here). ``up`` is idempotent and all-or-nothing: when a server
 fails to start, or the user presses Ctrl-C, the servers this call started are stopped again.
 The endpoints of a running stack are written to ``<state_dir>/stack.json`` for other commands.
+Private servers bind one address (``StackConfig.address``): loopback by default, or this host's
+address of 198.18.0.0/15 when components run on several hosts (hdbbench.hosts).
 Servers that run as another account keep their data outside the state directory, which links there
 (hdbbench.servers.homes); ``down`` stops everything the state directory records and removes those
 outside directories.
