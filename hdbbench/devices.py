@@ -9,7 +9,7 @@ A *profile* (TOML, see devices/profiles/) describes an attribute mix; `load_prof
 completely (unknown type, negative rate, empty image, a name Tango rejects ...) and raises
 `ConfigError` naming ``file:line`` before anything is registered or started. `up` registers the
 servers and devices in the Tango database (``Database.add_server``, the attribute specs as the
-``Attributes`` device property), starts one process per server bound to 127.0.0.1 (ORB endpoint and
+``Attributes`` device property), starts one process per server bound to one address, loopback by default (ORB endpoint and
 ZeroMQ event/heartbeat ports pinned below the kernel's ephemeral range), waits until every device
 answers, and records each process (pid + psutil create_time, so a recycled pid is never mistaken for
 ours) under the state directory. `down` stops them (SIGTERM, then SIGKILL after a timeout).
@@ -36,7 +36,7 @@ import psutil
 from hdbbench import emitter as em
 from hdbbench.errors import ConfigError, ServerError
 from hdbbench.servers import process
-from hdbbench.servers.ports import port_is_free
+from hdbbench.servers.ports import LOOPBACK, check_address, port_is_free
 from hdbbench.servers.process import ProcessRecord
 from hdbbench.tomlfile import Table, read_document
 
@@ -263,6 +263,7 @@ class ServerRecord:
     log: str
     devices: tuple[str, ...]
     server_class: str = SERVER_CLASS
+    address: str = LOOPBACK  # where the server binds (its host's address)
 
     @property
     def server(self) -> str:
@@ -329,15 +330,16 @@ def running_attributes(state_dir: str | Path = DEFAULT_STATE_DIR) -> list[str]:
             for name, plan in fleet.devices.items() if name in running for spec in plan.specs]
 
 
-def pick_ports(n: int, port_range: tuple[int, int] = DEFAULT_PORT_RANGE, taken: set[int] | None = None) -> list[int]:
-    """n free loopback ports in port_range (never the ephemeral range), in random order."""
+def pick_ports(n: int, port_range: tuple[int, int] = DEFAULT_PORT_RANGE, taken: set[int] | None = None,
+               host: str = LOOPBACK) -> list[int]:
+    """n free ports of host in port_range (never the ephemeral range), in random order."""
     lo, hi = port_range
     if hi > 32768:
         raise ConfigError(f"port range {lo}-{hi} reaches the ephemeral range (32768-60999)")
     taken = taken if taken is not None else set()
     out: list[int] = []
     for port in random.sample(range(lo, hi), hi - lo):
-        if port not in taken and port_is_free(port):
+        if port not in taken and port_is_free(port, host):
             out.append(port)
             taken.add(port)
             if len(out) == n:
@@ -434,9 +436,9 @@ def _log_tail(path: str, lines: int = 15) -> str:
 
 
 def _start_server(fleet: Fleet, instance: str, devices: tuple[str, ...], tie_to_parent: bool,
-                  taken: set[int], port_range: tuple[int, int]) -> ServerRecord:
-    """Start one server process of the fleet's engine."""
-    orb, ev, hb = pick_ports(3, port_range, taken)
+                  taken: set[int], port_range: tuple[int, int], address: str = LOOPBACK) -> ServerRecord:
+    """Start one server process of the fleet's engine, bound to address."""
+    orb, ev, hb = pick_ports(3, port_range, taken, host=address)
     logs = fleet.state_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     log = logs / f"{instance}.log"
@@ -446,10 +448,10 @@ def _start_server(fleet: Fleet, instance: str, devices: tuple[str, ...], tie_to_
     # every attribute at the same instant, so give a burst room. An explicit setting wins.
     env.setdefault("TANGO_DS_EVENT_BUFFER_HWM", "100000")
     program = [str(gen_binary())] if fleet.engine == "cpp" else [sys.executable, str(SERVER_SCRIPT)]
-    cmd = [*program, instance, "-ORBendPoint", f"giop:tcp:127.0.0.1:{orb}"]
+    cmd = [*program, instance, "-ORBendPoint", f"giop:tcp:{address}:{orb}"]
     _, record = process.spawn(cmd, log_path=log, attached=tie_to_parent, env=env, cwd=REPO_ROOT)
     return ServerRecord(instance, record.pid, record.create_time, orb, ev, hb, str(log), devices,
-                        ENGINE_CLASSES[fleet.engine])
+                        ENGINE_CLASSES[fleet.engine], address)
 
 
 def _wait_exported(fleet: Fleet, timeout_s: float) -> None:
@@ -478,16 +480,20 @@ def up(tango_host: str, profile: str | Path, *, servers: int | None = None,
        devices_per_server: int | None = None, seed: int | None = None,
        state_dir: str | Path = DEFAULT_STATE_DIR, tie_to_parent: bool = False, auto_start: bool = False,
        timeout_s: float = 60.0, port_range: tuple[int, int] = DEFAULT_PORT_RANGE, engine: str = "python",
-       push_threads: int = 1) -> Fleet:
+       push_threads: int = 1, address: str = LOOPBACK, only_servers: Sequence[str] | None = None) -> Fleet:
     """Validate the profile, register, start every server and wait until every device answers.
 
     `engine`: "python" (HdbBenchSim) or "cpp" (HdbBenchGen, code-pushed attributes only; see
     `resolve_engine`). On any failure or interruption the servers started so far are stopped before
-    re-raising.
+    re-raising. `address`: where the servers bind (this host's address; hdbbench.servers.ports).
+    `only_servers`: the server instances of the plan this host starts (the others run on other hosts).
     """
     prof = load_profile(profile)  # first: a broken profile is refused before anything starts
     check_engine(prof, engine, push_threads)
+    address = check_address(address, "device servers' address")
     plans = plan_fleet(prof, servers, devices_per_server, seed)
+    if only_servers is not None:
+        plans = [p for p in plans if p.server in set(only_servers)]
     state = Path(state_dir)
     previous = load_fleet(state)
     if previous and any(r.process() for r in previous.servers):
@@ -498,7 +504,7 @@ def up(tango_host: str, profile: str | Path, *, servers: int | None = None,
         taken: set[int] = set()
         for inst in dict.fromkeys(p.server for p in plans):
             devs = tuple(p.name for p in plans if p.server == inst)
-            fleet.servers.append(_start_server(fleet, inst, devs, tie_to_parent, taken, port_range))
+            fleet.servers.append(_start_server(fleet, inst, devs, tie_to_parent, taken, port_range, address))
             fleet.save()  # recorded at once: `down` can stop what a failed `up` left
         _wait_exported(fleet, timeout_s)
     except BaseException:

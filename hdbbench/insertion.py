@@ -134,8 +134,9 @@ class Trial:
 
     def __init__(self, settings: TrialSettings, endpoints: StackEndpoints, load: LoadTarget, state_dir: Path,
                  server_pids: dict[str, Sequence[int]], progress: Progress | None = None,
-                 binary: Path = DEFAULT_BINARY) -> None:
+                 binary: Path = DEFAULT_BINARY, fleet_factory: Callable[..., SubscriberFleet] = SubscriberFleet) -> None:
         self.settings = settings
+        self.fleet_factory = fleet_factory  # hdbbench.hosts.HostedSubscribers: subscribers run on their hosts
         self.endpoints = endpoints
         self.load = load
         self.state_dir = state_dir
@@ -148,7 +149,7 @@ class Trial:
         backend = backend_for_stack(s.backend, self.endpoints, database=f"hdbpp_{s.label}")
         backend.drop_schema()
         backend.create_schema(s.schema_variant)
-        fleet = SubscriberFleet(self.load.tango_host, self.state_dir / s.label, binary=self.binary, attached=True)
+        fleet = self.fleet_factory(self.load.tango_host, self.state_dir / s.label, binary=self.binary, attached=True)
         try:
             devices = self._start_subscribers(fleet, backend)
             self.load.prepare(s.rate)

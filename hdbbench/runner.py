@@ -21,6 +21,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from hdbbench import devices as device_launcher
+from hdbbench import hosts as hosts_layout
+from hdbbench.errors import ConfigError
 from hdbbench.insertion import LoadTarget, Trial, TrialSettings
 from hdbbench.results import RunDirectory, RunPart, TrialSummary, environment_facts, results_document
 from hdbbench.scenario import Scenario
@@ -72,6 +74,8 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
     # The device engine is settled (and a C++ engine that is not built refused) before anything is written.
     engine = device_launcher.resolve_engine(scenario.device_engine, scenario.device_profile)
     device_launcher.check_engine(device_launcher.load_profile(scenario.device_profile), engine)
+    hosted = hosts_layout.scenario_hosts(scenario).distributed  # every component runs on its host already
+    components = {"components": _hosted_components()} if hosted else {}  # refused before anything is written
     run = RunDirectory.create(options.runs_root, scenario.name)
     run.write_json("scenario.json", scenario.to_dict())
     console.print(f"run directory: {run.path}")
@@ -80,6 +84,7 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         state_dir=options.state_dir, profile=profile, tango_db=scenario.tango_db, attached=True, keep_running=True,
         postgres_url=os.environ.get("HDBBENCH_POSTGRES_URL"), mariadb_url=os.environ.get("HDBBENCH_MARIADB_URL"),
         tango_host=os.environ.get("HDBBENCH_TANGO_HOST"),
+        **components,  # type: ignore[arg-type]
     )
     was_up = Stack(config).status()["all_ready"]
     # Servers this run starts die with it; a stack that was up stays up (also when a cold query restarts it).
@@ -93,10 +98,15 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
                        if s.get("pid") and name in ("postgres", "mariadb")}
         versions = {name: s.get("version") for name, s in status["servers"].items()}
         assert endpoints.tango is not None
-        with console.status(f"starting simulated devices ({engine} engine)..."):
-            fleet = device_launcher.up(endpoints.tango.tango_host, scenario.device_profile,
-                                       servers=scenario.servers, devices_per_server=scenario.devices_per_server,
-                                       seed=scenario.seed, state_dir=devices_dir, tie_to_parent=True, engine=engine)
+        if hosted:
+            with console.status("reaching the device servers on their hosts..."):
+                fleet = hosts_layout.hosted_fleet(scenario, endpoints.tango.tango_host, engine)
+        else:
+            with console.status(f"starting simulated devices ({engine} engine)..."):
+                fleet = device_launcher.up(endpoints.tango.tango_host, scenario.device_profile,
+                                           servers=scenario.servers, devices_per_server=scenario.devices_per_server,
+                                           seed=scenario.seed, state_dir=devices_dir, tie_to_parent=True,
+                                           engine=engine)
         load = load_target(fleet)
         # A stack that was already up is reused as it runs: record the settings in force, not the wish.
         in_force = stack.settings_in_force()
@@ -104,7 +114,8 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         environment = environment_facts(versions, {"profile": profile_name, "servers": in_force,
                                                    "reused_running_stack": was_up})
         run.write_json("environment.json", environment)
-        results: dict[str, Any] = {"device_engine": engine, "trials": []}
+        results: dict[str, Any] = {"device_engine": engine, "hosts": hosts_layout.describe(scenario), "trials": []}
+        fleet_factory = {"fleet_factory": hosts_layout.HostedSubscribers} if hosted else {}
         with _progress(console) as progress:
             task = progress.add_task("starting", total=1.0)
 
@@ -119,8 +130,11 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
             for backend in scenario.backends:
                 for settings in _trials(scenario, backend):
                     progress.reset(task)
-                    trial = Trial(settings, endpoints, load, options.state_dir / "trials", server_pids, report)
+                    trial = Trial(settings, endpoints, load, options.state_dir / "trials", server_pids, report,
+                                  **fleet_factory)
                     summary, series = trial.run()
+                    if hosted:  # the devices' and subscribers' processes are on other hosts: not sampled here
+                        summary["cpu"], summary["subscriber_cpu_by_thread"] = {}, {}
                     header, rows = series.as_table()
                     _write_series(run, settings.label, header, rows)
                     results["trials"].append(TrialSummary.from_dict(summary).to_dict())  # the file's contract
@@ -143,6 +157,15 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         device_launcher.down(devices_dir)
         if not was_up:
             stack.down()
+
+
+def _hosted_components() -> tuple[str, ...]:
+    """A hosted run starts no server: it uses those whose addresses it is given, and needs Tango's."""
+    if not os.environ.get("HDBBENCH_TANGO_HOST"):
+        raise ConfigError("a scenario with components on hosts needs the Tango database's address: set "
+                          "HDBBENCH_TANGO_HOST (and HDBBENCH_POSTGRES_URL / HDBBENCH_MARIADB_URL for its backends)")
+    given = {"postgres": "HDBBENCH_POSTGRES_URL", "mariadb": "HDBBENCH_MARIADB_URL"}
+    return (*(name for name, variable in given.items() if os.environ.get(variable)), "tango")
 
 
 def _run_extraction(scenario: Scenario, run: RunDirectory, endpoints: Any, stack: Stack, console: Console) -> None:

@@ -54,6 +54,10 @@ The resolved scenario (every default filled in) is saved in the run directory.
 
     [report]
     weights = { saturation_rate = 2, event_age_p99 = 1 }   # ranking criteria (hdbbench.report.ranking), >= 0
+
+    [hosts]                      # optional: each component's host (hdbbench.hosts); "local" by default
+    tango_db = "198.18.0.1"
+    devices = ["198.18.0.2"]
 """
 
 from __future__ import annotations
@@ -143,6 +147,7 @@ class Scenario:
     report: ReportOptions = field(default_factory=ReportOptions)
     extraction: ExtractionPart | None = None
     disk: DiskPart | None = None
+    hosts: Any = None                  # hdbbench.hosts.Hosts when the scenario names hosts
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -154,6 +159,7 @@ class Scenario:
         data["device_profile"] = str(self.device_profile)
         data["lib_configuration"] = dict(self.lib_configuration)
         data["report"] = {"weights": dict(self.report.weights)}
+        data["hosts"] = self.hosts.to_dict() if self.hosts is not None else None
         return data
 
 
@@ -216,6 +222,7 @@ def _parse(top: Table) -> Scenario:
     report = _parse_report(top.table("report"))
     extraction = _parse_extraction(sub) if (sub := top.optional_table("extraction")) is not None else None
     disk = _parse_disk(sub) if (sub := top.optional_table("disk")) is not None else None
+    hosts = _parse_hosts(sub) if (sub := top.optional_table("hosts")) is not None else None
     top.finish()
     return Scenario(
         name=name, source=source, seed=seed, backends=backends, profile=profile, tango_db=tango_db,
@@ -223,7 +230,14 @@ def _parse(top: Table) -> Scenario:
         device_engine=engine,
         subscribers=subscribers, lib_configuration=lib_configuration, rate=rate, duration_s=duration,
         warmup_s=warmup, measurements=measurements, report=report, extraction=extraction, disk=disk,
+        hosts=hosts,
     )
+
+
+def _parse_hosts(reader: Table) -> Any:
+    from hdbbench.hosts import parse_hosts
+
+    return parse_hosts(reader)
 
 
 def _file(reader: Table, key: str, default: Any = REQUIRED) -> Path:

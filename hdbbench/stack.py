@@ -5,6 +5,8 @@ Each server is private (started here, in ``<state_dir>/<server>/``) or external 
 TANGO_HOST; never started or stopped here). ``up`` is idempotent and all-or-nothing: when a server
 fails to start, or the user presses Ctrl-C, the servers this call started are stopped again.
 The endpoints of a running stack are written to ``<state_dir>/stack.json`` for other commands.
+Private servers bind one address (``StackConfig.address``): loopback by default, or this host's
+address of 198.18.0.0/15 when components run on several hosts (hdbbench.hosts).
 Servers that run as another account keep their data outside the state directory, which links there
 (hdbbench.servers.homes); ``down`` stops everything the state directory records and removes those
 outside directories.
@@ -24,6 +26,7 @@ from hdbbench.servers import homes, process
 from hdbbench.servers.base import PrivateServer
 from hdbbench.servers.endpoints import MariaDBEndpoint, PostgresEndpoint, StackEndpoints, TangoEndpoint
 from hdbbench.servers.mariadb import MariaDBServer
+from hdbbench.servers.ports import LOOPBACK, check_address
 from hdbbench.servers.postgres import PostgresServer
 from hdbbench.servers.process import ProcessRecord
 from hdbbench.servers.tangodb import CppTangoDatabaseServer, PyTangoDatabaseServer, tango_database_answers
@@ -46,8 +49,10 @@ class StackConfig:
     tango_db: str = "pytango"         # private Tango database: "pytango" (sqlite) or "cpp" (on MariaDB)
     attached: bool = False            # servers die with this process (tests, runs)
     keep_running: bool = False        # reuse running servers as they are, whatever their settings
+    address: str = LOOPBACK           # where the private servers bind and are reached: this host's address
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "address", check_address(self.address, "stack address"))
         unknown = set(self.components) - set(COMPONENTS)
         if unknown:
             raise ConfigError(f"unknown stack component(s) {sorted(unknown)}; choose from {', '.join(COMPONENTS)}")
@@ -65,14 +70,15 @@ class Stack:
         attached = config.attached
         if "postgres" in config.components and not config.postgres_url:
             self._servers["postgres"] = PostgresServer(self.state_dir, config.profile.postgres, attached=attached,
-                                                       keep_running=config.keep_running)
+                                                       keep_running=config.keep_running, address=config.address)
         if "mariadb" in config.components and not config.mariadb_url:
             self._servers["mariadb"] = MariaDBServer(self.state_dir, config.profile.mariadb, attached=attached,
-                                                     keep_running=config.keep_running)
+                                                     keep_running=config.keep_running, address=config.address)
         if "tango" in config.components and not config.tango_host:
             self._servers["tango"] = (
-                CppTangoDatabaseServer(self.state_dir, attached=attached) if config.tango_db == "cpp"
-                else PyTangoDatabaseServer(self.state_dir, {}, attached=attached)
+                CppTangoDatabaseServer(self.state_dir, attached=attached, address=config.address)
+                if config.tango_db == "cpp"
+                else PyTangoDatabaseServer(self.state_dir, {}, attached=attached, address=config.address)
             )
 
     def _check_state_dir(self) -> None:

@@ -27,7 +27,7 @@ from hdbbench import subscriber_statistics as stats
 from hdbbench.errors import ServerError
 from hdbbench.servers import process
 from hdbbench.servers.endpoints import MariaDBEndpoint, PostgresEndpoint
-from hdbbench.servers.ports import pick_free_port
+from hdbbench.servers.ports import LOOPBACK, check_address, pick_free_port
 from hdbbench.servers.process import ProcessRecord
 
 Progress = Callable[[str, float, dict[str, float]], None]  # (phase, fraction done, latest figures)
@@ -86,8 +86,9 @@ class SubscriberFleet:
     """N subscriber processes registered in one Tango database."""
 
     def __init__(self, tango_host: str, state_dir: Path, *, binary: Path = DEFAULT_BINARY,
-                 attached: bool = True) -> None:
+                 attached: bool = True, address: str = LOOPBACK) -> None:
         self.tango_host = tango_host
+        self.address = check_address(address, "subscribers' address")  # where the subscribers bind
         self.dir = Path(state_dir).resolve() / "subscribers"
         self.binary = Path(binary)
         self.attached = attached
@@ -170,15 +171,15 @@ class SubscriberFleet:
         old = ProcessRecord.load(record_path)
         if old is not None and old.alive():
             process.stop(old)
-        orb_port = pick_free_port(24000 + 10 * spec.instance)
-        event_port = pick_free_port(orb_port + 1)
+        orb_port = pick_free_port(24000 + 10 * spec.instance, host=self.address)
+        event_port = pick_free_port(orb_port + 1, host=self.address)
         env = {**os.environ, "TANGO_HOST": self.tango_host, "TANGO_ZMQ_EVENT_PORT": str(event_port),
-               "TANGO_ZMQ_HEARTBEAT_PORT": str(pick_free_port(event_port + 1))}
+               "TANGO_ZMQ_HEARTBEAT_PORT": str(pick_free_port(event_port + 1, host=self.address))}
         # ZeroMQ drops events past its receive high-water mark (1,000 by default): a subscriber that
         # stores in batches needs room for a burst. An explicit setting in the environment wins.
         env.setdefault("TANGO_EVENT_BUFFER_HWM", str(EVENT_BUFFER_HWM))
         _, record = process.spawn(
-            [str(self.binary), spec.label, "-ORBendPoint", f"giop:tcp:127.0.0.1:{orb_port}"],
+            [str(self.binary), spec.label, "-ORBendPoint", f"giop:tcp:{self.address}:{orb_port}"],
             log_path=home / "subscriber.log", attached=self.attached, env=env, cwd=home,
         )
         record.save(record_path)

@@ -23,10 +23,16 @@ from hdbbench.settings import PROFILE_NAMES, parse_overrides
               help="Override a server setting for this run, e.g. postgres.shared_buffers=512MB.")
 @click.option("--profile", type=click.Choice(PROFILE_NAMES), default=None,
               help="Settings profile for this run instead of the scenario's [stack] profile.")
+@click.option("--hosts", "hosts_file", type=click.Path(path_type=Path), default=None,
+              help="A TOML file with a [hosts] table (each component's host), instead of the scenario's.")
 def run(scenario_file: Path, state_dir: Path, runs_root: Path, overrides: tuple[str, ...],
-        profile: str | None) -> None:
+        profile: str | None, hosts_file: Path | None) -> None:
     """Run SCENARIO_FILE: start everything, measure each backend in turn, stop everything."""
     scenario = load_scenario(scenario_file)  # refused before anything starts
+    if hosts_file is not None:
+        from hdbbench.hosts import load_hosts_file
+
+        scenario = dataclasses.replace(scenario, hosts=load_hosts_file(hosts_file))
     if profile:
         scenario = dataclasses.replace(scenario, profile=profile, name=f"{scenario.name}-{profile}")
     path = run_scenario(scenario, RunOptions(state_dir=state_dir, runs_root=runs_root,

@@ -97,7 +97,7 @@ def status_text(status: dict[str, Any]) -> str:
     lines = [f"stack in {status['state_dir']} (owner {owner}), profile {status['profile']}"]
     for name, server in status["servers"].items():
         state = "ready" if server["ready"] else ("running" if server["running"] else "down")
-        where = server.get("where") or (f"127.0.0.1:{server['port']}" if server.get("port") else "-")
+        where = server.get("where") or (f"{server.get('address')}:{server['port']}" if server.get("port") else "-")
         process = "external" if server.get("external") else (f"pid {server['pid']}" if server.get("pid") else "-")
         about = server.get("version") or server.get("error") or "-"
         lines.append(f"{name:9s} {state:7s} {process:10s} {where:16s} {about}")

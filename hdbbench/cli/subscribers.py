@@ -17,6 +17,7 @@ from hdbbench import devices as dev
 from hdbbench.backends import BACKENDS
 from hdbbench.cli.options import database_option, find_tango_host, state_dir_option, tango_host_option
 from hdbbench.errors import ConfigError, ServerError
+from hdbbench.servers.ports import LOOPBACK
 from hdbbench.stack import load_endpoints
 from hdbbench.subscribers import (DEFAULT_BINARY, DEVICE_PREFIX, SubscriberFleet, SubscriberSpec, lib_configuration,
                                   spread)
@@ -120,6 +121,6 @@ def subscribers_down(state_dir: Path, tango_host: str | None, binary: Path, back
     try:
         host = find_tango_host(state_dir, tango_host)
     except ServerError:
-        host = "127.0.0.1:0"  # the stack is gone; stopping needs the process records only
+        host = f"{LOOPBACK}:0"  # the stack is gone; stopping needs the process records only
     fleet = SubscriberFleet(host, state_dir, binary=binary, attached=False)
     click.echo(f"stopped {fleet.down(backend or '')} subscriber(s)")

@@ -21,6 +21,7 @@ from hdbbench.report import criteria, data, ranking
 from hdbbench.report import plots
 from hdbbench.report import text
 from hdbbench.report.data import Insertion, dig, num
+from hdbbench.report.hosts import hosts_section
 from hdbbench.report.render import Section, html_table, render_page
 from hdbbench.report.text import Spread, fmt
 from hdbbench.units import human_bytes
@@ -403,6 +404,8 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
     sections += [extraction_section(run_dir, colours), disk_section(run_dir), sizing_section(run_dir, colours)]
     chosen, source = _weights(weights, doc, run_dir)
     sections.append(ranking_section(criteria.criteria_table(run_dir), chosen, source, colours))
+    if (hosts := hosts_section(doc, view)) is not None:
+        sections.append(hosts)
     sections.append(environment_section(run_dir, doc))
     return sections, notes
 

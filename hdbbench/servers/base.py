@@ -41,13 +41,14 @@ class ServerStatus:
     log: str
     data: str | None
     endpoint: dict[str, Any] | None
+    address: str = LOOPBACK
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
 class PrivateServer(ABC):
-    """A server process that hdbbench starts and stops itself, bound to 127.0.0.1."""
+    """A server process that hdbbench starts and stops itself, bound to one address (loopback by default)."""
 
     name: str = ""
     preferred_port: int = 0
@@ -56,8 +57,9 @@ class PrivateServer(ABC):
     ready_timeout_s: float = 60.0
 
     def __init__(self, state_dir: Path, settings: Mapping[str, str], *, attached: bool,
-                 keep_running: bool = False) -> None:
+                 keep_running: bool = False, address: str = LOOPBACK) -> None:
         self.state_dir = state_dir
+        self.address = address  # bound and reached there; checked by hdbbench.servers.ports.check_address
         self.dir = state_dir / self.name
         self.keep_running = keep_running  # reuse a running server even if its settings differ
         self.settings = dict(settings)
@@ -124,7 +126,8 @@ class PrivateServer(ABC):
         rec = self.record()
         if rec is not None and rec.alive():
             port = int(meta.get("port", 0))
-            same = meta.get("settings") == self.settings or self.keep_running
+            same = (meta.get("settings") == self.settings or self.keep_running) \
+                and meta.get("address", LOOPBACK) == self.address
             if same and port and self.is_ready(port, meta):
                 return self.endpoint(port, meta)
             process.stop(rec, sig=self.stop_signal)  # other settings: restart on the same data
@@ -132,8 +135,8 @@ class PrivateServer(ABC):
 
         self.initialise(meta)
         port = int(meta.get("port", 0))
-        if not port or not port_is_free(port):
-            port = pick_free_port(self.preferred_port)
+        if not port or not port_is_free(port, self.address):
+            port = pick_free_port(self.preferred_port, host=self.address)
         popen, rec = process.spawn(
             self.command(port), log_path=self.log_path, attached=self.attached,
             run_as=self.run_as, env=self.environment(), cwd=self.work_dir(),
@@ -142,7 +145,7 @@ class PrivateServer(ABC):
         try:
             process.wait_until(
                 lambda: self.is_ready(port, meta), timeout_s=self.ready_timeout_s,
-                alive=lambda: popen.poll() is None, what=f"{self.name} on {LOOPBACK}:{port}",
+                alive=lambda: popen.poll() is None, what=f"{self.name} on {self.address}:{port}",
                 log_path=self.log_path,
             )
             self.after_start(port, meta)
@@ -150,7 +153,7 @@ class PrivateServer(ABC):
             process.stop(rec, sig=self.stop_signal)
             self._record_path.unlink(missing_ok=True)
             raise
-        meta.update(port=port, settings=self.settings, version=self.version(port, meta))
+        meta.update(port=port, address=self.address, settings=self.settings, version=self.version(port, meta))
         self._save_meta(meta)
         return self.endpoint(port, meta)
 
@@ -178,6 +181,7 @@ class PrivateServer(ABC):
             name=self.name, running=alive, ready=ready, pid=rec.pid if alive and rec else None, port=port,
             version=meta.get("version"), log=str(self.log_path), data=self.data_location(),
             endpoint=_endpoint_dict(self.endpoint(port, meta)) if ready and port else None,
+            address=meta.get("address", self.address) if alive else self.address,
         )
 
     def data_location(self) -> str | None:

@@ -2,7 +2,7 @@
 """A private MariaDB 10.11 server.
 
 The option file must be mariadbd's first argument (``--defaults-file``), or /etc/mysql is read too.
-TCP on 127.0.0.1 for clients; a Unix socket only for the one-time creation of the ``hdbbench``
+TCP on its one address (loopback by default) for clients; a Unix socket only for the one-time creation of the ``hdbbench``
 account (root authenticates over the socket with the password set at that moment).
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 from hdbbench.servers import homes, process
 from hdbbench.servers.base import PrivateServer
 from hdbbench.servers.endpoints import MariaDBEndpoint
-from hdbbench.servers.ports import LOOPBACK
+from hdbbench.servers.ports import BENCHMARK_NETWORK, LOOPBACK
 
 ADMIN_USER = "hdbbench"
 _SOCKET_PATH_MAX = 100  # sun_path is 108 bytes
@@ -45,7 +45,10 @@ class MariaDBServer(PrivateServer):
         meta.pop("admin_created", None)  # a new data directory has no accounts yet
         user = self.run_as.name if self.run_as else None
         argv = [_binary("mariadb-install-db", "/usr/bin/mariadb-install-db"), "--no-defaults",
-                f"--datadir={data}", "--skip-test-db", "--auth-root-authentication-method=normal"]
+                f"--datadir={data}", "--skip-test-db", "--auth-root-authentication-method=normal",
+                # Its own temporary directory: bootstrap temporary tables in a shared /tmp were seen to
+                # vanish under concurrent work ("Unknown table 'mysql.tmp_user_sys'").
+                f"--tmpdir={data.parent}"]
         if user:
             argv.append(f"--user={user}")
         process.run_checked(argv, what="mariadb-install-db", log_path=self.dir / "install-db.log",
@@ -57,7 +60,7 @@ class MariaDBServer(PrivateServer):
             "socket": str(self.socket_path),
             "pid-file": str(self.data_dir / "mariadbd.pid"),
             "port": str(port),
-            "bind-address": LOOPBACK,
+            "bind-address": self.address,
             **({"user": self.run_as.name} if self.run_as else {}),
             **{key.replace("_", "-"): value for key, value in self.settings.items()},
         }
@@ -73,7 +76,7 @@ class MariaDBServer(PrivateServer):
         return [_binary("mariadbd", "/usr/sbin/mariadbd"), f"--defaults-file={cnf}"]
 
     def endpoint(self, port: int, meta: dict[str, Any]) -> MariaDBEndpoint:
-        return MariaDBEndpoint(host=LOOPBACK, port=port, user=ADMIN_USER, password=meta["password"])
+        return MariaDBEndpoint(host=self.address, port=port, user=ADMIN_USER, password=meta["password"])
 
     def _socket_ready(self) -> bool:
         return self.socket_path.exists()
@@ -81,7 +84,7 @@ class MariaDBServer(PrivateServer):
     def is_ready(self, port: int, meta: dict[str, Any]) -> bool:
         import mariadb
 
-        if meta.get("admin_created"):
+        if meta.get("admin_created") and self._grants_current(meta):
             try:
                 self.endpoint(port, meta).connect(connect_timeout=2).close()
                 return True
@@ -91,8 +94,9 @@ class MariaDBServer(PrivateServer):
 
     def after_start(self, port: int, meta: dict[str, Any]) -> None:
         """Create the admin account once; root then needs the same password on the socket."""
-        if meta.get("admin_created") and self.is_ready(port, meta):
-            return
+        if meta.get("admin_created") and self._grants_current(meta) and self.is_ready(port, meta):
+            return  # (a data directory first served on another address gets its grants renewed)
+        granted = list(self._client_hosts())
         import mariadb
 
         password = meta["password"]
@@ -104,7 +108,7 @@ class MariaDBServer(PrivateServer):
         except mariadb.Error:
             conn = mariadb.connect(unix_socket=str(self.socket_path), user="root", password="")
         cur = conn.cursor()
-        for host in (LOOPBACK, "localhost"):
+        for host in self._client_hosts():
             cur.execute(f"CREATE USER IF NOT EXISTS '{ADMIN_USER}'@'{host}' IDENTIFIED BY '{password}'")
             cur.execute(f"ALTER USER '{ADMIN_USER}'@'{host}' IDENTIFIED BY '{password}'")
             cur.execute(f"GRANT ALL PRIVILEGES ON *.* TO '{ADMIN_USER}'@'{host}' WITH GRANT OPTION")
@@ -112,6 +116,19 @@ class MariaDBServer(PrivateServer):
         conn.commit()
         conn.close()
         meta["admin_created"] = True
+        meta["granted_hosts"] = granted
+
+    def _grants_current(self, meta: dict[str, Any]) -> bool:
+        granted = list(self._client_hosts())
+        return meta.get("granted_hosts", granted) == granted
+
+    def _client_hosts(self) -> tuple[str, ...]:
+        """Where the admin account may log in from: this host, and the benchmarking range when the
+        server listens there (clients on the other hosts)."""
+        hosts = (LOOPBACK, "localhost")
+        if self.address == LOOPBACK:
+            return hosts
+        return (*hosts, self.address, f"{BENCHMARK_NETWORK.network_address}/{BENCHMARK_NETWORK.netmask}")
 
     def version(self, port: int, meta: dict[str, Any]) -> str | None:
         conn = self.endpoint(port, meta).connect()

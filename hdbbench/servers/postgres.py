@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """A private PostgreSQL 15 server with TimescaleDB preloaded.
 
-TCP on 127.0.0.1 only (no Unix socket: its path length limit and a socket directory are not worth
-it), password authentication (scram-sha-256) for the superuser ``hdbbench``.
+TCP on its one address only (loopback by default; no Unix socket: its path length limit and a socket
+directory are not worth it), password authentication (scram-sha-256) for the superuser ``hdbbench``.
+On an address of the benchmarking range, clients of that range are let in (pg_hba.conf) too.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from hdbbench.servers import homes, process
 from hdbbench.servers.base import PrivateServer
 from hdbbench.servers.endpoints import PostgresEndpoint
-from hdbbench.servers.ports import LOOPBACK
+from hdbbench.servers.ports import BENCHMARK_NETWORK, LOOPBACK
 
 PG_BINDIR = Path(os.environ.get("HDBBENCH_PG_BINDIR", "/usr/lib/postgresql/15/bin"))
 SUPERUSER = "hdbbench"
@@ -36,6 +37,7 @@ class PostgresServer(PrivateServer):
     def initialise(self, meta: dict[str, Any]) -> None:
         data = self.prepare_data_dir()
         if (data / "PG_VERSION").exists():
+            self._admit_benchmark_network(data)
             return
         pwfile = data.parent / "initdb.pw"  # where initdb, run as the server's account, can read it
         homes.write_file(pwfile, meta["password"] + "\n", 0o600, *self._ids())
@@ -48,17 +50,28 @@ class PostgresServer(PrivateServer):
             )
         finally:
             pwfile.unlink(missing_ok=True)
+        self._admit_benchmark_network(data)
+
+    def _admit_benchmark_network(self, data: Path) -> None:
+        """Clients on the other hosts of the benchmarking range may log in (with the password)."""
+        if self.address == LOOPBACK:
+            return
+        hba = data / "pg_hba.conf"
+        line = f"host all all {BENCHMARK_NETWORK} scram-sha-256"
+        text = hba.read_text()
+        if line not in text:
+            hba.write_text(text.rstrip("\n") + "\n" + line + "\n")  # the file keeps its owner
 
     def command(self, port: int) -> list[str]:
         argv = [pg_binary("postgres"), "-D", str(self.data_dir),
-                "-c", f"listen_addresses={LOOPBACK}", "-c", f"port={port}",
+                "-c", f"listen_addresses={self.address}", "-c", f"port={port}",
                 "-c", "unix_socket_directories=", "-c", "shared_preload_libraries=timescaledb"]
         for key, value in self.settings.items():
             argv += ["-c", f"{key}={value}"]
         return argv
 
     def endpoint(self, port: int, meta: dict[str, Any]) -> PostgresEndpoint:
-        return PostgresEndpoint(host=LOOPBACK, port=port, user=SUPERUSER, password=meta["password"])
+        return PostgresEndpoint(host=self.address, port=port, user=SUPERUSER, password=meta["password"])
 
     def is_ready(self, port: int, meta: dict[str, Any]) -> bool:
         import psycopg

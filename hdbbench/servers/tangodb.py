@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Private Tango database servers: PyTango's DataBaseds on sqlite (default), or Debian's C++ one on MariaDB.
 
-``--host 127.0.0.1`` makes it listen (and publish its CORBA endpoint) on loopback only; its ZeroMQ
-event and heartbeat ports are pinned below the ephemeral range for the same reason.
+``--host <address>`` (loopback by default) makes it listen and publish its CORBA endpoint there only;
+its ZeroMQ event and heartbeat ports are pinned below the ephemeral range, on the same address.
 """
 
 from __future__ import annotations
@@ -37,26 +37,26 @@ class PyTangoDatabaseServer(PrivateServer):
         self.dir.mkdir(parents=True, exist_ok=True)  # the sqlite file is created on first start
 
     def command(self, port: int) -> list[str]:
-        return [sys.executable, "-m", "tango.databaseds.database", "--host", LOOPBACK, "--port", str(port), "2"]
+        return [sys.executable, "-m", "tango.databaseds.database", "--host", self.address, "--port", str(port), "2"]
 
     def environment(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k != "TANGO_HOST"}
         env["PYTANGO_DATABASE_NAME"] = str(self.db_file)
-        event_port = pick_free_port(self.preferred_port + 100)
+        event_port = pick_free_port(self.preferred_port + 100, host=self.address)
         env["TANGO_ZMQ_EVENT_PORT"] = str(event_port)
-        env["TANGO_ZMQ_HEARTBEAT_PORT"] = str(pick_free_port(event_port + 1))
+        env["TANGO_ZMQ_HEARTBEAT_PORT"] = str(pick_free_port(event_port + 1, host=self.address))
         return env
 
     def endpoint(self, port: int, meta: dict[str, Any]) -> TangoEndpoint:
-        return TangoEndpoint(host=LOOPBACK, port=port, kind="pytango-sqlite")
+        return TangoEndpoint(host=self.address, port=port, kind="pytango-sqlite")
 
     def is_ready(self, port: int, meta: dict[str, Any]) -> bool:
         try:
-            with socket.create_connection((LOOPBACK, port), timeout=1):
+            with socket.create_connection((self.address, port), timeout=1):
                 pass
         except OSError:
             return False
-        return tango_database_answers(LOOPBACK, port)
+        return tango_database_answers(self.address, port)
 
     def version(self, port: int, meta: dict[str, Any]) -> str | None:
         import tango
@@ -86,8 +86,8 @@ class CppTangoDatabaseServer(PrivateServer):
     schema_script = Path("/usr/share/dbconfig-common/data/tango-db/install/mysql")
     database = "tango"
 
-    def __init__(self, state_dir: Path, *, attached: bool) -> None:
-        super().__init__(state_dir, {}, attached=attached)
+    def __init__(self, state_dir: Path, *, attached: bool, address: str = LOOPBACK) -> None:
+        super().__init__(state_dir, {}, attached=attached, address=address)
         self._mariadb: MariaDBEndpoint | None = None
 
     def use_database(self, mariadb: MariaDBEndpoint) -> None:
@@ -128,19 +128,19 @@ class CppTangoDatabaseServer(PrivateServer):
             raise ServerError(f"loading the Tango database schema failed (log: {self.dir / 'schema.log'})")
 
     def command(self, port: int) -> list[str]:
-        return [str(self.binary), "2", "-ORBendPoint", f"giop:tcp:{LOOPBACK}:{port}"]
+        return [str(self.binary), "2", "-ORBendPoint", f"giop:tcp:{self.address}:{port}"]
 
     def environment(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k != "TANGO_HOST"}
         env.update(MYSQL_HOST=f"{self.mariadb.host}:{self.mariadb.port}", MYSQL_USER=self.mariadb.user,
                    MYSQL_PASSWORD=self.mariadb.password, MYSQL_DATABASE=self.database)
-        event_port = pick_free_port(self.preferred_port + 100)
+        event_port = pick_free_port(self.preferred_port + 100, host=self.address)
         env["TANGO_ZMQ_EVENT_PORT"] = str(event_port)
-        env["TANGO_ZMQ_HEARTBEAT_PORT"] = str(pick_free_port(event_port + 1))
+        env["TANGO_ZMQ_HEARTBEAT_PORT"] = str(pick_free_port(event_port + 1, host=self.address))
         return env
 
     def endpoint(self, port: int, meta: dict[str, Any]) -> TangoEndpoint:
-        return TangoEndpoint(host=LOOPBACK, port=port, kind="cpp-mariadb")
+        return TangoEndpoint(host=self.address, port=port, kind="cpp-mariadb")
 
     def is_ready(self, port: int, meta: dict[str, Any]) -> bool:
         return PyTangoDatabaseServer.is_ready(self, port, meta)  # type: ignore[arg-type]
