@@ -206,6 +206,8 @@ def load_profile(path: str | Path) -> Profile:
             except em.SpecError as exc:
                 raise entry.fail(None, str(exc), at=_field_in(str(exc))) from None
             specs += [(s, entry) for s in expanded]
+            if len(specs) > MAX_ATTRIBUTES:
+                raise entry.fail(None, f"the profile defines more than {MAX_ATTRIBUTES} attributes", at="count")
     top.finish()
     if not specs:
         raise top.fail(None, "the profile defines no [[attribute]] or [[matrix]] entry")
