@@ -125,3 +125,16 @@ def test_commands_use_the_same_validation_as_check(command: list[str], bad: str)
     result = CliRunner().invoke(main, [*command, bad], catch_exceptions=True)
     assert isinstance(result.exception, ConfigError)
     assert checked.stderr.strip() == f"hdbbench: error: {result.exception}"
+
+
+def test_a_file_that_does_not_exist_is_one_line(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere.toml"
+    result = CliRunner().invoke(main, ["check", str(missing)])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [f"hdbbench: error: {missing}: input file not found"]
+
+
+def test_a_directory_is_one_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["check", str(tmp_path)])
+    assert result.exit_code == 2
+    assert len(result.stderr.splitlines()) == 1 and "cannot read the input file" in result.stderr
