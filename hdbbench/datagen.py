@@ -147,6 +147,9 @@ def parse_data_set(table: Table) -> DataSet:
     groups = tuple(_group(entry) for entry in table.tables("attributes", required=True, name_key=None))
     name = table.string("name", "data")
     table.finish()
+    events = sum(g.count * span_s / g.period_s for g in groups)
+    if events > 1e10:
+        raise table.fail("span", f"makes {events:.3g} events; at most 1e10 can be generated")
     return DataSet(name, seed, start, span_s, groups, order, str(table.document.source))
 
 
@@ -175,10 +178,11 @@ def _group(entry: Table) -> AttributeGroup:
     count = entry.count("count", 1)
     entry.known("rate_hz", "period_s")
     if entry.has("rate_hz"):
-        period = 1.0 / entry.positive("rate_hz")
+        period = 1.0 / entry.number("rate_hz", positive=True, maximum=1e6)
     else:
         period = entry.number("period_s", REQUIRED, minimum=1e-6)
-    size = entry.count("size", 16 if fmt == "spectrum" else 1)
+    size = entry.integer("size", 16 if fmt == "spectrum" else 1, minimum=1, maximum=1 << 24)
+    entry.integer("count", 1, maximum=1_000_000)
     share = entry.number("invalid_share", 0.0, minimum=0.0)
     if share >= 1:
         raise entry.fail("invalid_share", f"must be in [0, 1), got {share!r}")

@@ -38,7 +38,7 @@ from hdbbench.errors import ConfigError, ServerError
 from hdbbench.servers import process
 from hdbbench.servers.ports import LOOPBACK, check_address, port_is_free
 from hdbbench.servers.process import ProcessRecord
-from hdbbench.tomlfile import Table, read_document
+from hdbbench.tomlfile import Table, kind_name, read_document
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SERVER_SCRIPT = REPO_ROOT / "devices" / "HdbBenchSim.py"
@@ -63,6 +63,8 @@ _PROFILE_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,47}$")
 _DEVICE_PREFIX = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _SPEC_FIELDS = {f.name for f in fields(em.AttrSpec)}
 _ALIASES = {"ro": "READ", "rw": "READ_WRITE", "read": "READ", "read_write": "READ_WRITE"}
+MAX_ATTRIBUTES = 100_000    # per profile: a larger fleet is surely a typo (and would not fit in memory)
+MAX_RATE_HZ = 1e6           # per attribute: an archive event every microsecond
 
 
 # ------------------------------------------------------------------------------------- profiles
@@ -97,16 +99,37 @@ def _canonical(field_name: str, value: Any) -> Any:
 
 def _spec_from(entry: Mapping[str, Any], defaults: Mapping[str, Any]) -> em.AttrSpec:
     merged = {k: _canonical(k, v) for k, v in {**defaults, **entry}.items()}
+    _check_field_types(merged)
     try:
-        return em.validate_spec(em.AttrSpec(**merged))
+        spec = em.validate_spec(em.AttrSpec(**merged))
     except TypeError as exc:  # a wrongly typed field: dataclass or math error
         raise em.SpecError(str(exc)) from None
+    if spec.rate_hz > MAX_RATE_HZ:
+        raise em.SpecError(f"rate_hz must be <= {MAX_RATE_HZ:g}, got {spec.rate_hz:g}")
+    return spec
+
+
+def _check_field_types(merged: Mapping[str, Any]) -> None:
+    """A field of the wrong type is named with its key (not as a math error deep in validation)."""
+    for f in fields(em.AttrSpec):
+        if f.name not in merged or merged[f.name] is None:
+            continue
+        value, wanted = merged[f.name], _FIELD_KINDS.get(str(f.type).split(" |")[0])
+        if wanted and (isinstance(value, bool) and bool not in wanted or not isinstance(value, wanted)):
+            shown = tuple(list if k is tuple else k for k in wanted)
+            raise em.SpecError(f"{f.name} must be {kind_name(shown)}, got {value!r}")
+        if isinstance(value, float) and value != value:
+            raise em.SpecError(f"{f.name} must be a number, got nan")
+
+
+_FIELD_KINDS: dict[str, tuple[type, ...]] = {
+    "str": (str,), "float": (int, float), "int": (int,), "tuple[str, ...]": (tuple,)}
 
 
 def _expand_attribute(entry: dict[str, Any], defaults: Mapping[str, Any]) -> list[em.AttrSpec]:
     count = entry.pop("count", 1)
-    if not isinstance(count, int) or count < 1:
-        raise em.SpecError(f"count must be an integer >= 1, got {count!r}")
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_ATTRIBUTES:
+        raise em.SpecError(f"count must be an integer from 1 to {MAX_ATTRIBUTES}, got {count!r}")
     base = _spec_from(entry, defaults)
     if count == 1:
         return [base]
@@ -183,6 +206,8 @@ def load_profile(path: str | Path) -> Profile:
             except em.SpecError as exc:
                 raise entry.fail(None, str(exc), at=_field_in(str(exc))) from None
             specs += [(s, entry) for s in expanded]
+            if len(specs) > MAX_ATTRIBUTES:
+                raise entry.fail(None, f"the profile defines more than {MAX_ATTRIBUTES} attributes", at="count")
     top.finish()
     if not specs:
         raise top.fail(None, "the profile defines no [[attribute]] or [[matrix]] entry")

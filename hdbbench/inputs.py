@@ -5,6 +5,10 @@
     device profile   hdbbench.devices.load_profile        [profile], [defaults], [[attribute]], [[matrix]]
     inventory        hdbbench.sizing.load_inventory       name, retention_days, [[attributes]]
     query set        hdbbench.queries.load_query_set      [[query]], [data]
+
+`load_input` validates a file of any kind (`hdbbench check`); `load_as` is what a command that takes
+one kind calls before anything starts (`run`, `devices up`, `size plan`, `extract`): the same
+validation, and a file of another kind is refused by name instead of by its first unknown key.
 """
 
 from __future__ import annotations
@@ -13,10 +17,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hdbbench.errors import ConfigError
 from hdbbench.tomlfile import read_document
 
+KINDS = ("scenario", "device profile", "inventory", "query set")
 _MARKS = (  # (kind, top-level keys that only this kind has), most specific first
-    ("query set", {"query"}),
+    ("query set", {"query", "data"}),
     ("device profile", {"profile", "defaults", "attribute", "matrix"}),
     ("inventory", {"attributes", "retention_days"}),
 )
@@ -42,3 +48,17 @@ def load_input(path: str | Path) -> tuple[str, Any]:
     """(kind, validated value) of any input file; ConfigError "file:line: key: problem" on the first problem."""
     kind = kind_of(path)
     return kind, _loaders()[kind](Path(path))
+
+
+def load_as(path: str | Path, kind: str) -> Any:
+    """The validated value of `path`, which must hold a `kind` file; ConfigError in one line otherwise."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown input kind {kind!r}")
+    found = kind_of(path)
+    if found != kind:
+        raise ConfigError(f"{path}: is {_article(found)} {found} file, not {_article(kind)} {kind} file")
+    return _loaders()[kind](Path(path))
+
+
+def _article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"

@@ -43,6 +43,7 @@ The SQL differs per backend and lives in the backend modules, behind the small m
 from __future__ import annotations
 
 import math
+import re
 import zlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -59,6 +60,10 @@ from hdbbench.hdbtypes import AttrFormat, AttributeInfo, TangoType
 from hdbbench.tomlfile import Table, from_values, parse_duration_s, read_document, suggestion
 
 KINDS = ("range", "random", "aggregate", "array")
+MAX_QUERIES = 1_000_000     # per group and interval length: more is surely a typo
+# A full attribute name as HDB++ stores it: tango://host:port/domain/family/member/name (or without
+# the tango://host:port/ part); no quotes, spaces, semicolons or other characters Tango refuses.
+ATTRIBUTE_NAME = re.compile(r"^(tango://[A-Za-z0-9_.-]+:\d{1,5}/)?([A-Za-z0-9_.-]+/){2,3}[A-Za-z][A-Za-z0-9_]{0,63}$")
 
 
 @dataclass(frozen=True)
@@ -156,13 +161,18 @@ def _group(entry: Table, k: int) -> QueryGroup:
     if (kind == "array") != (fmt != "scalar"):
         raise entry.fail("format", f"{fmt!r} does not fit kind {kind!r} (array queries read spectra, the others scalars)")
     attribute = entry.get("attribute", (int, str), None)
+    if isinstance(attribute, str) and (len(attribute) > 255 or not ATTRIBUTE_NAME.match(attribute)):
+        raise entry.fail("attribute", f"{attribute[:80]!r}{'...' if len(attribute) > 80 else ''} is not a Tango "
+                                      "attribute name (domain/family/member/name, optionally after tango://host:port/)")
+    if isinstance(attribute, int) and attribute < 0:
+        raise entry.fail("attribute", f"must be >= 0 (a position among the data set's attributes), got {attribute}")
     rows = entry.integer("rows", None, minimum=1)
     if kind == "range" and rows is None:
         raise entry.fail("rows", "is missing: a range query needs its row target (an integer >= 1)")
     if kind != "range" and rows is not None:
         raise entry.fail("rows", "applies to range queries only")
     intervals = _intervals(entry, kind)
-    count = entry.count("count", 1 if kind == "range" else 100)
+    count = entry.integer("count", 1 if kind == "range" else 100, minimum=1, maximum=MAX_QUERIES)
     bucket_s = entry.duration("bucket", "1min")
     if bucket_s < 1 or bucket_s != int(bucket_s):
         raise entry.fail("bucket", f"must be a whole number of seconds >= 1, got {bucket_s:g} s")

@@ -62,10 +62,12 @@ The resolved scenario (every default filled in) is saved in the run directory.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hdbbench.backends.model import SchemaVariant
 from hdbbench.backends.registry import BACKENDS
 from hdbbench.errors import ConfigError
 from hdbbench.measure import MIN_SATURATION_STEP_S
@@ -74,6 +76,12 @@ from hdbbench.tomlfile import REQUIRED, Table, from_values, read_document, sugge
 
 KNOWN_BACKENDS = BACKENDS
 DEVICE_ENGINES = ("auto", "cpp", "python")
+# The name becomes part of the run directory's name: one path component of plain characters.
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
+# LibConfiguration lines are "key=value": a key is a word, a value has no line break.
+LIB_KEY_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+MAX_RATE = 1e7            # offered events/s, all attributes together: far above what one machine archives
+MAX_DURATION_S = 7 * 86400.0
 
 
 @dataclass(frozen=True)
@@ -176,9 +184,8 @@ def parse_scenario(document: dict[str, Any], source: Path) -> Scenario:
 
 def _parse(top: Table) -> Scenario:
     source = top.document.source
-    name = top.string("name")
-    if not name:
-        raise top.fail("name", "must not be empty")
+    name = top.string("name", pattern=NAME_PATTERN,
+                      describe="1 to 64 letters, digits, '_', '.', '+' or '-' (it names the run directory)")
     seed = top.integer("seed", 42)
     backends = tuple(top.list_of("backends", str, list(KNOWN_BACKENDS)))
     for backend in backends:
@@ -187,6 +194,9 @@ def _parse(top: Table) -> Scenario:
                                        + suggestion(backend, KNOWN_BACKENDS))
     if not backends:
         raise top.fail("backends", "must name at least one backend")
+    twice = next((b for b in backends if backends.count(b) > 1), None)
+    if twice:
+        raise top.fail("backends", f"names {twice!r} twice")
 
     stack = top.table("stack")
     profile = stack.choice("profile", PROFILE_NAMES, "relaxed")
@@ -195,6 +205,10 @@ def _parse(top: Table) -> Scenario:
 
     schema = top.table("schema")
     variant = schema.string("variant", "pk+2")
+    try:
+        SchemaVariant.parse(variant)
+    except ConfigError as exc:
+        raise schema.fail("variant", str(exc)) from None
     schema.finish()
 
     devices = top.table("devices")
@@ -206,13 +220,12 @@ def _parse(top: Table) -> Scenario:
 
     subs = top.table("subscribers")
     subscribers = subs.count("count", 1)
-    lib = subs.mapping("lib_configuration", {})
-    lib_configuration = tuple((str(k), str(v)) for k, v in lib.items())
+    lib_configuration = _lib_configuration(subs)
     subs.finish()
 
     load = top.table("load")
-    rate = load.positive("rate", 2000.0)
-    duration = load.positive("duration_s", 60.0)
+    rate = load.number("rate", 2000.0, positive=True, maximum=MAX_RATE)
+    duration = load.number("duration_s", 60.0, positive=True, maximum=MAX_DURATION_S)
     warmup = load.positive("warmup_s", 10.0, allow_zero=True)
     if warmup >= duration:
         raise load.fail("warmup_s", f"must be shorter than duration_s ({duration:g}), got {warmup:g}")
@@ -240,12 +253,23 @@ def _parse_hosts(reader: Table) -> Any:
     return parse_hosts(reader)
 
 
+def _lib_configuration(subs: Table) -> tuple[tuple[str, str], ...]:
+    """The LibConfiguration overrides: word keys, scalar values without line breaks."""
+    lib = subs.mapping("lib_configuration", {})
+    for key, value in lib.items():
+        if not LIB_KEY_PATTERN.match(key):
+            raise subs.fail("lib_configuration", f"key {key!r} must be a word (letters, digits, '_')")
+        if isinstance(value, (dict, list)) or "\n" in str(value) or "\r" in str(value):
+            raise subs.fail("lib_configuration", f"value of {key!r} must be one line of text or a number, got {value!r}")
+    return tuple((str(k), str(v)) for k, v in lib.items())
+
+
 def _file(reader: Table, key: str, default: Any = REQUIRED) -> Path:
     """A file named relative to the scenario, the working directory or the repository; must exist."""
     given = Path(reader.string(key, default))
     candidates = [given] if given.is_absolute() else [
         reader.document.source.parent / given, Path.cwd() / given, Path(__file__).resolve().parent.parent / given]
-    found = next((c for c in candidates if c.exists()), None)
+    found = next((c for c in candidates if c.is_file()), None)
     if found is None:
         raise reader.fail(key, f"names a file that does not exist: {given}")
     return found

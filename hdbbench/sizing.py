@@ -59,6 +59,8 @@ from hdbbench.tomlfile import Table, from_values, read_document, suggestion
 DAYS_PER_MONTH = 30.44
 DAYS_PER_YEAR = 365.25
 CHECK_TOLERANCE = 0.10
+MAX_RATE_HZ = 1e6           # per attribute: an archive event every microsecond
+MAX_ELEMENTS = 1 << 24      # per spectrum or image, as for the simulated devices: more is surely a typo
 
 
 @dataclass(frozen=True)
@@ -166,7 +168,9 @@ def _rate(r: Table) -> float:
     r.known("rate_hz", "period_s")
     if has_rate == has_period:
         raise r.fail("rate_hz", "give exactly one of rate_hz and period_s")
-    return r.positive("rate_hz") if has_rate else 1.0 / r.positive("period_s")
+    if has_rate:
+        return r.number("rate_hz", positive=True, maximum=MAX_RATE_HZ)
+    return 1.0 / r.number("period_s", positive=True, minimum=1.0 / MAX_RATE_HZ)
 
 
 def _dims(r: Table, fmt: AttrFormat) -> tuple[int, int]:
@@ -181,7 +185,7 @@ def _dims(r: Table, fmt: AttrFormat) -> tuple[int, int]:
             raise r.fail("dims", "applies to images; give a spectrum's length as elements")
         if not r.has("elements"):
             raise r.fail("elements", "is missing (the spectrum length)")
-        return r.count("elements"), 0
+        return r.integer("elements", minimum=1, maximum=MAX_ELEMENTS), 0
     if r.has("elements"):
         raise r.fail("elements", "applies to spectra; give an image's size as dims = [width, height]")
     if not r.has("dims"):
@@ -189,6 +193,8 @@ def _dims(r: Table, fmt: AttrFormat) -> tuple[int, int]:
     dims = r.list_of("dims", int, minimum=1)
     if len(dims) != 2:
         raise r.fail("dims", f"must be [width, height] with integers >= 1, got {dims!r}")
+    if dims[0] * dims[1] > MAX_ELEMENTS:
+        raise r.fail("dims", f"{dims[0]} x {dims[1]} is more than {MAX_ELEMENTS} elements")
     return int(dims[0]), int(dims[1])
 
 

@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 import click
 
+from hdbbench.cli import check as check_cli
 from hdbbench.cli import devices as devices_cli
 from hdbbench.cli import extract as extract_cli
 from hdbbench.cli import hosts as hosts_cli
@@ -34,7 +35,7 @@ def main() -> None:
 
 for command in (stack_cli.stack, schema_cli.schema, devices_cli.devices, subscribers_cli.subscribers,
                 runs_cli.run, size_cli.size, report_cli.report, report_cli.compare, extract_cli.data,
-                extract_cli.extract, hosts_cli.hosts):
+                extract_cli.extract, hosts_cli.hosts, check_cli.check):
     main.add_command(command)
 
 

@@ -13,6 +13,7 @@ import click
 
 from hdbbench import devices as dev
 from hdbbench.cli.options import find_tango_host, state_dir_option, tango_host_option
+from hdbbench.inputs import load_as
 
 
 @click.group("devices")
@@ -39,6 +40,7 @@ def up_cmd(profile: Path, servers: int | None, devices_per_server: int | None, s
            tango_host: str | None, start: bool, engine: str, push_threads: int, timeout_s: float,
            state_dir: Path) -> None:
     """Validate PROFILE, register the devices, start the servers and wait until they answer."""
+    load_as(profile, "device profile")  # refused before anything starts
     fleet = dev.up(find_tango_host(state_dir, tango_host), profile, servers=servers,
                    devices_per_server=devices_per_server, seed=seed, state_dir=dev.fleet_dir(state_dir),
                    auto_start=start, timeout_s=timeout_s, engine=dev.resolve_engine(engine, profile),

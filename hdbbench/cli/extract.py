@@ -126,9 +126,9 @@ def extract(query_set: Path, backends: tuple[str, ...], variants: tuple[str, ...
             no_cold: bool, no_drop_caches: bool, keep: bool, runs_root: Path, state_dir: Path) -> None:
     """Measure QUERY_SET on each backend: cold/warm, unclustered/clustered, per index variant."""
     from hdbbench.extraction import ExtractionOptions, run_extraction
-    from hdbbench.queries import load_query_set
+    from hdbbench.inputs import load_as
 
-    qs = load_query_set(query_set)  # refused before anything starts
+    qs = load_as(query_set, "query set")  # refused before anything starts
     options = ExtractionOptions(backends=backends or BACKENDS, variants=variants or ("pk", "pk+2"), order=order,
                                 cluster=not no_cluster, drop_caches=not no_drop_caches, keep=keep)
     options.check()

@@ -10,7 +10,7 @@ import click
 
 from hdbbench.cli.options import state_dir_option
 from hdbbench.runner import RunOptions, run_scenario
-from hdbbench.scenario import load_scenario
+from hdbbench.inputs import load_as
 from hdbbench.settings import PROFILE_NAMES, parse_overrides
 
 
@@ -28,7 +28,7 @@ from hdbbench.settings import PROFILE_NAMES, parse_overrides
 def run(scenario_file: Path, state_dir: Path, runs_root: Path, overrides: tuple[str, ...],
         profile: str | None, hosts_file: Path | None) -> None:
     """Run SCENARIO_FILE: start everything, measure each backend in turn, stop everything."""
-    scenario = load_scenario(scenario_file)  # refused before anything starts
+    scenario = load_as(scenario_file, "scenario")  # refused before anything starts
     if hosts_file is not None:
         from hdbbench.hosts import load_hosts_file
 

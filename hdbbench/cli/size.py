@@ -139,7 +139,9 @@ def plan(inventory_file: Path, results_file: Path, check_dir: Path | None, repli
     """Project disk per backend and variant for INVENTORY_FILE from measured bytes per event."""
     from hdbbench import sizing
 
-    inventory = sizing.load_inventory(inventory_file)  # refused before anything else
+    from hdbbench.inputs import load_as
+
+    inventory = load_as(inventory_file, "inventory")  # refused before anything else
     results = _load(results_file)
     projections = sizing.project(inventory, results, replicas, log_retention_days)
     if not projections:

@@ -35,6 +35,13 @@ class PyTangoDatabaseServer(PrivateServer):
 
     def initialise(self, meta: dict[str, Any]) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)  # the sqlite file is created on first start
+        # The database holds device properties, among them the subscribers' LibConfiguration with
+        # their database password: its directory and file are readable by their owner only.
+        self.dir.chmod(0o700)
+
+    def after_start(self, port: int, meta: dict[str, Any]) -> None:
+        for path in self.dir.glob("tango.db*"):
+            path.chmod(0o600)
 
     def command(self, port: int) -> list[str]:
         return [sys.executable, "-m", "tango.databaseds.database", "--host", self.address, "--port", str(port), "2"]

@@ -111,7 +111,11 @@ void emit_element(pgcopy::Buffer &b, int type, const Values &v, std::size_t i) {
 void emit_value(pgcopy::Buffer &b, int type, int format, const Values &v, std::uint32_t dim_x, std::uint32_t dim_y) {
     const std::size_t n = element_count(type, v);
     if (n == 0) {
-        b.null();
+        // An empty spectrum or image is '{}', not NULL: NULL means "no value" (schemas/README.md).
+        if (format != kScalar && !std::holds_alternative<std::monostate>(v))
+            b.array(stage_type(type).oid, {}, 0, [](std::size_t) {});
+        else
+            b.null();
         return;
     }
     if (format == kScalar) {
@@ -128,6 +132,10 @@ void emit_value(pgcopy::Buffer &b, int type, int format, const Values &v, std::u
 
 void emit_labels(pgcopy::Buffer &b, int format, const Values &v, const std::vector<std::string> *labels) {
     const std::size_t n = element_count(kDevEnum, v);
+    if (n == 0 && labels && format != kScalar && !std::holds_alternative<std::monostate>(v)) {
+        b.array(pgcopy::kText, {}, 0, [](std::size_t) {});  // as the value: an empty array, not NULL
+        return;
+    }
     if (n == 0 || !labels) {
         b.null();
         return;

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from hdbbench.backends.base import Backend
 from hdbbench.backends.model import SchemaVariant, TableDef, TableSize, compare_tables
+from hdbbench.backends.accounts import as_account
 from hdbbench.backends.mysql.ddl import render_schema, statements, users_sql
 from hdbbench.backends.mysql.extraction import MySQLExtraction
 from hdbbench.backends.mysql.reader import fetch_events
@@ -77,7 +78,7 @@ class MySQLBackend(MySQLExtraction, Backend):
             cur.execute(f"USE {quote_ident(self.database)}")
             for stmt in statements(script):
                 cur.execute(stmt)
-            for stmt in users_sql(self.database):
+            for stmt in users_sql(self.database, self.endpoint.password):
                 cur.execute(stmt)
             conn.commit()
         except mariadb.Error as exc:
@@ -89,6 +90,10 @@ class MySQLBackend(MySQLExtraction, Backend):
         conn = self.connect()
         try:
             cur = conn.cursor()
+            # Table grants outlive DROP DATABASE in mysql.tables_priv: revoke them while the table exists.
+            cur.execute("SELECT COUNT(*) FROM mysql.tables_priv WHERE User = ? AND Db = ?", (RW_USER, self.database))
+            if cur.fetchone()[0]:
+                cur.execute(f"REVOKE ALL PRIVILEGES ON {quote_ident(self.database)}.att_conf FROM '{RW_USER}'@'%'")
             cur.execute(f"DROP DATABASE IF EXISTS {quote_ident(self.database)}")
             # Database-level grants outlive DROP DATABASE in mysql.db: revoke them explicitly.
             for user in (RW_USER, RO_USER):
@@ -210,8 +215,9 @@ class MySQLBackend(MySQLExtraction, Backend):
     # --- facts about the server and the subscriber
     @classmethod
     def subscriber_configuration(cls, endpoint: Any, database: str) -> dict[str, str]:
+        subscriber = as_account(endpoint, RW_USER)  # HDB++'s event-subscriber user: no DELETE, no DROP
         return {"backend": "mysql", "libname": "libhdb++mysql.so", "host": endpoint.host, "port": str(endpoint.port),
-                "user": endpoint.user, "password": endpoint.password, "dbname": database}
+                "user": subscriber.user, "password": subscriber.password, "dbname": database}
 
     @staticmethod
     def server_facts(endpoint: Any) -> dict[str, Any]:

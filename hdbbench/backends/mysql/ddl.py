@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from datetime import date
 
+from hdbbench.backends.accounts import account_password
 from hdbbench.backends.model import TableDef
 from hdbbench.backends.mysql.tables import (
     HISTORY_EVENTS_MYSQL,
     RO_USER,
     RW_USER,
     TYPE_ORDER,
-    USER_PASSWORD,
     data_type_name,
     quote_ident,
 )
@@ -59,12 +59,23 @@ def render_schema(tables: list[TableDef]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def users_sql(database: str) -> list[str]:
+def users_sql(database: str, admin_password: str | None = None) -> list[str]:
+    """HDB++'s users and grants: the event subscriber (hdbpprw) inserts, reads and updates att_conf's
+    ttl, never deletes or drops; hdbppro reads. With the server's administrator password each user
+    gets its derived password (hdbbench.backends.accounts); without one (the script shipped in
+    schemas/) the users are created without a password, to be set by whoever runs it."""
     db = quote_ident(database)
-    return [
-        f"CREATE USER IF NOT EXISTS '{RW_USER}'@'%' IDENTIFIED BY '{USER_PASSWORD}'",
-        f"CREATE USER IF NOT EXISTS '{RO_USER}'@'%' IDENTIFIED BY '{USER_PASSWORD}'",
-        f"GRANT SELECT, INSERT, UPDATE, DELETE ON {db}.* TO '{RW_USER}'@'%'",
+    stmts = []
+    for user in (RW_USER, RO_USER):
+        if admin_password is None:
+            stmts.append(f"CREATE USER IF NOT EXISTS '{user}'@'%'")
+        else:
+            password = account_password(admin_password, user)
+            stmts += [f"CREATE USER IF NOT EXISTS '{user}'@'%' IDENTIFIED BY '{password}'",
+                      f"ALTER USER '{user}'@'%' IDENTIFIED BY '{password}'"]
+    return stmts + [
+        f"GRANT SELECT, INSERT ON {db}.* TO '{RW_USER}'@'%'",
+        f"GRANT UPDATE (att_ttl) ON {db}.att_conf TO '{RW_USER}'@'%'",
         f"GRANT SELECT ON {db}.* TO '{RO_USER}'@'%'",
     ]
 

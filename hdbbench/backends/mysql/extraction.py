@@ -10,8 +10,9 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import Any
 
+from hdbbench.backends.accounts import as_account
 from hdbbench.backends.mysql.encoders import naive_utc
-from hdbbench.backends.mysql.tables import data_type_name, quote_ident
+from hdbbench.backends.mysql.tables import RO_USER, data_type_name, quote_ident
 from hdbbench.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
 
 
@@ -112,7 +113,8 @@ class MySQLExtraction:
                 "GROUP BY bucket ORDER BY bucket")
 
     def reader(self) -> Any:
-        return self.connect(self.database)
+        """Queries run as HDB++'s read-only user, as an extraction client does."""
+        return as_account(getattr(self, "endpoint"), RO_USER).connect(self.database)
 
     @staticmethod
     def _params(params: tuple[Any, ...]) -> tuple[Any, ...]:

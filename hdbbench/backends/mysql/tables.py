@@ -46,7 +46,6 @@ HISTORY_EVENTS_MYSQL = ("add", "remove", "start", "stop", "crash", "pause", "ins
 ERROR_DESC_MAX = 255  # att_error_desc.error_desc VARCHAR(255): longer messages are truncated
 ENCODED_FORMAT_TYPE = "varchar(255)"
 RW_USER, RO_USER = "hdbpprw", "hdbppro"
-USER_PASSWORD = "hdbpp"  # testbed servers listen on loopback only
 PARTITIONS_EACH_SIDE = 4
 BYTES_PER_PACKET = 4 * 1024 * 1024  # string/blob rows per executemany, by estimated size
 ROWS_PER_PACKET = 50_000  # fixed-size rows per executemany (~100 B each on the wire)

@@ -15,13 +15,14 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from hdbbench.backends.accounts import as_account
 from hdbbench.backends.base import Backend
 from hdbbench.backends.model import SchemaVariant, TableDef, TableSize, compare_tables
 from hdbbench.backends.postgres.ddl import grants_sql, render_schema, roles_sql
 from hdbbench.backends.postgres.extraction import PgExtraction
 from hdbbench.backends.postgres.reader import fetch_events
 from hdbbench.backends.postgres.storage import documented_row_minimum, plain_table_size, server_facts, wal_position
-from hdbbench.backends.postgres.tables import ROLES, all_tables, chunk_days, data_table_name, quote_ident
+from hdbbench.backends.postgres.tables import ROLES, WRITER_USER, all_tables, chunk_days, data_table_name, quote_ident
 from hdbbench.backends.postgres.verify import read_catalog, verify_common, verify_partitioning
 from hdbbench.backends.postgres.writer import PgBulkWriter
 from hdbbench.errors import SchemaError
@@ -63,7 +64,7 @@ class PostgresBackend(PgExtraction, Backend):
             if admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (self.database,)).fetchone():
                 raise SchemaError(f"database {self.database!r} already exists; drop it first")
             admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.database)))
-            admin.execute(roles_sql())
+            admin.execute(roles_sql(self.endpoint.password))
         try:
             with self.connect() as conn:
                 conn.execute(script)
@@ -188,7 +189,8 @@ class PostgresBackend(PgExtraction, Backend):
     @classmethod
     def subscriber_configuration(cls, endpoint: Any, database: str) -> dict[str, str]:
         """libhdb++timescale serves both flavours; `backend` tells our subscriber which one it writes."""
-        return {"backend": cls.name, "libname": "libhdb++timescale.so", "connect_string": endpoint.conninfo(database)}
+        subscriber = as_account(endpoint, WRITER_USER)  # HDB++'s event-subscriber role: no DELETE, no DROP
+        return {"backend": cls.name, "libname": "libhdb++timescale.so", "connect_string": subscriber.conninfo(database)}
 
     @staticmethod
     def server_facts(endpoint: Any) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 
 from psycopg import sql
 
+from hdbbench.backends.accounts import account_password
 from hdbbench.backends.model import TableDef
 from hdbbench.backends.postgres.tables import (
     DOMAINS,
@@ -16,7 +17,6 @@ from hdbbench.backends.postgres.tables import (
     READONLY_ROLE,
     READWRITE_ROLE,
     USERS,
-    USER_PASSWORD,
 )
 from hdbbench.hdbtypes import AttrFormat, HISTORY_EVENTS, TangoType, WriteType
 
@@ -135,16 +135,21 @@ def _render_lookup_rows() -> str:
     )
 
 
-def roles_sql() -> str:
-    """Cluster-global roles and users, created idempotently (safe to run concurrently and repeatedly)."""
+def roles_sql(admin_password: str | None = None) -> str:
+    """Cluster-global roles and users, created idempotently (safe to run concurrently and repeatedly).
+
+    With the server's administrator password each user gets its derived password
+    (hdbbench.backends.accounts), set again when the user exists; without one (the script shipped in
+    schemas/) the users are created without a password, to be set by whoever runs it."""
     stmts = []
     for role in (READONLY_ROLE, READWRITE_ROLE):
         stmts.append(f"CREATE ROLE {role} NOLOGIN")
     for user, role in USERS.items():
-        stmts.append(f"CREATE ROLE {user} LOGIN PASSWORD '{USER_PASSWORD}' IN ROLE {role}")
-    return "\n".join(
-        f"DO $$ BEGIN {s}; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;" for s in stmts
-    )
+        stmts.append(f"CREATE ROLE {user} LOGIN IN ROLE {role}")
+    lines = [f"DO $$ BEGIN {s}; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;" for s in stmts]
+    if admin_password is not None:
+        lines += [f"ALTER ROLE {user} PASSWORD '{account_password(admin_password, user)}';" for user in USERS]
+    return "\n".join(lines)
 
 
 def grants_sql(database: str) -> sql.Composed:
@@ -154,10 +159,13 @@ def grants_sql(database: str) -> sql.Composed:
         sql.SQL("GRANT CONNECT ON DATABASE {} TO {}, {}").format(db, ro, rw),
         sql.SQL("GRANT USAGE ON SCHEMA public TO {}, {}").format(ro, rw),
         sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA public TO {}").format(ro),
-        sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {}").format(rw),
+        # The event subscriber inserts, reads the configuration and updates att_conf's ttl only:
+        # no DELETE, TRUNCATE or UPDATE of data (HDB++'s event-subscriber role).
+        sql.SQL("GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO {}").format(rw),
+        sql.SQL("GRANT UPDATE (ttl) ON att_conf TO {}").format(rw),
         sql.SQL("GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {}").format(rw),
         sql.SQL("ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {}").format(ro),
-        sql.SQL("ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO {}").format(rw),
+        sql.SQL("ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT ON TABLES TO {}").format(rw),
         sql.SQL("ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO {}").format(rw),
     ]
     return sql.SQL(";\n").join(stmts) + sql.SQL(";")

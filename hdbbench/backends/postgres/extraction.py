@@ -11,7 +11,8 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from hdbbench.backends.postgres.tables import data_table_name, quote_ident
+from hdbbench.backends.accounts import as_account
+from hdbbench.backends.postgres.tables import READER_USER, data_table_name, quote_ident
 from hdbbench.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
 
 
@@ -90,7 +91,9 @@ class PgExtraction:
                 "GROUP BY 1 ORDER BY 1")
 
     def reader(self) -> psycopg.Connection[Any]:
-        return self.connect()
+        """Queries run as HDB++'s read-only role, as an extraction client does."""
+        endpoint, database = getattr(self, "endpoint"), getattr(self, "database")
+        return as_account(endpoint, READER_USER).connect(database)
 
     def stream(self, conn: psycopg.Connection[Any], query: str, params: tuple[Any, ...], fetch_rows: int,
                consume: Any) -> int:

@@ -48,7 +48,7 @@ PARTITIONS_EACH_SIDE = 4  # native partitions created before and after today (pl
 
 READONLY_ROLE, READWRITE_ROLE = "readonly", "readwrite"
 USERS = {"hdb_cfg_man": READWRITE_ROLE, "hdb_event_sub": READWRITE_ROLE, "hdb_data_reporter": READONLY_ROLE}
-USER_PASSWORD = "hdbpp"  # testbed servers listen on loopback only
+WRITER_USER, READER_USER = "hdb_event_sub", "hdb_data_reporter"  # hdbbench.backends.accounts
 ROLES = (READONLY_ROLE, READWRITE_ROLE, *USERS)
 
 
