@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from hdbbench.cli.options import state_dir_option
+from hdbbench.placement import parse_cli
 from hdbbench.runner import RunOptions, run_scenario
 from hdbbench.scenario import load_scenario
 from hdbbench.settings import PROFILE_NAMES, parse_overrides
@@ -23,12 +24,17 @@ from hdbbench.settings import PROFILE_NAMES, parse_overrides
               help="Override a server setting for this run, e.g. postgres.shared_buffers=512MB.")
 @click.option("--profile", type=click.Choice(PROFILE_NAMES), default=None,
               help="Settings profile for this run instead of the scenario's [stack] profile.")
+@click.option("--cpus", "cpus", multiple=True, metavar="GROUP=CPUS[,GROUP=CPUS...]",
+              help="Pin component groups to CPUs (taskset lists), over the scenario's [placement.cpus]; groups: "
+                   "devices, subscribers, databases, tango, controller. E.g. devices=0,subscribers=1,databases=1.")
 def run(scenario_file: Path, state_dir: Path, runs_root: Path, overrides: tuple[str, ...],
-        profile: str | None) -> None:
+        profile: str | None, cpus: tuple[str, ...]) -> None:
     """Run SCENARIO_FILE: start everything, measure each backend in turn, stop everything."""
     scenario = load_scenario(scenario_file)  # refused before anything starts
     if profile:
         scenario = dataclasses.replace(scenario, profile=profile, name=f"{scenario.name}-{profile}")
+    if cpus:
+        scenario = dataclasses.replace(scenario, placement=scenario.placement.merged(parse_cli(cpus)))
     path = run_scenario(scenario, RunOptions(state_dir=state_dir, runs_root=runs_root,
                                              settings_overrides=parse_overrides(overrides)))
     click.echo(str(path))
