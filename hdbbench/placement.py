@@ -32,6 +32,7 @@ from typing import Any
 import psutil
 
 from hdbbench.errors import ConfigError
+from hdbbench.sampling import process_family
 
 GROUPS = ("devices", "subscribers", "databases", "tango", "controller")
 # The stack's servers by group (server names as hdbbench.stack reports them).
@@ -147,19 +148,6 @@ def parse_cli(options: Sequence[str]) -> Placement:
 
 
 # --- applying and observing ------------------------------------------------------------------------
-def _family(pids: Iterable[int]) -> list[psutil.Process]:
-    """The processes and every descendant, each once."""
-    out: dict[int, psutil.Process] = {}
-    for pid in pids:
-        try:
-            root = psutil.Process(pid)
-            for proc in (root, *root.children(recursive=True)):
-                out.setdefault(proc.pid, proc)
-        except psutil.Error:
-            continue
-    return list(out.values())
-
-
 def _threads(proc: psutil.Process) -> list[int]:
     try:
         return [int(t) for t in os.listdir(f"/proc/{proc.pid}/task")]
@@ -172,7 +160,7 @@ def pin(pids: Iterable[int], cpus: Iterable[int]) -> int:
     threads set. A process or thread that ended meanwhile is skipped."""
     chosen = set(cpus)
     count = 0
-    for proc in _family(pids):
+    for proc in process_family(pids):
         for tid in _threads(proc):
             try:
                 os.sched_setaffinity(tid, chosen)
@@ -189,7 +177,7 @@ def observe(pids: Iterable[int]) -> list[dict[str, Any]]:
     """Each process's affinity as the kernel reports it now (sched_getaffinity), and the union over
     its threads (equal to it when every thread has the process's CPUs)."""
     out = []
-    for proc in _family(pids):
+    for proc in process_family(pids):
         try:
             cpus = os.sched_getaffinity(proc.pid)
             name = proc.name()
