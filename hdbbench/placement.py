@@ -42,27 +42,24 @@ ARCHIVING_PATH = ("subscribers", "databases")
 _PART = re.compile(r"^(\d+)(?:-(\d+)(?::(\d+))?)?$")
 
 
-def machine_cpus() -> frozenset[int]:
-    """The CPUs this machine lets hdbbench use (its own affinity when it started)."""
-    return _MACHINE_CPUS
-
-
+# The CPUs hdbbench may use: its own affinity when it started (before it pins itself as the controller).
 _MACHINE_CPUS = frozenset(os.sched_getaffinity(0))
+
+
+def machine_cpus() -> frozenset[int]:
+    """The CPUs this machine lets hdbbench use."""
+    return _MACHINE_CPUS
 
 
 def format_cpus(cpus: Iterable[int]) -> str:
     """A CPU set as a short taskset list: {0, 1, 2, 5} -> "0-2,5"."""
-    ordered = sorted(set(cpus))
-    parts: list[str] = []
-    start = previous = None
-    for cpu in ordered + [None]:  # type: ignore[list-item]
-        if start is not None and cpu == previous + 1:  # type: ignore[operator]
-            previous = cpu
-            continue
-        if start is not None:
-            parts.append(str(start) if start == previous else f"{start}-{previous}")
-        start = previous = cpu
-    return ",".join(parts)
+    runs: list[list[int]] = []
+    for cpu in sorted(set(cpus)):
+        if runs and cpu == runs[-1][1] + 1:
+            runs[-1][1] = cpu
+        else:
+            runs.append([cpu, cpu])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 def parse_cpu_list(text: str) -> frozenset[int]:
@@ -242,7 +239,7 @@ class PlacementControl:
         pin(pids if pids is not None else self.pids.get(group, lambda: [])(), cpus)
 
     def release(self, groups: Iterable[str]) -> None:
-        """Every CPU back for the groups (servers that outlive the run) and the controller."""
+        """Every CPU back for the groups (servers that outlive the run) and the controller. Idempotent."""
         if not self.placement:
             return
         for group in groups:

@@ -131,6 +131,9 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
                     results["trials"].append(TrialSummary.from_dict(summary).to_dict())  # the file's contract
                     run.write_json("results.json", results_document(RESULTS_KIND, scenario.to_dict(), environment,
                                                                     results))
+        # The placement is the insertion trials': extraction and disk usage run unpinned (and a server
+        # a cold query restarts must not inherit the controller's CPUs).
+        placement.release(("databases", "tango"))
         if scenario.extraction is not None:
             _run_extraction(scenario, run, endpoints, stack, console)
         if scenario.disk is not None:

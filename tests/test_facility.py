@@ -17,6 +17,7 @@ from hdbbench.errors import ConfigError
 from hdbbench.insertion import LoadTarget
 from hdbbench.scenario import load_scenario
 from hdbbench.sizing import load_inventory
+from hdbbench.subscribers import DEFAULT_BINARY
 from tests.conftest import REPO
 from tests.harness import eventually
 
@@ -154,3 +155,29 @@ def test_the_offered_rate_keeps_the_mix_proportions(tango_host: str, tmp_path: P
             assert all(v == pytest.approx(3.0) for v in proxy.read_attribute("TargetRateList").value)
     finally:
         launcher.down(state)
+
+
+@pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built: {DEFAULT_BINARY}")
+def test_a_run_archives_the_facility_mix_with_several_subscribers(stack_endpoints: object, test_state_dir: Path,
+                                                                  tmp_path: Path) -> None:
+    from hdbbench.results import load_results
+    from hdbbench.runner import RunOptions, run_scenario
+
+    inventory = load_inventory(INVENTORY)
+    scale = 0.002
+    path = _facility_scenario(tmp_path, f'inventory = "{INVENTORY}"\nscale = {scale}\nservers = 2',
+                              "count = 2\n[load]\nrate = 300\nduration_s = 5\nwarmup_s = 1\n"
+                              "[measurements]\nthroughput = true")
+    run_dir = run_scenario(load_scenario(path), RunOptions(state_dir=test_state_dir, runs_root=tmp_path / "runs"))
+    doc = load_results(run_dir / "results.json")
+    trial = doc["results"]["trials"][0]
+    accounting = trial["accounting"]
+    assert trial["subscribers"] == 2
+    assert len(accounting["per_attribute"]) == facility.attribute_count(inventory, scale)
+    assert accounting["emitted"] > 0 and accounting["lost"] == 0 and accounting["duplicates"] == 0
+    # the rates kept the mix: a 1 Hz attribute emitted more than one with an archive period of 60 s
+    emitted = {row["attribute"].rsplit("/", 1)[1]: row["emitted"] for row in accounting["per_attribute"]}
+    fast = [n for n, e in emitted.items() if n.startswith("magnet_and_rf_readbacks")]
+    slow = [n for n, e in emitted.items() if n.startswith("device_states")]
+    assert fast and slow and min(emitted[n] for n in fast) > max(emitted[n] for n in slow)
+    assert doc["scenario"]["facility"]["scale"] == scale and doc["scenario"]["device_profile"] is None
