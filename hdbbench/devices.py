@@ -519,11 +519,22 @@ def up(tango_host: str, profile: str | Path, *, servers: int | None = None,
     plans = plan_fleet(prof, servers, devices_per_server, seed)
     if only_servers is not None:
         plans = [p for p in plans if p.server in set(only_servers)]
+    return up_plans(tango_host, plans, str(prof.path), state_dir=state_dir, tie_to_parent=tie_to_parent,
+                    auto_start=auto_start, timeout_s=timeout_s, port_range=port_range, engine=engine,
+                    push_threads=push_threads, address=address)
+
+
+def up_plans(tango_host: str, plans: Sequence[DevicePlan], source: str, *,
+             state_dir: str | Path = DEFAULT_STATE_DIR, tie_to_parent: bool = False, auto_start: bool = False,
+             timeout_s: float = 60.0, port_range: tuple[int, int] = DEFAULT_PORT_RANGE, engine: str = "python",
+             push_threads: int = 1, address: str = LOOPBACK) -> Fleet:
+    """`up` for devices planned already (checked for the engine by the caller); `source` names where
+    they come from (a profile, an inventory) in the fleet's record; `address` as checked by `up`."""
     state = Path(state_dir)
     previous = load_fleet(state)
     if previous and any(r.process() for r in previous.servers):
         raise ServerError(f"devices already up from {state} ({previous.profile}); run down first")
-    fleet = Fleet(tango_host, str(prof.path), state, {p.name: p for p in plans}, engine=engine)
+    fleet = Fleet(tango_host, source, state, {p.name: p for p in plans}, engine=engine)
     try:
         register(tango_host, plans, auto_start, engine, push_threads)
         taken: set[int] = set()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import time
 from datetime import datetime, timezone
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,8 @@ from typing import Any
 from hdbbench import measure
 from hdbbench import subscriber_statistics as st
 from hdbbench.backends import backend_for_stack
+from hdbbench.backends.registry import server_of
+from hdbbench.placement import PlacementControl, archiving_path_per_core
 from hdbbench.sampling import Sampler, TimeSeries, process_probe, thread_probe
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, lib_configuration, spread
@@ -66,6 +68,9 @@ class LoadTarget:
     attributes: Sequence[str]           # full tango:// names of the push-mode attributes
     device_pids: Callable[[], Sequence[int]]
     engine: str = "python"              # the devices' generator engine (hdbbench.devices.ENGINES)
+    # Devices whose attributes keep their own rates (a facility's mix): device -> [(rate, names)]; the
+    # offered total then scales every rate alike. None: one rate for every attribute.
+    rate_mix: Mapping[str, Sequence[tuple[float, Sequence[str]]]] | None = None
 
     def proxies(self) -> list[Any]:
         import tango
@@ -79,16 +84,26 @@ class LoadTarget:
 
     def prepare(self, total_rate: float) -> None:
         """Stop, rewind to event 0, and set every attribute's rate so the total is `total_rate`."""
-        per_attribute = total_rate / max(1, len(self.attributes))
-        for proxy in self.proxies():
+        proxies = self.proxies()
+        for proxy in proxies:
             proxy.command_inout("Stop")
             proxy.command_inout("Reset")
-            proxy.command_inout("SetRate", per_attribute)
+        self._set_rates(proxies, total_rate)
 
     def set_rate(self, total_rate: float) -> None:
-        per_attribute = total_rate / max(1, len(self.attributes))
-        for proxy in self.proxies():
-            proxy.command_inout("SetRate", per_attribute)
+        self._set_rates(self.proxies(), total_rate)
+
+    def _set_rates(self, proxies: Sequence[Any], total_rate: float) -> None:
+        if not self.rate_mix:
+            per_attribute = total_rate / max(1, len(self.attributes))
+            for proxy in proxies:
+                proxy.command_inout("SetRate", per_attribute)
+            return
+        natural = sum(rate * len(names) for mix in self.rate_mix.values() for rate, names in mix)
+        factor = total_rate / natural if natural else 0.0
+        for device, proxy in zip(self.devices, proxies):
+            for rate, names in self.rate_mix.get(device, ()):
+                proxy.command_inout("SetAttributeRate", ([rate * factor], list(names)))
 
     def start(self) -> None:
         for proxy in self.proxies():
@@ -134,7 +149,9 @@ class Trial:
 
     def __init__(self, settings: TrialSettings, endpoints: StackEndpoints, load: LoadTarget, state_dir: Path,
                  server_pids: dict[str, Sequence[int]], progress: Progress | None = None,
-                 binary: Path = DEFAULT_BINARY, fleet_factory: Callable[..., SubscriberFleet] = SubscriberFleet) -> None:
+                 binary: Path = DEFAULT_BINARY, fleet_factory: Callable[..., SubscriberFleet] = SubscriberFleet,
+                 placement: PlacementControl | None = None) -> None:
+        self.placement = placement
         self.settings = settings
         self.fleet_factory = fleet_factory  # hdbbench.hosts.HostedSubscribers: subscribers run on their hosts
         self.endpoints = endpoints
@@ -152,6 +169,8 @@ class Trial:
         fleet = self.fleet_factory(self.load.tango_host, self.state_dir / s.label, binary=self.binary, attached=True)
         try:
             devices = self._start_subscribers(fleet, backend)
+            if self.placement is not None:
+                self.placement.apply("subscribers", fleet.pids())
             self.load.prepare(s.rate)
             # ZeroMQ subscriptions reach the publisher asynchronously (the "slow joiner"): events pushed
             # in the first moments after subscribing can be dropped before the filter arrives.
@@ -159,6 +178,8 @@ class Trial:
             size_before = backend.size_bytes()
             load_started = datetime.now(timezone.utc)
             series, phases = self._measure(fleet, devices)
+            # While the subscribers still hold their database connections (a backend per connection).
+            placement = self.placement.observe({"subscribers": fleet.pids()}) if self.placement else None
             drained = self._drain(fleet, devices)
             final = {device: fleet.statistics(device, EXTRA_STATISTICS) for device in devices}
             size_after = backend.size_bytes()
@@ -176,6 +197,9 @@ class Trial:
         summary = summarise(series, s, final, accounting, drained, phases)
         summary["database_bytes"] = {"before": size_before, "after": size_after, "growth": size_after - size_before}
         summary["device_engine"] = self.load.engine
+        if placement is not None:
+            placement["archiving_path"] = archiving_path_per_core(summary["cpu"], placement, server_of(s.backend))
+            summary["placement"] = placement
         return summary, series
 
     def _start_subscribers(self, fleet: SubscriberFleet, backend: Any) -> list[str]:

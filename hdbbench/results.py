@@ -221,6 +221,7 @@ class TrialSummary:
     saturation: dict[str, Any] | None = None    # the saturation search's trial only
     sustained_share: float | None = None        # the other trials, when they had a steady part
     device_engine: str | None = None            # the devices' generator engine, when the run chose one
+    placement: dict[str, Any] | None = None     # CPUs requested and observed per group (hdbbench.placement)
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None or k in _ALWAYS_WRITTEN}

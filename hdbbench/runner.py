@@ -24,6 +24,7 @@ from hdbbench import devices as device_launcher
 from hdbbench import hosts as hosts_layout
 from hdbbench.errors import ConfigError
 from hdbbench.insertion import LoadTarget, Trial, TrialSettings
+from hdbbench.placement import SERVER_GROUPS, PlacementControl
 from hdbbench.results import RunDirectory, RunPart, TrialSummary, environment_facts, results_document
 from hdbbench.scenario import Scenario
 from hdbbench.settings import resolve_profile
@@ -72,8 +73,7 @@ def _trials(scenario: Scenario, backend: str) -> list[TrialSettings]:
 def run_scenario(scenario: Scenario, options: RunOptions, console: Console | None = None) -> Path:
     console = console or Console(stderr=True)
     # The device engine is settled (and a C++ engine that is not built refused) before anything is written.
-    engine = device_launcher.resolve_engine(scenario.device_engine, scenario.device_profile)
-    device_launcher.check_engine(device_launcher.load_profile(scenario.device_profile), engine)
+    engine = _device_engine(scenario)
     hosted = hosts_layout.scenario_hosts(scenario).distributed  # every component runs on its host already
     components = {"components": _hosted_components()} if hosted else {}  # refused before anything is written
     run = RunDirectory.create(options.runs_root, scenario.name)
@@ -90,6 +90,7 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
     # Servers this run starts die with it; a stack that was up stays up (also when a cold query restarts it).
     stack = Stack(dataclasses.replace(config, attached=not was_up))
     devices_dir = options.state_dir / "devices"
+    placement = PlacementControl(scenario.placement, {})
     try:
         with console.status("starting servers..."):
             endpoints = stack.up()
@@ -98,16 +99,18 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
                        if s.get("pid") and name in ("postgres", "mariadb")}
         versions = {name: s.get("version") for name, s in status["servers"].items()}
         assert endpoints.tango is not None
+        placement = _placement(scenario, status)
+        for group in ("controller", *placement.pids):
+            placement.apply(group)
         if hosted:
             with console.status("reaching the device servers on their hosts..."):
                 fleet = hosts_layout.hosted_fleet(scenario, endpoints.tango.tango_host, engine)
         else:
             with console.status(f"starting simulated devices ({engine} engine)..."):
-                fleet = device_launcher.up(endpoints.tango.tango_host, scenario.device_profile,
-                                           servers=scenario.servers, devices_per_server=scenario.devices_per_server,
-                                           seed=scenario.seed, state_dir=devices_dir, tie_to_parent=True,
-                                           engine=engine)
-        load = load_target(fleet)
+                fleet = _start_devices(scenario, endpoints.tango.tango_host, devices_dir, engine)
+        load = load_target(fleet, keep_rate_mix=scenario.facility is not None)
+        placement.pids["devices"] = load.device_pids
+        placement.apply("devices")
         # A stack that was already up is reused as it runs: record the settings in force, not the wish.
         in_force = stack.settings_in_force()
         profile_name = recorded_profile(options.state_dir) or profile.name
@@ -131,7 +134,7 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
                 for settings in _trials(scenario, backend):
                     progress.reset(task)
                     trial = Trial(settings, endpoints, load, options.state_dir / "trials", server_pids, report,
-                                  **fleet_factory)
+                                  placement=placement, **fleet_factory)
                     summary, series = trial.run()
                     if hosted:  # the devices' and subscribers' processes are on other hosts: not sampled here
                         summary["cpu"], summary["subscriber_cpu_by_thread"] = {}, {}
@@ -140,6 +143,9 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
                     results["trials"].append(TrialSummary.from_dict(summary).to_dict())  # the file's contract
                     run.write_json("results.json", results_document(RESULTS_KIND, scenario.to_dict(), environment,
                                                                     results))
+        # The placement is the insertion trials': extraction and disk usage run unpinned (and a server
+        # a cold query restarts must not inherit the controller's CPUs).
+        placement.release(("databases", "tango"))
         if scenario.extraction is not None:
             _run_extraction(scenario, run, endpoints, stack, console)
         if scenario.disk is not None:
@@ -155,6 +161,8 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         raise
     finally:
         device_launcher.down(devices_dir)
+        # A stack that stays up gets every CPU back; the controller its own CPUs.
+        placement.release(("databases", "tango") if was_up else ())
         if not was_up:
             stack.down()
 
@@ -166,6 +174,46 @@ def _hosted_components() -> tuple[str, ...]:
                           "HDBBENCH_TANGO_HOST (and HDBBENCH_POSTGRES_URL / HDBBENCH_MARIADB_URL for its backends)")
     given = {"postgres": "HDBBENCH_POSTGRES_URL", "mariadb": "HDBBENCH_MARIADB_URL"}
     return (*(name for name, variable in given.items() if os.environ.get(variable)), "tango")
+
+
+def _device_engine(scenario: Scenario) -> str:
+    """The device engine, settled (and a C++ engine that is not built refused) before anything is written."""
+    if scenario.facility is not None:
+        from hdbbench import facility
+        from hdbbench.sizing import load_inventory
+
+        inventory = load_inventory(scenario.facility.inventory)
+        plans = facility.plan_facility(inventory, scenario.facility.scale, scenario.servers,
+                                       scenario.devices_per_server, scenario.seed)
+        engine = device_launcher.resolve_engine(scenario.device_engine)  # every facility attribute is pushed
+        device_launcher.check_engine(facility.engine_profile(inventory, plans), engine)
+        return engine
+    assert scenario.device_profile is not None
+    engine = device_launcher.resolve_engine(scenario.device_engine, scenario.device_profile)
+    device_launcher.check_engine(device_launcher.load_profile(scenario.device_profile), engine)
+    return engine
+
+
+def _start_devices(scenario: Scenario, tango_host: str, devices_dir: Path, engine: str) -> Any:
+    """The scenario's device servers: its profile's, or its inventory's at its scale."""
+    if scenario.facility is not None:
+        from hdbbench import facility
+
+        return facility.up(tango_host, scenario.facility.inventory, scenario.facility.scale,
+                           servers=scenario.servers, devices_per_server=scenario.devices_per_server,
+                           seed=scenario.seed, engine=engine, state_dir=devices_dir, tie_to_parent=True)
+    return device_launcher.up(tango_host, scenario.device_profile, servers=scenario.servers,
+                              devices_per_server=scenario.devices_per_server, seed=scenario.seed,
+                              state_dir=devices_dir, tie_to_parent=True, engine=engine)
+
+
+def _placement(scenario: Scenario, status: dict[str, Any]) -> PlacementControl:
+    """The run's placement with the stack's servers (a server given by URL has no pid: not placed)."""
+    pids: dict[str, list[int]] = {}
+    for name, server in status["servers"].items():
+        if server.get("pid") and name in SERVER_GROUPS:
+            pids.setdefault(SERVER_GROUPS[name], []).append(int(server["pid"]))
+    return PlacementControl(scenario.placement, {group: (lambda p=p: p) for group, p in pids.items()})
 
 
 def _run_extraction(scenario: Scenario, run: RunDirectory, endpoints: Any, stack: Stack, console: Console) -> None:
@@ -208,16 +256,22 @@ def _write_series(run: RunDirectory, label: str, header: Sequence[str], rows: Se
     run.write_csv(f"series/{label}.csv", header, rows)
 
 
-def load_target(fleet: Any) -> LoadTarget:
-    """What the insertion trials drive and sample: the fleet's devices and its code-pushed attributes."""
+def load_target(fleet: Any, keep_rate_mix: bool = False) -> LoadTarget:
+    """What the insertion trials drive and sample: the fleet's devices and its code-pushed attributes.
+    `keep_rate_mix`: attributes of several rates (a facility's mix) keep their proportions when the
+    offered total changes; otherwise every attribute gets the same rate."""
     attributes = [f"tango://{fleet.tango_host}/{name}/{spec.name}".lower()
                   for name, plan in fleet.devices.items() for spec in plan.specs if spec.mode == "push"]
 
     def pids() -> list[int]:
         return [rec.pid for rec in fleet.servers if rec.process() is not None]
 
+    rates = {name: {s.rate_hz for s in plan.specs if s.mode == "push"} for name, plan in fleet.devices.items()}
+    mixed = keep_rate_mix and len(set().union(*rates.values())) > 1
+    rate_mix = {name: [(rate, [s.name for s in plan.specs if s.mode == "push" and s.rate_hz == rate])
+                       for rate in sorted(rates[name])] for name, plan in fleet.devices.items()} if mixed else None
     return LoadTarget(tango_host=fleet.tango_host, devices=list(fleet.devices), attributes=attributes,
-                      device_pids=pids, engine=fleet.engine)
+                      device_pids=pids, engine=fleet.engine, rate_mix=rate_mix)
 
 
 def _progress(console: Console) -> Progress:

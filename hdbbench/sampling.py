@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,6 +98,19 @@ class Sampler:
             self.sample_once()
             next_at += self.period_s
             self._stop.wait(max(0.0, next_at - time.monotonic()))
+
+
+def process_family(pids: Iterable[int]) -> list[psutil.Process]:
+    """The processes and all their descendants, each once: the processes a process probe samples."""
+    out: dict[int, psutil.Process] = {}
+    for pid in pids:
+        try:
+            root = psutil.Process(pid)
+            for proc in (root, *root.children(recursive=True)):
+                out.setdefault(proc.pid, proc)
+        except psutil.Error:
+            continue
+    return list(out.values())
 
 
 def process_probe(pids: Sequence[int] | Callable[[], Sequence[int]]) -> Probe:

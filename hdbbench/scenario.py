@@ -22,6 +22,9 @@ The resolved scenario (every default filled in) is saved in the run directory.
     servers = 1
     devices_per_server = 1
     engine = "auto"              # auto (the C++ HdbBenchGen when built and no attribute is polled) | cpp | python
+    # instead of profile: a facility's inventory at a scale (hdbbench.facility; exactly one of the two)
+    # inventory = "inventories/example-facility.toml"
+    # scale = 0.5                # multiplies each group's attribute count; rates keep the mix's proportions
 
     [subscribers]
     count = 1
@@ -52,6 +55,10 @@ The resolved scenario (every default filled in) is saved in the run directory.
     variants = ["pk", "pk+2"]    # as `size measure --variant`; default: every backend's disk variants
     inventory = "inventories/example-facility.toml"   # optional: project this facility's disk
 
+    [placement.cpus]             # optional CPU lists as taskset takes them (hdbbench.placement)
+    devices = "0"                # groups: devices, subscribers, databases, tango, controller
+    subscribers = "1"
+
     [report]
     weights = { saturation_rate = 2, event_age_p99 = 1 }   # ranking criteria (hdbbench.report.ranking), >= 0
 
@@ -70,6 +77,8 @@ from typing import Any
 from hdbbench.backends.model import SchemaVariant
 from hdbbench.backends.registry import BACKENDS
 from hdbbench.errors import ConfigError
+from hdbbench.facility import FacilityDevices
+from hdbbench.placement import Placement, placement_from
 from hdbbench.measure import MIN_SATURATION_STEP_S
 from hdbbench.settings import PROFILE_NAMES
 from hdbbench.tomlfile import REQUIRED, Table, from_values, read_document, suggestion
@@ -142,7 +151,7 @@ class Scenario:
     profile: str = "relaxed"
     tango_db: str = "pytango"
     schema_variant: str = "pk+2"
-    device_profile: Path = Path("devices/profiles/scalar-heavy-accelerator.toml")
+    device_profile: Path | None = Path("devices/profiles/scalar-heavy-accelerator.toml")  # None with an inventory
     servers: int = 1
     devices_per_server: int = 1
     device_engine: str = "auto"        # generator engine: DEVICE_ENGINES
@@ -156,6 +165,8 @@ class Scenario:
     extraction: ExtractionPart | None = None
     disk: DiskPart | None = None
     hosts: Any = None                  # hdbbench.hosts.Hosts when the scenario names hosts
+    facility: FacilityDevices | None = None       # [devices] inventory + scale instead of a profile
+    placement: Placement = field(default_factory=Placement)   # [placement.cpus]
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -164,7 +175,10 @@ class Scenario:
             data["extraction"]["query_set"] = str(self.extraction.query_set)
         if self.disk and self.disk.inventory:
             data["disk"]["inventory"] = str(self.disk.inventory)
-        data["device_profile"] = str(self.device_profile)
+        data["device_profile"] = str(self.device_profile) if self.device_profile else None
+        if self.facility:
+            data["facility"]["inventory"] = str(self.facility.inventory)
+        data["placement"] = {"cpus": self.placement.to_dict()}
         data["lib_configuration"] = dict(self.lib_configuration)
         data["report"] = {"weights": dict(self.report.weights)}
         data["hosts"] = self.hosts.to_dict() if self.hosts is not None else None
@@ -212,9 +226,11 @@ def _parse(top: Table) -> Scenario:
     schema.finish()
 
     devices = top.table("devices")
-    device_profile = _device_profile(devices)
-    servers = devices.count("servers", 1)
-    per_server = devices.count("devices_per_server", 1)
+    facility = _facility_devices(devices)
+    device_profile = None if facility else _device_profile(devices)
+    layout = _facility_layout(facility) if facility else (1, 1)
+    servers = devices.count("servers", layout[0])
+    per_server = devices.count("devices_per_server", layout[1])
     engine = devices.choice("engine", DEVICE_ENGINES, "auto")
     devices.finish()
 
@@ -236,14 +252,17 @@ def _parse(top: Table) -> Scenario:
     extraction = _parse_extraction(sub) if (sub := top.optional_table("extraction")) is not None else None
     disk = _parse_disk(sub) if (sub := top.optional_table("disk")) is not None else None
     hosts = _parse_hosts(sub) if (sub := top.optional_table("hosts")) is not None else None
+    placement = _parse_placement(sub) if (sub := top.optional_table("placement")) is not None else Placement()
     top.finish()
+    _check_subscriber_limit(subs, device_profile, facility, servers * per_server,
+                            (subscribers, *measurements.subscriber_sweep))
     return Scenario(
         name=name, source=source, seed=seed, backends=backends, profile=profile, tango_db=tango_db,
         schema_variant=variant, device_profile=device_profile, servers=servers, devices_per_server=per_server,
         device_engine=engine,
         subscribers=subscribers, lib_configuration=lib_configuration, rate=rate, duration_s=duration,
         warmup_s=warmup, measurements=measurements, report=report, extraction=extraction, disk=disk,
-        hosts=hosts,
+        hosts=hosts, facility=facility, placement=placement,
     )
 
 
@@ -281,6 +300,56 @@ def _device_profile(reader: Table) -> Path:
     path = _file(reader, "profile", "devices/profiles/scalar-heavy-accelerator.toml")
     load_profile(path)  # refused now, before anything starts
     return path
+
+
+def _facility_devices(reader: Table) -> FacilityDevices | None:
+    """[devices] inventory + scale (hdbbench.facility), refused together with a profile."""
+    if not reader.has("inventory"):
+        if reader.has("scale"):
+            raise reader.fail("scale", "applies to an inventory only (give inventory = \"...\")")
+        return None
+    if reader.has("profile"):
+        raise reader.fail("inventory", "give exactly one of profile and inventory")
+    from hdbbench.sizing import load_inventory
+
+    path = _file(reader, "inventory")
+    load_inventory(path)  # refused now, before anything starts
+    return FacilityDevices(path, reader.positive("scale", 1.0))
+
+
+def _facility_layout(facility: FacilityDevices) -> tuple[int, int]:
+    """Servers and devices per server for an inventory's devices when the scenario does not say."""
+    from hdbbench import facility as fac
+    from hdbbench.sizing import load_inventory
+
+    return fac.default_layout(fac.attribute_count(load_inventory(facility.inventory), facility.scale))
+
+
+def _check_subscriber_limit(subs: Table, profile: Path | None, facility: FacilityDevices | None, devices: int,
+                            counts: tuple[int, ...]) -> None:
+    """No subscriber of any trial gets more attributes than HDB++ archives per subscriber."""
+    from hdbbench import facility as fac
+
+    if facility is not None:
+        from hdbbench.sizing import load_inventory
+
+        attributes = fac.attribute_count(load_inventory(facility.inventory), facility.scale)
+    else:
+        from hdbbench.devices import load_profile
+
+        assert profile is not None
+        attributes = len(load_profile(profile).attributes) * devices
+    fac.check_subscribers(attributes, counts, lambda problem: subs.fail("count", problem))
+
+
+def _parse_placement(reader: Table) -> Placement:
+    cpus = reader.table("cpus")
+    for group in cpus.values:
+        cpus.string(group)  # a CPU list is a string, as taskset takes it: "0", "0-3", "0,2"
+    placement = placement_from(cpus.values, cpus.fail)
+    cpus.finish()
+    reader.finish()
+    return placement
 
 
 def _parse_extraction(reader: Table) -> ExtractionPart:

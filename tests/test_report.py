@@ -48,6 +48,11 @@ def _trial(backend: str, kind: str, median: float, **extra: Any) -> dict[str, An
         accounting={"emitted": 1000, "stored": 1000, "lost": 0, "duplicates": 0, "per_attribute": []},
         drained=True, sampling_failures={}, subscriber_final={},
         database_bytes={"before": 0, "after": 1000, "growth": 1000},
+        placement={"requested": {}, "machine_cpus": "0-1", "observed": {
+            g: {"cpus": "0-1", "processes": [{"pid": 1, "name": g, "cpus": "0-1", "thread_cpus": "0-1"}]}
+            for g in ("devices", "subscribers", "databases", "tango", "controller")},
+            "archiving_path": {"cores": "0-1", "core_count": 2, "us_per_event": 50.0,
+                               "us_per_event_per_core": 25.0, "utilisation_per_core": 0.1}},
     )
     return TrialSummary(**(figures | extra)).to_dict()
 

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""`hdbbench devices up|status|down`: simulated device servers (HdbBenchGen or HdbBenchSim) from a profile (hdbbench.devices).
+"""`hdbbench devices up|status|down`: simulated device servers (HdbBenchGen or HdbBenchSim) from a profile
+(hdbbench.devices) or from an inventory's mix at a scale (hdbbench.facility).
 
 They register in the stack's Tango database (or the one given) and are recorded in
 ``<state dir>/devices/``, where `subscribers up --from-devices` and `stack down` find them.
@@ -13,6 +14,7 @@ import click
 
 from hdbbench import devices as dev
 from hdbbench.cli.options import find_tango_host, state_dir_option, tango_host_option
+from hdbbench.errors import ConfigError
 from hdbbench.inputs import load_as
 
 
@@ -22,7 +24,12 @@ def devices() -> None:
 
 
 @devices.command("up")
-@click.option("--profile", required=True, type=click.Path(path_type=Path), help="profile TOML (devices/profiles/)")
+@click.option("--profile", type=click.Path(path_type=Path), help="profile TOML (devices/profiles/)")
+@click.option("--inventory", type=click.Path(path_type=Path),
+              help="instead of a profile: an inventory TOML (inventories/), its mix of types, formats, array "
+                   "sizes and rates (archive periods as push rates of 1/period)")
+@click.option("--scale", type=float, default=1.0, show_default=True,
+              help="with --inventory: multiplies each group's attribute count (at least one per group)")
 @click.option("--servers", type=int, help="server processes (default: the profile's)")
 @click.option("--devices-per-server", type=int, help="devices per server (default: the profile's)")
 @click.option("--seed", type=int, help="seed (default: the profile's)")
@@ -36,15 +43,26 @@ def devices() -> None:
               help="pushing threads per server process (C++ engine)")
 @click.option("--timeout", "timeout_s", type=float, default=60.0, show_default=True, help="s to wait for export")
 @state_dir_option
-def up_cmd(profile: Path, servers: int | None, devices_per_server: int | None, seed: int | None,
-           tango_host: str | None, start: bool, engine: str, push_threads: int, timeout_s: float,
-           state_dir: Path) -> None:
-    """Validate PROFILE, register the devices, start the servers and wait until they answer."""
-    load_as(profile, "device profile")  # refused before anything starts
-    fleet = dev.up(find_tango_host(state_dir, tango_host), profile, servers=servers,
-                   devices_per_server=devices_per_server, seed=seed, state_dir=dev.fleet_dir(state_dir),
-                   auto_start=start, timeout_s=timeout_s, engine=dev.resolve_engine(engine, profile),
-                   push_threads=push_threads)
+def up_cmd(profile: Path | None, inventory: Path | None, scale: float, servers: int | None,
+           devices_per_server: int | None, seed: int | None, tango_host: str | None, start: bool, engine: str,
+           push_threads: int, timeout_s: float, state_dir: Path) -> None:
+    """Validate the profile (or inventory), register the devices, start the servers and wait until they answer."""
+    if (profile is None) == (inventory is None):
+        raise ConfigError("devices up: give exactly one of --profile and --inventory")
+    if inventory is None and scale != 1.0:
+        raise ConfigError("devices up: --scale applies to --inventory only")
+    common = dict(servers=servers, devices_per_server=devices_per_server, state_dir=dev.fleet_dir(state_dir),
+                  auto_start=start, timeout_s=timeout_s, push_threads=push_threads)
+    if inventory is not None:
+        from hdbbench import facility
+
+        load_as(inventory, "inventory")  # refused before anything starts
+        fleet = facility.up(find_tango_host(state_dir, tango_host), inventory, scale,
+                            seed=1 if seed is None else seed, engine=engine, **common)  # type: ignore[arg-type]
+    else:
+        load_as(profile, "device profile")  # type: ignore[arg-type]  # refused before anything starts
+        fleet = dev.up(find_tango_host(state_dir, tango_host), profile, seed=seed,  # type: ignore[arg-type]
+                       engine=dev.resolve_engine(engine, profile), **common)  # type: ignore[arg-type]
     n_attr = sum(len(d.specs) for d in fleet.devices.values())
     click.echo(f"{_count(len(fleet.servers), 'server')}, {_count(len(fleet.devices), 'device')}, "
                f"{_count(n_attr, 'attribute')} up, {'emitting' if start else 'holding (Start to emit)'} "

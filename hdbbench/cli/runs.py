@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from hdbbench.cli.options import state_dir_option
+from hdbbench.placement import parse_cli
 from hdbbench.runner import RunOptions, run_scenario
 from hdbbench.inputs import load_as
 from hdbbench.settings import PROFILE_NAMES, parse_overrides
@@ -25,8 +26,11 @@ from hdbbench.settings import PROFILE_NAMES, parse_overrides
               help="Settings profile for this run instead of the scenario's [stack] profile.")
 @click.option("--hosts", "hosts_file", type=click.Path(path_type=Path), default=None,
               help="A TOML file with a [hosts] table (each component's host), instead of the scenario's.")
+@click.option("--cpus", "cpus", multiple=True, metavar="GROUP=CPUS[,GROUP=CPUS...]",
+              help="Pin component groups to CPUs (taskset lists), over the scenario's [placement.cpus]; groups: "
+                   "devices, subscribers, databases, tango, controller. E.g. devices=0,subscribers=1,databases=1.")
 def run(scenario_file: Path, state_dir: Path, runs_root: Path, overrides: tuple[str, ...],
-        profile: str | None, hosts_file: Path | None) -> None:
+        profile: str | None, hosts_file: Path | None, cpus: tuple[str, ...]) -> None:
     """Run SCENARIO_FILE: start everything, measure each backend in turn, stop everything."""
     scenario = load_as(scenario_file, "scenario")  # refused before anything starts
     if hosts_file is not None:
@@ -35,6 +39,8 @@ def run(scenario_file: Path, state_dir: Path, runs_root: Path, overrides: tuple[
         scenario = dataclasses.replace(scenario, hosts=load_hosts_file(hosts_file))
     if profile:
         scenario = dataclasses.replace(scenario, profile=profile, name=f"{scenario.name}-{profile}")
+    if cpus:
+        scenario = dataclasses.replace(scenario, placement=scenario.placement.merged(parse_cli(cpus)))
     path = run_scenario(scenario, RunOptions(state_dir=state_dir, runs_root=runs_root,
                                              settings_overrides=parse_overrides(overrides)))
     click.echo(str(path))

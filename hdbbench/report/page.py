@@ -22,6 +22,7 @@ from hdbbench.report import plots
 from hdbbench.report import text
 from hdbbench.report.data import Insertion, dig, num
 from hdbbench.report.hosts import hosts_section
+from hdbbench.report.placement import placement_section
 from hdbbench.report.render import Section, html_table, render_page
 from hdbbench.report.text import Spread, fmt
 from hdbbench.units import human_bytes
@@ -397,7 +398,8 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
     if view and view.trials:
         sections += [throughput_section(view, colours), lag_section(view, colours), batch_section(view, colours),
                      subscribers_section(view, colours), saturation_section(view, colours),
-                     sustained_section(view, colours), cpu_section(view), loss_section(view)]
+                     sustained_section(view, colours), cpu_section(view), placement_section(view),
+                     loss_section(view)]
     else:
         sections.append(Section("insertion", "Insertion", missing=f"No insertion results: "
                                                                   f"{loaded.problem or 'no trials'}."))
