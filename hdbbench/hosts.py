@@ -104,13 +104,24 @@ def load_hosts_file(path: Path) -> Hosts:
 
 def device_server_hosts(scenario: Any) -> dict[str, str]:
     """Server instance -> address: the scenario's device servers dealt round-robin over the device hosts."""
-    from hdbbench import devices
-
-    plans = devices.plan_fleet(devices.load_profile(scenario.device_profile), scenario.servers,
-                               scenario.devices_per_server, scenario.seed)
+    plans = _device_plans(scenario)
     hosts = scenario_hosts(scenario).devices
     instances = list(dict.fromkeys(p.server for p in plans))
     return {inst: hosts[i % len(hosts)] for i, inst in enumerate(instances)}
+
+
+def _device_plans(scenario: Any) -> list[Any]:
+    """The scenario's device servers: its profile's, or its facility inventory's at its scale."""
+    from hdbbench import devices
+
+    if getattr(scenario, "facility", None) is not None:
+        from hdbbench import facility
+        from hdbbench.sizing import load_inventory
+
+        return list(facility.plan_facility(load_inventory(scenario.facility.inventory), scenario.facility.scale,
+                                           scenario.servers, scenario.devices_per_server, scenario.seed))
+    return list(devices.plan_fleet(devices.load_profile(scenario.device_profile), scenario.servers,
+                                   scenario.devices_per_server, scenario.seed))
 
 
 def subscriber_pool(scenario: Any) -> int:
