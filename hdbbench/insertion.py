@@ -23,11 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import measure
+from hdbbench import outside as out
 from hdbbench import subscriber_statistics as st
 from hdbbench.backends import backend_for_stack
+from hdbbench.kinds import DEFAULT_KIND, SubscriberKind
 from hdbbench.sampling import Sampler, TimeSeries, process_probe, thread_probe
 from hdbbench.servers.endpoints import StackEndpoints
-from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, lib_configuration, spread
+from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configuration, spread
 
 # The windowed durations (s) the trial reports, worst subscriber: result key -> (p50, p99, max) statistics.
 AGE_FIGURES = {
@@ -127,6 +129,7 @@ class TrialSettings:
     schema_variant: str = "pk+2"
     rate_steps: Sequence[float] = ()    # saturation search: later rates, one per step_s
     step_s: float = 0.0
+    kind: SubscriberKind = DEFAULT_KIND  # which subscriber (hdbbench.kinds): binary, environment
 
 
 class Trial:
@@ -134,21 +137,25 @@ class Trial:
 
     def __init__(self, settings: TrialSettings, endpoints: StackEndpoints, load: LoadTarget, state_dir: Path,
                  server_pids: dict[str, Sequence[int]], progress: Progress | None = None,
-                 binary: Path = DEFAULT_BINARY) -> None:
+                 binary: Path | None = None) -> None:
         self.settings = settings
         self.endpoints = endpoints
         self.load = load
         self.state_dir = state_dir
         self.server_pids = server_pids
         self.progress = progress or (lambda phase, done, figures: None)
-        self.binary = binary
+        self.binary = binary if binary is not None else settings.kind.executable()
+        self._outside: out.Outside | None = None
 
     def run(self) -> tuple[dict[str, Any], TimeSeries]:
         s = self.settings
         backend = backend_for_stack(s.backend, self.endpoints, database=f"hdbpp_{s.label}")
         backend.drop_schema()
         backend.create_schema(s.schema_variant)
-        fleet = SubscriberFleet(self.load.tango_host, self.state_dir / s.label, binary=self.binary, attached=True)
+        fleet = SubscriberFleet(self.load.tango_host, self.state_dir / s.label, binary=self.binary, attached=True,
+                                env=dict(s.kind.env))
+        outside = self._outside = out.Outside(backend, self.load.attributes) if out.Outside.available(backend) else None
+        ours_before = None
         try:
             devices = self._start_subscribers(fleet, backend)
             self.load.prepare(s.rate)
@@ -156,7 +163,10 @@ class Trial:
             # in the first moments after subscribing can be dropped before the filter arrives.
             time.sleep(SETTLE_S)
             size_before = backend.size_bytes()
+            ours_before = out.ours_rows_stored([fleet.statistics(d, EXTRA_STATISTICS) for d in devices])
             load_started = datetime.now(timezone.utc)
+            if outside is not None:
+                outside.start(since=load_started)
             series, phases = self._measure(fleet, devices)
             drained = self._drain(fleet, devices)
             final = {device: fleet.statistics(device, EXTRA_STATISTICS) for device in devices}
@@ -172,7 +182,10 @@ class Trial:
         finally:
             self.load.stop()
             fleet.down()
+            if outside is not None:  # after the subscribers' sessions ended: PostgreSQL then has every count
+                outside.finish()
         summary = summarise(series, s, final, accounting, drained, phases)
+        summary.update(out.kind_figures(outside, series, s, phases, load_started, ours_before, final))
         summary["database_bytes"] = {"before": size_before, "after": size_after, "growth": size_after - size_before}
         summary["device_engine"] = self.load.engine
         return summary, series
@@ -207,6 +220,7 @@ class Trial:
             "proc_subscribers": process_probe(fleet.pids()),
             "threads_subscribers": thread_probe(fleet.pids(), SUBSCRIBER_THREADS, other="tango_and_other"),
             "proc_devices": process_probe(self.load.device_pids),
+            **(self._outside.probes() if self._outside is not None else {}),
         }
         for name, pids in self.server_pids.items():
             probes[f"proc_{name}"] = process_probe(list(pids))
@@ -247,7 +261,9 @@ class Trial:
             stats = [fleet.statistics(d, EXTRA_STATISTICS) for d in devices]
             # Pending from HDB++'s attribute (ours: the events waiting now); stored from ours where present.
             pending = sum(float(x.get(st.ATTRIBUTE_PENDING_NUMBER) or 0) for x in stats)
-            stored = sum(float(x.get(st.ROWS_STORED_NUMBER) or 0) for x in stats)
+            stored = out.ours_rows_stored(stats)
+            if stored is None:  # a kind without our statistics: the database's own count
+                stored = float(self._outside.counter.rows_inserted()) if self._outside is not None else 0.0
             if pending == 0 and stored == previous:
                 return True
             previous = stored
@@ -274,6 +290,8 @@ def _saturated_until(series: TimeSeries, end_s: float) -> bool:
     high-water mark, which a real hdbpp-es publishes too) sampled since the trial began (a queue that
     keeps growing across steps is saturation too), up to end_s."""
     times, pending = series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")
+    if not times:  # a subscriber without it: the same rule over the growth of the visibility lag
+        times, pending = series.column(out.LAG_COLUMN)
     return measure.elettra_saturated([p for t, p in zip(times, pending) if t <= end_s])
 
 
@@ -353,7 +371,7 @@ def _cpu_figures(series: TimeSeries, warmup_s: float, end_s: float | None, prefi
                  suffix: str = ".cpu_s") -> dict[str, Any]:
     """Cores used and CPU µs per stored event over the steady part, per column `prefix`<group>`suffix`
     (process groups by default)."""
-    times, stored = series.column(f"sub.{st.ROWS_STORED_NUMBER}")
+    times, stored = stored_column(series)
     window = [i for i, t in enumerate(times) if t >= warmup_s and (end_s is None or t <= end_s)]
     out: dict[str, Any] = {}
     if len(window) < 2:
@@ -374,8 +392,15 @@ def _cpu_figures(series: TimeSeries, warmup_s: float, end_s: float | None, prefi
     return out
 
 
-def _saturation_figures(series: TimeSeries, phases: list[dict[str, float]]) -> dict[str, Any]:
+def stored_column(series: TimeSeries) -> tuple[list[float], list[float]]:
+    """The stored-rows counter of a trial: our subscriber's RowsStoredNumber, else (another kind) the
+    database's own count of inserted rows."""
     times, stored = series.column(f"sub.{st.ROWS_STORED_NUMBER}")
+    return (times, stored) if times else series.column(out.COUNTER_COLUMN)
+
+
+def _saturation_figures(series: TimeSeries, phases: list[dict[str, float]]) -> dict[str, Any]:
+    times, stored = stored_column(series)
     rates = measure.rates_per_second(times, stored)
     steps, sources = [], []
     for phase in phases:

@@ -27,6 +27,14 @@ The resolved scenario (every default filled in) is saved in the run directory.
     count = 1
     lib_configuration = { batch_size = "1000" }
 
+    [[subscribers.kinds]]        # optional, repeatable: the subscribers to compare (hdbbench.kinds);
+    name = "hdbbench-es"         # without it the one kind is ours
+    [[subscribers.kinds]]
+    name = "hdbpp-es"
+    binary = "/usr/bin/hdb++es-srv"
+    env = { LD_LIBRARY_PATH = "/opt/hdbpp/lib" }
+    lib_configuration = { libname = "libhdb++timescale.so.2" }
+
     [load]
     rate = 2000                  # offered events/s, all attributes together
     duration_s = 60
@@ -51,6 +59,7 @@ from typing import Any
 
 from hdbbench.backends.registry import BACKENDS
 from hdbbench.errors import ConfigError
+from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, parse_kinds
 from hdbbench.measure import MIN_SATURATION_STEP_S
 from hdbbench.settings import PROFILE_NAMES
 from hdbbench.tomlfile import REQUIRED, Table, from_values, read_document, suggestion
@@ -129,9 +138,16 @@ class Scenario:
     report: ReportOptions = field(default_factory=ReportOptions)
     extraction: ExtractionPart | None = None
     disk: DiskPart | None = None
+    subscriber_kinds: tuple[SubscriberKind, ...] = ()  # [[subscribers.kinds]]; () = ours alone
+
+    @property
+    def kinds(self) -> tuple[SubscriberKind, ...]:
+        """The subscriber kinds measured on every backend, the reference first."""
+        return self.subscriber_kinds or (DEFAULT_KIND,)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        data["subscriber_kinds"] = [kind.to_dict() for kind in self.kinds]
         data["source"] = str(self.source)
         if self.extraction:
             data["extraction"]["query_set"] = str(self.extraction.query_set)
@@ -188,6 +204,7 @@ def _parse(top: Table) -> Scenario:
     subscribers = subs.count("count", 1)
     lib = subs.mapping("lib_configuration", {})
     lib_configuration = tuple((str(k), str(v)) for k, v in lib.items())
+    kinds = parse_kinds(subs, backends, dict(lib_configuration))
     subs.finish()
 
     load = top.table("load")
@@ -209,6 +226,7 @@ def _parse(top: Table) -> Scenario:
         device_engine=engine,
         subscribers=subscribers, lib_configuration=lib_configuration, rate=rate, duration_s=duration,
         warmup_s=warmup, measurements=measurements, report=report, extraction=extraction, disk=disk,
+        subscriber_kinds=kinds,
     )
 
 

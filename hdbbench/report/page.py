@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import measure
-from hdbbench.report import criteria, data, ranking
+from hdbbench.report import criteria, data, kinds, ranking
 from hdbbench.report import plots
 from hdbbench.report import text
 from hdbbench.report.data import Insertion, dig, num
@@ -396,7 +396,8 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
     if view and view.trials:
         sections += [throughput_section(view, colours), lag_section(view, colours), batch_section(view, colours),
                      subscribers_section(view, colours), saturation_section(view, colours),
-                     sustained_section(view, colours), cpu_section(view), loss_section(view)]
+                     sustained_section(view, colours), cpu_section(view), loss_section(view),
+                     kinds.kinds_section(run_dir, doc)]
     else:
         sections.append(Section("insertion", "Insertion", missing=f"No insertion results: "
                                                                   f"{loaded.problem or 'no trials'}."))
