@@ -91,8 +91,8 @@ def _parse_kind(entry: Table) -> SubscriberKind:
         raise entry.fail("name", f"{name!r} must start with a letter or digit and hold only letters, digits, "
                                  "'_', '.', '+' and '-'")
     binary = None
-    if entry.has("binary"):
-        binary = Path(entry.string("binary")).expanduser()
+    if (given := entry.string("binary", None)) is not None:
+        binary = Path(given).expanduser()
         if not binary.is_absolute():  # relative to the scenario's folder, else to the working directory
             near = entry.document.source.parent / binary
             binary = (near if near.exists() or not binary.exists() else binary).resolve()

@@ -53,9 +53,9 @@ def subscribers_up(state_dir: Path, tango_host: str | None, binary: Path, backen
                    overrides: tuple[str, ...], env: tuple[str, ...], attributes: tuple[str, ...],
                    from_devices: bool) -> None:
     """Register and start COUNT subscribers writing to BACKEND."""
-    endpoints = load_endpoints(state_dir)
     extra = _pairs(overrides, "--set")
     environment = _pairs(env, "--env")
+    endpoints = load_endpoints(state_dir)
     lines = lib_configuration(backend, database, postgres=endpoints.postgres, mariadb=endpoints.mariadb,
                               overrides=extra)
     wanted = [*attributes, *(dev.running_attributes(dev.fleet_dir(state_dir)) if from_devices else [])]
