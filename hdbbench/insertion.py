@@ -4,9 +4,10 @@
 A *trial* is one measured stretch on one backend: a fresh HDB++ database, N subscribers started
 through the Tango interface, the simulated devices rewound to event 0 (same seed, so every backend
 gets identical events) and started at the offered rate. The sampler reads the subscribers' Tango
-attributes, the devices' emitted counters and the CPU/memory of every process once a second. After
-the load stops the queue is drained and every attribute is accounted for: events emitted (device
-counters) against rows stored (SQL).
+attributes, the devices' emitted counters, the database's own count of inserted rows and the
+visibility lag of probe attributes (hdbbench.outside: the figures that are the same for every
+subscriber kind) and the CPU/memory of every process once a second. After the load stops the queue is
+drained and every attribute is accounted for: events emitted (device counters) against rows stored (SQL).
 
 Only the HdbEventSubscriber interface and SQL are used, so a real hdbpp-es can be measured by the
 same code (its extra statistics then read as missing).
@@ -423,5 +424,7 @@ def _saturation_figures(series: TimeSeries, phases: list[dict[str, float]]) -> d
         "last_sustainable_rate": measure.last_sustainable(
             [st for st, src in zip(steps, sources) if not src < 0.9 * st.offered_rate]),
         "limited_by": limited_by,
-        "criterion": "pending grew 6 samples in a row without falling below half its peak, or lost/NOK events",
+        "criterion": ("pending grew 6 samples in a row without falling below half its peak, or lost/NOK events"
+                      + ("" if series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")[0] else
+                         " (pending: the visibility lag, as the subscriber has no AttributeMaxPendingNumber)")),
     }

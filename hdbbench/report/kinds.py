@@ -83,13 +83,14 @@ def _cell(base: float | None, value: float | None, first: bool) -> str:
     return f"{fmt(value)} ({r:.2f}×)" if r is not None else fmt(value)
 
 
-def kinds_section(run_dir: Path, document: Mapping[str, Any] | None) -> Section:
-    section = Section("kinds", "Subscriber kinds side by side")
+def kinds_sections(run_dir: Path, document: Mapping[str, Any] | None) -> list[Section]:
+    """The kinds section when the run measured several subscriber kinds; none otherwise."""
     kinds, table = kinds_table(run_dir, document or {})
-    if len(kinds) < 2:
-        section.missing = ("One subscriber kind in this run; list several under [[subscribers.kinds]] to set "
-                           "them side by side.")
-        return section
+    return [kinds_section(kinds, table)] if len(kinds) > 1 else []
+
+
+def kinds_section(kinds: Sequence[str], table: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> Section:
+    section = Section("kinds", "Subscriber kinds side by side")
     head = ["backend", "figure"] + [kinds[0]] + [f"{k} (ratio to {kinds[0]})" for k in kinds[1:]]
     rows = [[backend, f"{label} ({unit})"] + [_cell(figs[kinds[0]].get(key), figs.get(k, {}).get(key), k == kinds[0])
                                              for k in kinds]

@@ -397,7 +397,7 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
         sections += [throughput_section(view, colours), lag_section(view, colours), batch_section(view, colours),
                      subscribers_section(view, colours), saturation_section(view, colours),
                      sustained_section(view, colours), cpu_section(view), loss_section(view),
-                     kinds.kinds_section(run_dir, doc)]
+                     *kinds.kinds_sections(run_dir, doc)]
     else:
         sections.append(Section("insertion", "Insertion", missing=f"No insertion results: "
                                                                   f"{loaded.problem or 'no trials'}."))
