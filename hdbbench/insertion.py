@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import measure
-from hdbbench import outside as out
+from hdbbench import outside as db_side
 from hdbbench import subscriber_statistics as st
 from hdbbench.backends import backend_for_stack
 from hdbbench.kinds import DEFAULT_KIND, SubscriberKind
@@ -146,7 +146,7 @@ class Trial:
         self.server_pids = server_pids
         self.progress = progress or (lambda phase, done, figures: None)
         self.binary = binary if binary is not None else settings.kind.executable()
-        self._outside: out.Outside | None = None
+        self._outside: db_side.Outside | None = None
 
     def run(self) -> tuple[dict[str, Any], TimeSeries]:
         s = self.settings
@@ -155,7 +155,10 @@ class Trial:
         backend.create_schema(s.schema_variant)
         fleet = SubscriberFleet(self.load.tango_host, self.state_dir / s.label, binary=self.binary, attached=True,
                                 env=dict(s.kind.env))
-        outside = self._outside = out.Outside(backend, self.load.attributes) if out.Outside.available(backend) else None
+        outside = None
+        if db_side.Outside.available(backend):  # figures read from the database, the same for every kind
+            outside = db_side.Outside(backend, self.load.attributes)
+        self._outside = outside
         ours_before = None
         try:
             devices = self._start_subscribers(fleet, backend)
@@ -164,7 +167,7 @@ class Trial:
             # in the first moments after subscribing can be dropped before the filter arrives.
             time.sleep(SETTLE_S)
             size_before = backend.size_bytes()
-            ours_before = out.ours_rows_stored([fleet.statistics(d, EXTRA_STATISTICS) for d in devices])
+            ours_before = db_side.ours_rows_stored([fleet.statistics(d, EXTRA_STATISTICS) for d in devices])
             load_started = datetime.now(timezone.utc)
             if outside is not None:
                 outside.start(since=load_started)
@@ -186,7 +189,7 @@ class Trial:
             if outside is not None:  # after the subscribers' sessions ended: PostgreSQL then has every count
                 outside.finish()
         summary = summarise(series, s, final, accounting, drained, phases)
-        summary.update(out.kind_figures(outside, series, s, phases, load_started, ours_before, final))
+        summary.update(db_side.kind_figures(outside, series, s, phases, load_started, ours_before, final))
         summary["database_bytes"] = {"before": size_before, "after": size_after, "growth": size_after - size_before}
         summary["device_engine"] = self.load.engine
         return summary, series
@@ -262,7 +265,7 @@ class Trial:
             stats = [fleet.statistics(d, EXTRA_STATISTICS) for d in devices]
             # Pending from HDB++'s attribute (ours: the events waiting now); stored from ours where present.
             pending = sum(float(x.get(st.ATTRIBUTE_PENDING_NUMBER) or 0) for x in stats)
-            stored = out.ours_rows_stored(stats)
+            stored = db_side.ours_rows_stored(stats)
             if stored is None:  # a kind without our statistics: the database's own count
                 stored = float(self._outside.counter.rows_inserted()) if self._outside is not None else 0.0
             if pending == 0 and stored == previous:
@@ -292,7 +295,7 @@ def _saturated_until(series: TimeSeries, end_s: float) -> bool:
     keeps growing across steps is saturation too), up to end_s."""
     times, pending = series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")
     if not times:  # a subscriber without it: the same rule over the growth of the visibility lag
-        times, pending = series.column(out.LAG_COLUMN)
+        times, pending = series.column(db_side.LAG_COLUMN)
     return measure.elettra_saturated([p for t, p in zip(times, pending) if t <= end_s])
 
 
@@ -397,7 +400,7 @@ def stored_column(series: TimeSeries) -> tuple[list[float], list[float]]:
     """The stored-rows counter of a trial: our subscriber's RowsStoredNumber, else (another kind) the
     database's own count of inserted rows."""
     times, stored = series.column(f"sub.{st.ROWS_STORED_NUMBER}")
-    return (times, stored) if times else series.column(out.COUNTER_COLUMN)
+    return (times, stored) if times else series.column(db_side.COUNTER_COLUMN)
 
 
 def _saturation_figures(series: TimeSeries, phases: list[dict[str, float]]) -> dict[str, Any]:
