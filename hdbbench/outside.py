@@ -131,7 +131,7 @@ class Outside:
         return {"db": lambda: {"rows_inserted": float(self.counter.rows_inserted())}, "vis": self.watch.probe}
 
     def start(self, since: datetime) -> None:
-        self.baseline = self.counter.rows_inserted()
+        self.baseline = self.counter.baseline()
         self.watch.start(since)
 
     def finish(self) -> None:

@@ -236,6 +236,10 @@ class OutsideReader(Protocol):
     def rows_inserted(self) -> int:
         """The database's cumulative count of rows inserted into the HDB++ data tables (differences matter)."""
 
+    def baseline(self) -> int:
+        """`rows_inserted` as it should read now, to take a trial's difference from (a database created
+        for the trial may know its rows exactly before its counter has caught up)."""
+
     def event_times_after(self, attribute: str, after: datetime) -> list[datetime]:
         """Source times (data_time, UTC) of the rows of `attribute` newer than `after` that are visible now."""
 

@@ -44,6 +44,24 @@ class PgOutsideReader:
         row = self.conn.execute(_INSERTED).fetchone()
         return int(row[0]) if row else 0
 
+    def baseline(self) -> int:
+        """The counter, or the rows the data tables hold when more: a trial's database is created for it
+        and never deleted from, so its rows are the rows inserted, exact also while the writing server
+        process has not yet published its counts (the values Tango sends on subscription, stored just
+        before a trial's load starts)."""
+        return max(self.rows_inserted(), self._rows_present())
+
+    def _rows_present(self) -> int:
+        tables = [name for (name,) in self.conn.execute(
+            "SELECT relname FROM pg_class WHERE relkind IN ('r', 'p') AND relnamespace = current_schema()::regnamespace"
+            " AND (relname LIKE 'att\\_scalar\\_%' OR relname LIKE 'att\\_array\\_%')"
+            " AND oid NOT IN (SELECT inhrelid FROM pg_inherits)").fetchall()]  # a parent counts its partitions
+        if not tables:
+            return 0
+        query = sql.SQL(" + ").join(sql.SQL("(SELECT count(*) FROM {})").format(sql.Identifier(t)) for t in tables)
+        row = self.conn.execute(sql.SQL("SELECT ") + query).fetchone()
+        return int(row[0]) if row else 0
+
     def event_times_after(self, attribute: str, after: datetime) -> list[datetime]:
         where = self._locate(attribute)
         if where is None:
