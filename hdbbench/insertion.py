@@ -374,8 +374,11 @@ def _age_figures(series: TimeSeries, end_s: float | None, final: dict[str, dict[
 def _cpu_figures(series: TimeSeries, warmup_s: float, end_s: float | None, prefix: str = "proc_",
                  suffix: str = ".cpu_s") -> dict[str, Any]:
     """Cores used and CPU µs per stored event over the steady part, per column `prefix`<group>`suffix`
-    (process groups by default)."""
-    times, stored = stored_column(series)
+    (process groups by default). Stored events are counted by the database where it can (the same
+    counter for every subscriber kind), else by our subscriber."""
+    times, stored = series.column(db_side.COUNTER_COLUMN)
+    if not times:
+        times, stored = stored_column(series)
     window = [i for i, t in enumerate(times) if t >= warmup_s and (end_s is None or t <= end_s)]
     out: dict[str, Any] = {}
     if len(window) < 2:
