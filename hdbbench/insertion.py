@@ -4,9 +4,10 @@
 A *trial* is one measured stretch on one backend: a fresh HDB++ database, N subscribers started
 through the Tango interface, the simulated devices rewound to event 0 (same seed, so every backend
 gets identical events) and started at the offered rate. The sampler reads the subscribers' Tango
-attributes, the devices' emitted counters and the CPU/memory of every process once a second. After
-the load stops the queue is drained and every attribute is accounted for: events emitted (device
-counters) against rows stored (SQL).
+attributes, the devices' emitted counters, the database's own count of inserted rows and the
+visibility lag of probe attributes (hdbbench.outside: the figures that are the same for every
+subscriber kind) and the CPU/memory of every process once a second. After the load stops the queue is
+drained and every attribute is accounted for: events emitted (device counters) against rows stored (SQL).
 
 Only the HdbEventSubscriber interface and SQL are used, so a real hdbpp-es can be measured by the
 same code (its extra statistics then read as missing).
@@ -23,13 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import measure
+from hdbbench import outside as db_side
 from hdbbench import subscriber_statistics as st
 from hdbbench.backends import backend_for_stack
 from hdbbench.backends.registry import server_of
+from hdbbench.kinds import DEFAULT_KIND, SubscriberKind
 from hdbbench.placement import PlacementControl, archiving_path_per_core
 from hdbbench.sampling import Sampler, TimeSeries, process_probe, thread_probe
 from hdbbench.servers.endpoints import StackEndpoints
-from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, lib_configuration, spread
+from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configuration, spread
 
 # The windowed durations (s) the trial reports, worst subscriber: result key -> (p50, p99, max) statistics.
 AGE_FIGURES = {
@@ -142,6 +145,7 @@ class TrialSettings:
     schema_variant: str = "pk+2"
     rate_steps: Sequence[float] = ()    # saturation search: later rates, one per step_s
     step_s: float = 0.0
+    kind: SubscriberKind = DEFAULT_KIND  # which subscriber (hdbbench.kinds): binary, environment
 
 
 class Trial:
@@ -149,7 +153,7 @@ class Trial:
 
     def __init__(self, settings: TrialSettings, endpoints: StackEndpoints, load: LoadTarget, state_dir: Path,
                  server_pids: dict[str, Sequence[int]], progress: Progress | None = None,
-                 binary: Path = DEFAULT_BINARY, fleet_factory: Callable[..., SubscriberFleet] = SubscriberFleet,
+                 binary: Path | None = None, fleet_factory: Callable[..., SubscriberFleet] = SubscriberFleet,
                  placement: PlacementControl | None = None) -> None:
         self.placement = placement
         self.settings = settings
@@ -159,14 +163,21 @@ class Trial:
         self.state_dir = state_dir
         self.server_pids = server_pids
         self.progress = progress or (lambda phase, done, figures: None)
-        self.binary = binary
+        self.binary = binary if binary is not None else settings.kind.executable()
+        self._outside: db_side.Outside | None = None
 
     def run(self) -> tuple[dict[str, Any], TimeSeries]:
         s = self.settings
         backend = backend_for_stack(s.backend, self.endpoints, database=f"hdbpp_{s.label}")
         backend.drop_schema()
         backend.create_schema(s.schema_variant)
-        fleet = self.fleet_factory(self.load.tango_host, self.state_dir / s.label, binary=self.binary, attached=True)
+        fleet = self.fleet_factory(self.load.tango_host, self.state_dir / s.label, binary=self.binary, attached=True,
+                                   env=dict(s.kind.env))
+        outside = None
+        if db_side.Outside.available(backend):  # figures read from the database, the same for every kind
+            outside = db_side.Outside(backend, self.load.attributes)
+        self._outside = outside
+        ours_before = None
         try:
             devices = self._start_subscribers(fleet, backend)
             if self.placement is not None:
@@ -176,7 +187,10 @@ class Trial:
             # in the first moments after subscribing can be dropped before the filter arrives.
             time.sleep(SETTLE_S)
             size_before = backend.size_bytes()
+            ours_before = db_side.ours_rows_stored([fleet.statistics(d, EXTRA_STATISTICS) for d in devices])
             load_started = datetime.now(timezone.utc)
+            if outside is not None:
+                outside.start(since=load_started)
             series, phases = self._measure(fleet, devices)
             # While the subscribers still hold their database connections (a backend per connection).
             placement = self.placement.observe({"subscribers": fleet.pids()}) if self.placement else None
@@ -194,7 +208,10 @@ class Trial:
         finally:
             self.load.stop()
             fleet.down()
+            if outside is not None:  # after the subscribers' sessions ended: PostgreSQL then has every count
+                outside.finish()
         summary = summarise(series, s, final, accounting, drained, phases)
+        summary.update(db_side.kind_figures(outside, series, s, phases, load_started, ours_before, final))
         summary["database_bytes"] = {"before": size_before, "after": size_after, "growth": size_after - size_before}
         summary["device_engine"] = self.load.engine
         if placement is not None:
@@ -232,6 +249,7 @@ class Trial:
             "proc_subscribers": process_probe(fleet.pids()),
             "threads_subscribers": thread_probe(fleet.pids(), SUBSCRIBER_THREADS, other="tango_and_other"),
             "proc_devices": process_probe(self.load.device_pids),
+            **(self._outside.probes() if self._outside is not None else {}),
         }
         for name, pids in self.server_pids.items():
             probes[f"proc_{name}"] = process_probe(list(pids))
@@ -272,7 +290,9 @@ class Trial:
             stats = [fleet.statistics(d, EXTRA_STATISTICS) for d in devices]
             # Pending from HDB++'s attribute (ours: the events waiting now); stored from ours where present.
             pending = sum(float(x.get(st.ATTRIBUTE_PENDING_NUMBER) or 0) for x in stats)
-            stored = sum(float(x.get(st.ROWS_STORED_NUMBER) or 0) for x in stats)
+            stored = db_side.ours_rows_stored(stats)
+            if stored is None:  # a kind without our statistics: the database's own count
+                stored = float(self._outside.counter.rows_inserted()) if self._outside is not None else 0.0
             if pending == 0 and stored == previous:
                 return True
             previous = stored
@@ -299,6 +319,8 @@ def _saturated_until(series: TimeSeries, end_s: float) -> bool:
     high-water mark, which a real hdbpp-es publishes too) sampled since the trial began (a queue that
     keeps growing across steps is saturation too), up to end_s."""
     times, pending = series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")
+    if not times:  # a subscriber without it: the same rule over the growth of the visibility lag
+        times, pending = series.column(db_side.LAG_COLUMN)
     return measure.elettra_saturated([p for t, p in zip(times, pending) if t <= end_s])
 
 
@@ -377,8 +399,11 @@ def _age_figures(series: TimeSeries, end_s: float | None, final: dict[str, dict[
 def _cpu_figures(series: TimeSeries, warmup_s: float, end_s: float | None, prefix: str = "proc_",
                  suffix: str = ".cpu_s") -> dict[str, Any]:
     """Cores used and CPU µs per stored event over the steady part, per column `prefix`<group>`suffix`
-    (process groups by default)."""
-    times, stored = series.column(f"sub.{st.ROWS_STORED_NUMBER}")
+    (process groups by default). Stored events are counted by the database where it can (the same
+    counter for every subscriber kind), else by our subscriber."""
+    times, stored = series.column(db_side.COUNTER_COLUMN)
+    if not times:
+        times, stored = stored_column(series)
     window = [i for i, t in enumerate(times) if t >= warmup_s and (end_s is None or t <= end_s)]
     out: dict[str, Any] = {}
     if len(window) < 2:
@@ -399,8 +424,15 @@ def _cpu_figures(series: TimeSeries, warmup_s: float, end_s: float | None, prefi
     return out
 
 
-def _saturation_figures(series: TimeSeries, phases: list[dict[str, float]]) -> dict[str, Any]:
+def stored_column(series: TimeSeries) -> tuple[list[float], list[float]]:
+    """The stored-rows counter of a trial: our subscriber's RowsStoredNumber, else (another kind) the
+    database's own count of inserted rows."""
     times, stored = series.column(f"sub.{st.ROWS_STORED_NUMBER}")
+    return (times, stored) if times else series.column(db_side.COUNTER_COLUMN)
+
+
+def _saturation_figures(series: TimeSeries, phases: list[dict[str, float]]) -> dict[str, Any]:
+    times, stored = stored_column(series)
     rates = measure.rates_per_second(times, stored)
     steps, sources = [], []
     for phase in phases:
@@ -423,5 +455,7 @@ def _saturation_figures(series: TimeSeries, phases: list[dict[str, float]]) -> d
         "last_sustainable_rate": measure.last_sustainable(
             [st for st, src in zip(steps, sources) if not src < 0.9 * st.offered_rate]),
         "limited_by": limited_by,
-        "criterion": "pending grew 6 samples in a row without falling below half its peak, or lost/NOK events",
+        "criterion": ("pending grew 6 samples in a row without falling below half its peak, or lost/NOK events"
+                      + ("" if series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")[0] else
+                         " (pending: the visibility lag, as the subscriber has no AttributeMaxPendingNumber)")),
     }

@@ -222,6 +222,12 @@ class TrialSummary:
     sustained_share: float | None = None        # the other trials, when they had a steady part
     device_engine: str | None = None            # the devices' generator engine, when the run chose one
     placement: dict[str, Any] | None = None     # CPUs requested and observed per group (hdbbench.placement)
+    # Which subscriber (hdbbench.kinds); the figures read from outside it, the same for every kind
+    # (hdbbench.outside: the database's inserted-row counter, the visibility lag); and which of the
+    # figures above are our subscriber's own statistics (missing for another kind).
+    subscriber_kind: str | None = None
+    outside: dict[str, Any] | None = None
+    subscriber_reported: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None or k in _ALWAYS_WRITTEN}

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """``hdbbench run <scenario>``: stack, devices, subscribers and measurements, then tear-down.
 
-The order of work per backend: the throughput trial at the scenario's rate, the batch-size sweep,
+The order of work per backend and subscriber kind (hdbbench.kinds): the throughput trial at the scenario's rate, the batch-size sweep,
 the subscriber-count sweep, the saturation search, the sustained-load trial — each only when the
 scenario asks for it. Every backend gets the same seeded events (the devices are rewound between
 trials). Everything started here is attached to this process and stopped in ``finally``, on
@@ -24,6 +24,7 @@ from hdbbench import devices as device_launcher
 from hdbbench import hosts as hosts_layout
 from hdbbench.errors import ConfigError
 from hdbbench.insertion import LoadTarget, Trial, TrialSettings
+from hdbbench.kinds import SubscriberKind, trial_label
 from hdbbench.placement import SERVER_GROUPS, PlacementControl
 from hdbbench.results import RunDirectory, RunPart, TrialSummary, environment_facts, results_document
 from hdbbench.scenario import Scenario
@@ -41,10 +42,22 @@ class RunOptions:
 
 
 def _trials(scenario: Scenario, backend: str) -> list[TrialSettings]:
-    """The trials a scenario asks for on one backend, in order."""
+    """The trials a scenario asks for on one backend, in order: every trial for each subscriber kind."""
+    trials = []
+    for index, kind in enumerate(scenario.kinds):
+        for settings in _kind_trials(scenario, backend, kind):
+            label = trial_label(backend, index, kind, settings.label.removeprefix(f"{backend}_"))
+            trials.append(dataclasses.replace(settings, label=label, kind=kind))
+    return trials
+
+
+def _kind_trials(scenario: Scenario, backend: str, kind: SubscriberKind) -> list[TrialSettings]:
+    """The trials a scenario asks for on one backend with one subscriber kind, in order."""
     m = scenario.measurements
+    # The kind's LibConfiguration lines are merged over the scenario's; a batch sweep still sets batch_size.
     base = dict(backend=backend, duration_s=scenario.duration_s, warmup_s=scenario.warmup_s,
-                subscribers=scenario.subscribers, lib_overrides=dict(scenario.lib_configuration),
+                subscribers=scenario.subscribers,
+                lib_overrides={**dict(scenario.lib_configuration), **dict(kind.lib_configuration)},
                 schema_variant=scenario.schema_variant)
     trials = []
     if m.throughput:
@@ -123,7 +136,7 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
             task = progress.add_task("starting", total=1.0)
 
             def report(phase: str, done: float, latest: dict[str, float]) -> None:
-                rate = latest.get("sub.RowsStoredNumber")
+                rate = latest.get("sub.RowsStoredNumber", latest.get("db.rows_inserted"))
                 pending = latest.get("sub.PendingEventNumber")
                 figures = f"stored {rate:,.0f}" if rate is not None else ""
                 if pending is not None:

@@ -30,6 +30,14 @@ The resolved scenario (every default filled in) is saved in the run directory.
     count = 1
     lib_configuration = { batch_size = "1000" }
 
+    [[subscribers.kinds]]        # optional, repeatable: the subscribers to compare (hdbbench.kinds);
+    name = "hdbbench-es"         # without it the one kind is ours
+    [[subscribers.kinds]]
+    name = "hdbpp-es"
+    binary = "/usr/bin/hdb++es-srv"
+    env = { LD_LIBRARY_PATH = "/opt/hdbpp/lib" }
+    lib_configuration = { libname = "libhdb++timescale.so.2" }
+
     [load]
     rate = 2000                  # offered events/s, all attributes together
     duration_s = 60
@@ -79,6 +87,7 @@ from hdbbench.backends.registry import BACKENDS
 from hdbbench.errors import ConfigError
 from hdbbench.facility import FacilityDevices
 from hdbbench.placement import Placement, placement_from
+from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, parse_kinds
 from hdbbench.measure import MIN_SATURATION_STEP_S
 from hdbbench.settings import PROFILE_NAMES
 from hdbbench.tomlfile import REQUIRED, Table, from_values, read_document, suggestion
@@ -167,9 +176,16 @@ class Scenario:
     hosts: Any = None                  # hdbbench.hosts.Hosts when the scenario names hosts
     facility: FacilityDevices | None = None       # [devices] inventory + scale instead of a profile
     placement: Placement = field(default_factory=Placement)   # [placement.cpus]
+    subscriber_kinds: tuple[SubscriberKind, ...] = ()  # [[subscribers.kinds]]; () = ours alone
+
+    @property
+    def kinds(self) -> tuple[SubscriberKind, ...]:
+        """The subscriber kinds measured on every backend, the reference first."""
+        return self.subscriber_kinds or (DEFAULT_KIND,)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        data["subscriber_kinds"] = [kind.to_dict() for kind in self.kinds]
         data["source"] = str(self.source)
         if self.extraction:
             data["extraction"]["query_set"] = str(self.extraction.query_set)
@@ -237,6 +253,7 @@ def _parse(top: Table) -> Scenario:
     subs = top.table("subscribers")
     subscribers = subs.count("count", 1)
     lib_configuration = _lib_configuration(subs)
+    kinds = parse_kinds(subs, backends, dict(lib_configuration))
     subs.finish()
 
     load = top.table("load")
@@ -262,7 +279,7 @@ def _parse(top: Table) -> Scenario:
         device_engine=engine,
         subscribers=subscribers, lib_configuration=lib_configuration, rate=rate, duration_s=duration,
         warmup_s=warmup, measurements=measurements, report=report, extraction=extraction, disk=disk,
-        hosts=hosts, facility=facility, placement=placement,
+        hosts=hosts, facility=facility, placement=placement, subscriber_kinds=kinds,
     )
 
 

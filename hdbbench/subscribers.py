@@ -86,12 +86,13 @@ class SubscriberFleet:
     """N subscriber processes registered in one Tango database."""
 
     def __init__(self, tango_host: str, state_dir: Path, *, binary: Path = DEFAULT_BINARY,
-                 attached: bool = True, address: str = LOOPBACK) -> None:
+                 attached: bool = True, address: str = LOOPBACK, env: Mapping[str, str] | None = None) -> None:
         self.tango_host = tango_host
         self.address = check_address(address, "subscribers' address")  # where the subscribers bind
         self.dir = Path(state_dir).resolve() / "subscribers"
         self.binary = Path(binary)
         self.attached = attached
+        self.env = dict(env or {})  # added to each subscriber's environment (e.g. LD_LIBRARY_PATH)
         host, _, port = tango_host.rpartition(":")
         self._db_address = (host, int(port))
         self._attribute_names: dict[str, frozenset[str]] = {}  # per device: what it publishes
@@ -122,8 +123,11 @@ class SubscriberFleet:
            started_timeout_s: float = STARTED_TIMEOUT_S, progress: Progress | None = None) -> list[str]:
         """Register and start each subscriber, assign its attributes by AttributeAdd; return when every
         device answers and says (AttributeStartedNumber) that its attributes run."""
-        if not self.binary.exists():
-            raise ServerError(f"subscriber binary not found: {self.binary} (run ./run.sh setup)")
+        if not self.binary.is_file():
+            hint = " (run ./run.sh setup)" if self.binary == DEFAULT_BINARY else ""
+            raise ServerError(f"subscriber binary not found: {self.binary}{hint}")
+        if not os.access(self.binary, os.X_OK):
+            raise ServerError(f"subscriber binary is not executable: {self.binary}")
         specs = list(specs)
         for spec in specs:
             self.register(spec)
@@ -142,10 +146,11 @@ class SubscriberFleet:
         deadline = time.monotonic() + timeout_s
         wanted = sum(expected.values())
         while True:
-            seen = {device: int(self.statistics(device).get(stats.ATTRIBUTE_STARTED_NUMBER) or 0)
-                    for device in expected}
+            seen = {device: self._started(device) for device in expected}
             if all(seen[device] >= n for device, n in expected.items()):
                 return
+            if gone := self.exited(expected):
+                raise ServerError(self.exited_message(gone[0]))
             if time.monotonic() > deadline:
                 short = {d: f"{seen[d]} of {n}" for d, n in expected.items() if seen[d] < n}
                 states = {d: self._state_line(d) for d in short}
@@ -155,6 +160,16 @@ class SubscriberFleet:
                 started = sum(seen.values())
                 progress("subscribing", started / max(1, wanted), {"started": float(started)})
             time.sleep(0.5)
+
+    def _started(self, device: str) -> int:
+        """AttributeStartedNumber; 0 while the device does not answer (a process that ended is noticed by
+        the caller and said in one line)."""
+        import tango
+
+        try:
+            return int(self.statistics(device).get(stats.ATTRIBUTE_STARTED_NUMBER) or 0)
+        except tango.DevFailed:
+            return 0
 
     def _state_line(self, device: str) -> str:
         try:
@@ -173,7 +188,8 @@ class SubscriberFleet:
             process.stop(old)
         orb_port = pick_free_port(24000 + 10 * spec.instance, host=self.address)
         event_port = pick_free_port(orb_port + 1, host=self.address)
-        env = {**os.environ, "TANGO_HOST": self.tango_host, "TANGO_ZMQ_EVENT_PORT": str(event_port),
+        # The kind's variables (a library path, ...) cannot move the subscriber off our Tango host and ports.
+        env = {**os.environ, **self.env, "TANGO_HOST": self.tango_host, "TANGO_ZMQ_EVENT_PORT": str(event_port),
                "TANGO_ZMQ_HEARTBEAT_PORT": str(pick_free_port(event_port + 1, host=self.address))}
         # ZeroMQ drops events past its receive high-water mark (1,000 by default): a subscriber that
         # stores in batches needs room for a burst. An explicit setting in the environment wins.
@@ -193,8 +209,7 @@ class SubscriberFleet:
             instance = device.rsplit("/", 1)[1]
             record = ProcessRecord.load(self.dir / instance / "process.json")
             if record is None or not record.alive():
-                log = self.dir / instance / "subscriber.log"
-                raise ServerError(f"subscriber {device} exited: {process.last_log_line(log)} (log: {log})")
+                raise ServerError(self.exited_message(device))
             try:
                 proxy = self.proxy(device)
                 proxy.ping()
@@ -203,6 +218,21 @@ class SubscriberFleet:
                 last = exc.args[0].desc.strip().splitlines()[0] if exc.args else str(exc)
             time.sleep(0.2)
         raise ServerError(f"subscriber {device} not ready after {timeout_s:.0f} s: {last}")
+
+    def exited_message(self, device: str) -> str:
+        """One line: the subscriber's process ended, with the tail of its log (a real hdbpp-es exits when
+        its LibConfiguration's `libname` is missing or does not load)."""
+        log = self.dir / device.rsplit("/", 1)[1] / "subscriber.log"
+        return f"subscriber {device} ({self.binary.name}) exited at start: {log_tail(log)} (log: {log})"
+
+    def exited(self, devices: Iterable[str]) -> list[str]:
+        """The devices among `devices` whose subscriber process no longer runs."""
+        gone = []
+        for device in devices:
+            record = ProcessRecord.load(self.dir / device.rsplit("/", 1)[1] / "process.json")
+            if record is None or not record.alive():
+                gone.append(device)
+        return gone
 
     def proxy(self, device: str) -> Any:
         import tango
@@ -259,3 +289,12 @@ class SubscriberFleet:
                 stopped += 1
             record_path.unlink(missing_ok=True)
         return stopped
+
+
+def log_tail(log_path: Path, lines: int = 3) -> str:
+    """The last non-empty lines of a log as one line ("a | b | c"), or what is wrong with the log."""
+    try:
+        text = [ln.strip() for ln in log_path.read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return "no log"
+    return " | ".join(line[:200] for line in text[-lines:]) if text else "empty log"

@@ -34,7 +34,8 @@ from hdbbench.hdbtypes import AttParameter, AttributeInfo, Event, TangoType
 
 __all__ = [
     "INDEX_VARIANTS", "Backend", "BulkWriter", "ColdRestart", "ColumnDef", "ExtractionBackend", "ForeignKeyDef",
-    "IndexDef", "SchemaVariant", "StorageOptions", "TableDef", "TableSize", "compare_tables",
+    "IndexDef", "OutsideFigures", "OutsideReader", "SchemaVariant", "StorageOptions", "TableDef", "TableSize",
+    "compare_tables",
 ]
 
 class BulkWriter(abc.ABC):
@@ -167,6 +168,12 @@ class Backend(abc.ABC):
     def subscriber_configuration(cls, endpoint: Any, database: str) -> dict[str, str]:
         """The HDB++ LibConfiguration keys that point a subscriber at `database` on `endpoint`."""
 
+    @classmethod
+    def lib_configuration_problem(cls, lines: Mapping[str, str]) -> str | None:
+        """What the backend's real HDB++ library would refuse or crash on in these LibConfiguration
+        keys (one line naming the key), or None."""
+        return None
+
     @staticmethod
     @abc.abstractmethod
     def server_facts(endpoint: Any) -> dict[str, Any]:
@@ -226,6 +233,31 @@ class ColdRestart(Protocol):
     def after_cold_stop(self, data_dir: Path) -> None:
         """Called with the server's data directory once it is stopped."""
 
+
+class OutsideReader(Protocol):
+    """One connection that reads what a subscriber stored from outside it: the database's own count of
+    inserted data rows, and the source times of an attribute's rows as they become visible."""
+
+    counter: str  # which counter `rows_inserted` reads and how fresh it is, for the results
+
+    def rows_inserted(self) -> int:
+        """The database's cumulative count of rows inserted into the HDB++ data tables (differences matter)."""
+
+    def baseline(self) -> int:
+        """`rows_inserted` as it should read now, to take a trial's difference from (a database created
+        for the trial may know its rows exactly before its counter has caught up)."""
+
+    def event_times_after(self, attribute: str, after: datetime) -> list[datetime]:
+        """Source times (data_time, UTC) of the rows of `attribute` newer than `after` that are visible now."""
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class OutsideFigures(Protocol):
+    """A backend whose stored rate and visibility lag can be read without asking the subscriber."""
+
+    def outside_reader(self) -> OutsideReader: ...
 
 
 def extraction_of(backend: Backend) -> ExtractionBackend:

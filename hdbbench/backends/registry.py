@@ -81,6 +81,9 @@ def lib_configuration(name: str, database: str, servers: Mapping[str, Any],
         raise ConfigError(f"backend {name} needs a {SERVER_LABELS[e.server]} server")
     lines = e.backend_class.subscriber_configuration(endpoint, database)
     lines.update({k: str(v) for k, v in (overrides or {}).items()})
+    # Refused here, before a real library would crash on it in a subscriber process.
+    if (problem := e.backend_class.lib_configuration_problem(lines)) is not None:
+        raise ConfigError(f"LibConfiguration for {name}: {problem}")
     return [f"{key}={value}" for key, value in lines.items()]
 
 

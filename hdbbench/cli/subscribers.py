@@ -44,24 +44,24 @@ def subscribers() -> None:
 @click.option("--count", default=1, show_default=True, type=click.IntRange(min=1))
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Extra LibConfiguration line, e.g. batch_size=1000 (repeatable).")
+@click.option("--env", "env", multiple=True, metavar="KEY=VALUE",
+              help="Environment variable of the subscriber processes, e.g. LD_LIBRARY_PATH=/opt/hdbpp/lib (repeatable).")
 @click.option("--attribute", "attributes", multiple=True,
               help="Attribute to archive (repeatable); the attributes are shared out among the COUNT subscribers.")
 @click.option("--from-devices", is_flag=True,
               help="Archive every attribute of the simulated devices running beside the stack (hdbbench devices up).")
 def subscribers_up(state_dir: Path, tango_host: str | None, binary: Path, backend: str, database: str, count: int,
-                   overrides: tuple[str, ...], attributes: tuple[str, ...], from_devices: bool) -> None:
+                   overrides: tuple[str, ...], env: tuple[str, ...], attributes: tuple[str, ...],
+                   from_devices: bool) -> None:
     """Register and start COUNT subscribers writing to BACKEND."""
+    extra = _pairs(overrides, "--set")
+    environment = _pairs(env, "--env")
     endpoints = load_endpoints(state_dir)
-    extra = {}
-    for item in overrides:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"LibConfiguration override must be key=value, got {item!r}")
-        extra[key] = value
     lines = lib_configuration(backend, database, postgres=endpoints.postgres, mariadb=endpoints.mariadb,
                               overrides=extra)
     wanted = [*attributes, *(dev.running_attributes(dev.fleet_dir(state_dir)) if from_devices else [])]
     fleet = _fleet(state_dir, tango_host, binary)
+    fleet.env = environment
     running = fleet.running(backend)
     if running:
         raise ConfigError(f"subscribers for {backend} already run ({', '.join(running)}); "
@@ -71,6 +71,17 @@ def subscribers_up(state_dir: Path, tango_host: str | None, binary: Path, backen
     fleet.up(specs)
     for spec in specs:
         click.echo(f"{spec.device}: {len(spec.attributes)} attributes to {backend} database {database}")
+
+
+def _pairs(items: tuple[str, ...], option: str) -> dict[str, str]:
+    """KEY=VALUE items of a repeatable option; a malformed one is refused in one line."""
+    pairs = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"{option} takes KEY=VALUE, got {item!r}")
+        pairs[key.strip()] = value
+    return pairs
 
 
 @subscribers.command("status")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from rich.table import Table
 
-from hdbbench.report import ranking
+from hdbbench.report import kinds, ranking
 from hdbbench.report import data
 from hdbbench.report import plots
 from hdbbench.report.criteria import criteria_table
@@ -70,6 +70,9 @@ def run_figures(run_dir: Path) -> dict[str, dict[str, Figure]]:
             row["peak_rate"] = Figure(top.median, top)
         if "saturation_rate" in row:
             row["saturation_rate"] = Figure(row["saturation_rate"].value, step=step)
+    # The subscriber kinds after the first, as rows "<backend> · <kind>" (hdbbench.report.kinds).
+    for name, figures in kinds.compare_figures(run_dir, loaded.document).items():
+        out[name] = {key: Figure(value) for key, value in figures.items()}
     return out
 
 
@@ -193,6 +196,8 @@ def _environment_rows(paths: Sequence[Path]) -> list[list[str]]:
              ("disk", lambda e, s, p: dig(e, "disk", "type")), ("kernel", lambda e, s, p: e.get("kernel")),
              ("profile", lambda e, s, p: dig(e, "settings", "profile") or s.get("profile")),
              ("subscribers", lambda e, s, p: s.get("subscribers")),
+             ("subscriber kinds", lambda e, s, p: ", ".join(k.get("name", "?") for k in s.get("subscriber_kinds") or [])
+              or None),
              ("lib_configuration", lambda e, s, p: s.get("lib_configuration")),
              ("rate", lambda e, s, p: s.get("rate")), ("seed", lambda e, s, p: s.get("seed"))]
     return [[name] + [str(get(e, s, p) if get(e, s, p) is not None else "–") for e, s, p in zip(envs, scenarios, paths)]

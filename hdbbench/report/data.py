@@ -142,8 +142,19 @@ class Insertion:
         return next((t for t in self.trials if t.backend == backend and t.kind == kind), None)
 
 
-def insertion_view(run_dir: Path, document: Mapping[str, Any]) -> Insertion:
-    trials = [classify(t) for t in dig(document, "results", "trials") or [] if isinstance(t, Mapping)]
+def subscriber_kinds(document: Mapping[str, Any]) -> list[str]:
+    """The subscriber kinds of an insertion document's trials, in run order (the first is the reference)."""
+    return list(dict.fromkeys(str(t.get("subscriber_kind") or "hdbbench-es")
+                              for t in dig(document, "results", "trials") or [] if isinstance(t, Mapping)))
+
+
+def insertion_view(run_dir: Path, document: Mapping[str, Any], kind: str | None = None) -> Insertion:
+    """The trials of one subscriber kind (default: the first, so that every section compares backends
+    on one subscriber; hdbbench.report.kinds sets the kinds side by side)."""
+    kinds = subscriber_kinds(document)
+    kind = kind if kind is not None else (kinds[0] if kinds else None)
+    trials = [classify(t) for t in dig(document, "results", "trials") or [] if isinstance(t, Mapping)
+              and str(t.get("subscriber_kind") or "hdbbench-es") == kind]
     order = list(dig(document, "scenario", "backends") or [])
     backends = [b for b in order if any(t.backend == b for t in trials)]
     backends += [t.backend for t in trials if t.backend not in backends]

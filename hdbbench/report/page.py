@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import measure
-from hdbbench.report import criteria, data, ranking
+from hdbbench.report import criteria, data, kinds, ranking
 from hdbbench.report import plots
 from hdbbench.report import text
 from hdbbench.report.data import Insertion, dig, num
@@ -399,7 +399,7 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
         sections += [throughput_section(view, colours), lag_section(view, colours), batch_section(view, colours),
                      subscribers_section(view, colours), saturation_section(view, colours),
                      sustained_section(view, colours), cpu_section(view), placement_section(view),
-                     loss_section(view)]
+                     loss_section(view), *kinds.kinds_sections(run_dir, doc)]
     else:
         sections.append(Section("insertion", "Insertion", missing=f"No insertion results: "
                                                                   f"{loaded.problem or 'no trials'}."))

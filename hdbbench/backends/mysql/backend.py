@@ -7,7 +7,8 @@ InnoDB tables are clustered by their primary key, so `cluster()` has nothing to 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,6 +18,7 @@ from hdbbench.backends.model import SchemaVariant, TableDef, TableSize, compare_
 from hdbbench.backends.accounts import as_account
 from hdbbench.backends.mysql.ddl import render_schema, statements, users_sql
 from hdbbench.backends.mysql.extraction import MySQLExtraction
+from hdbbench.backends.mysql.outside import MySQLOutsideReader
 from hdbbench.backends.mysql.reader import fetch_events
 from hdbbench.backends.mysql.storage import (
     STORAGE_CLAUSES,
@@ -34,6 +36,10 @@ from hdbbench.errors import ConfigError, SchemaError
 from hdbbench.hdbtypes import Event
 
 T = TypeVar("T")
+# The installed file name of libhdb++mysql (libhdb++ dlopens the LibConfiguration's libname).
+LIBNAME = "libhdb++mysql.so.7"
+# LibConfiguration keys libhdb++mysql reads as integers.
+INTEGER_KEYS = ("port", "batch_size", "ignore_duplicates", "lightschema", "json_array")
 
 
 class MySQLBackend(MySQLExtraction, Backend):
@@ -215,9 +221,23 @@ class MySQLBackend(MySQLExtraction, Backend):
     # --- facts about the server and the subscriber
     @classmethod
     def subscriber_configuration(cls, endpoint: Any, database: str) -> dict[str, str]:
+        """libhdb++mysql needs host, port, user, password and dbname; `libname` is its installed file name."""
         subscriber = as_account(endpoint, RW_USER)  # HDB++'s event-subscriber user: no DELETE, no DROP
-        return {"backend": "mysql", "libname": "libhdb++mysql.so", "host": endpoint.host, "port": str(endpoint.port),
+        return {"backend": "mysql", "libname": LIBNAME, "host": endpoint.host, "port": str(endpoint.port),
                 "user": subscriber.user, "password": subscriber.password, "dbname": database}
+
+    @classmethod
+    def lib_configuration_problem(cls, lines: Mapping[str, str]) -> str | None:
+        """libhdb++mysql converts these keys to integers and crashes on a value that is not one."""
+        for key in INTEGER_KEYS:
+            value = lines.get(key)
+            if value is not None and not re.fullmatch(r"\s*[+-]?\d+\s*", str(value)):
+                return f"{key}={value!r}: libhdb++mysql reads {key} as an integer (another value crashes it)"
+        return None
+
+    def outside_reader(self) -> MySQLOutsideReader:
+        """Inserted rows and visible rows read from outside the subscriber (base.OutsideFigures)."""
+        return MySQLOutsideReader(self.connect(self.database, autocommit=True))
 
     @staticmethod
     def server_facts(endpoint: Any) -> dict[str, Any]:

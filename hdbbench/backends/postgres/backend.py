@@ -20,6 +20,7 @@ from hdbbench.backends.base import Backend
 from hdbbench.backends.model import SchemaVariant, TableDef, TableSize, compare_tables
 from hdbbench.backends.postgres.ddl import grants_sql, render_schema, roles_sql
 from hdbbench.backends.postgres.extraction import PgExtraction
+from hdbbench.backends.postgres.outside import PgOutsideReader
 from hdbbench.backends.postgres.reader import fetch_events
 from hdbbench.backends.postgres.storage import documented_row_minimum, plain_table_size, server_facts, wal_position
 from hdbbench.backends.postgres.tables import ROLES, WRITER_USER, all_tables, chunk_days, data_table_name, quote_ident
@@ -27,6 +28,9 @@ from hdbbench.backends.postgres.verify import read_catalog, verify_common, verif
 from hdbbench.backends.postgres.writer import PgBulkWriter
 from hdbbench.errors import SchemaError
 from hdbbench.hdbtypes import AttrFormat, Event, TangoType
+
+# The installed file name of libhdb++timescale (libhdb++ dlopens the LibConfiguration's libname).
+LIBNAME = "libhdb++timescale.so.2"
 
 
 class PostgresBackend(PgExtraction, Backend):
@@ -188,9 +192,15 @@ class PostgresBackend(PgExtraction, Backend):
 
     @classmethod
     def subscriber_configuration(cls, endpoint: Any, database: str) -> dict[str, str]:
-        """libhdb++timescale serves both flavours; `backend` tells our subscriber which one it writes."""
+        """libhdb++timescale serves both flavours and reads only `connect_string` (a libpq conninfo) and
+        its logging keys; `libname` is its installed file name; `backend` tells our subscriber which
+        flavour it writes (the real library ignores keys it does not know)."""
         subscriber = as_account(endpoint, WRITER_USER)  # HDB++'s event-subscriber role: no DELETE, no DROP
-        return {"backend": cls.name, "libname": "libhdb++timescale.so", "connect_string": subscriber.conninfo(database)}
+        return {"backend": cls.name, "libname": LIBNAME, "connect_string": subscriber.conninfo(database)}
+
+    def outside_reader(self) -> PgOutsideReader:
+        """Inserted rows and visible rows read from outside the subscriber (base.OutsideFigures)."""
+        return PgOutsideReader(self.connect(autocommit=True))
 
     @staticmethod
     def server_facts(endpoint: Any) -> dict[str, Any]:

@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Figures read from outside the subscriber, the same for every subscriber kind.
+
+A figure that compares subscribers must not depend on what one of them says about itself:
+
+* **stored rate** — the database's own count of inserted data rows (each backend says which counter
+  and how fresh it is: hdbbench.backends.base.OutsideReader), sampled at 1 Hz into the trial's series
+  as ``db.rows_inserted``;
+* **visibility lag** — a watcher polls the database every `POLL_PERIOD_S` for new rows of a few probe
+  attributes (spread over the devices and subscribers). The simulated devices stamp each event with
+  its source time (the push time with ``timestamps = "push"``), which becomes the row's data_time; a
+  row first seen by the poll that began at wall time v was visible by v, so visible − source time is
+  the row's lag, too high by at most one poll period (the resolution). Same clock: devices and
+  watcher run on this host. The largest lag of each second goes into the series as ``vis.lag_s``;
+* **loss** — the devices' per-attribute counters against the rows (hdbbench.insertion, as before).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+from hdbbench import measure
+from hdbbench import subscriber_statistics as st
+from hdbbench.backends.base import OutsideFigures, OutsideReader
+from hdbbench.sampling import TimeSeries
+
+POLL_PERIOD_S = 0.25
+PROBE_ATTRIBUTES = 8
+COUNTER_COLUMN = "db.rows_inserted"
+LAG_COLUMN = "vis.lag_s"
+SETTLE_TIMEOUT_S = 5.0
+
+
+def probe_attributes(attributes: Sequence[str], count: int = PROBE_ATTRIBUTES) -> list[str]:
+    """`count` attributes spread evenly over the list (so over the devices, and over the subscribers,
+    which get the attributes dealt round-robin)."""
+    if len(attributes) <= count:
+        return list(attributes)
+    step = len(attributes) / count
+    return [attributes[int(i * step)] for i in range(count)]
+
+
+class VisibilityWatch:
+    """Polls the probe attributes' new rows on its own connection and thread (see the module docstring)."""
+
+    def __init__(self, reader: OutsideReader, attributes: Sequence[str], period_s: float = POLL_PERIOD_S) -> None:
+        self.reader = reader
+        self.attributes = list(attributes)
+        self.period_s = period_s
+        self.events: list[tuple[float, float]] = []   # (source time, lag s), in the order seen
+        self.failures = 0
+        self._newest: dict[str, datetime] = {}
+        self._pending_max: float | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self, since: datetime) -> VisibilityWatch:
+        """Watch rows with source times after `since` (earlier rows are the values sent on subscription)."""
+        self._newest = {a: since for a in self.attributes}
+        self._thread = threading.Thread(target=self._loop, name="visibility", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        self.reader.close()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            began = time.monotonic()
+            try:
+                self.poll_once()
+            except Exception:  # a failing poll costs one poll (a database restarted on purpose), never the trial
+                self.failures += 1
+            self._stop.wait(max(0.0, self.period_s - (time.monotonic() - began)))
+
+    def poll_once(self) -> None:
+        for attribute in self.attributes:
+            visible_at = time.time()  # the statement's snapshot is taken after this instant
+            times = self.reader.event_times_after(attribute, self._newest[attribute])
+            if not times:
+                continue
+            self._newest[attribute] = times[-1]
+            lags = [(t.timestamp(), visible_at - t.timestamp()) for t in times]
+            with self._lock:
+                self.events.extend(lags)
+                worst = max(lag for _, lag in lags)
+                self._pending_max = worst if self._pending_max is None else max(self._pending_max, worst)
+
+    def probe(self) -> dict[str, float]:
+        """Sampler probe: the largest lag of the rows seen since the last sample (nothing when none)."""
+        with self._lock:
+            worst, self._pending_max = self._pending_max, None
+            seen = len(self.events)
+        return {"visible_probe_events": float(seen), **({"lag_s": worst} if worst is not None else {})}
+
+    def lag_figures(self, start_epoch: float, end_epoch: float) -> dict[str, Any]:
+        """p50/p99/max of the lags of the probe events whose source time lies in [start, end]."""
+        with self._lock:
+            lags = [lag for source, lag in self.events if start_epoch <= source <= end_epoch]
+        return {"p50": measure.percentile(lags, 50) if lags else None,
+                "p99": measure.percentile(lags, 99) if lags else None,
+                "max": max(lags) if lags else None, "count": len(lags),
+                "resolution_s": self.period_s, "probe_attributes": len(self.attributes)}
+
+
+class Outside:
+    """The outside figures of one trial: the counter probe, the visibility watch and their summary."""
+
+    def __init__(self, backend: Any, attributes: Sequence[str]) -> None:
+        if not isinstance(backend, OutsideFigures):
+            raise TypeError(f"backend {getattr(backend, 'name', backend)} cannot be read from outside")
+        self.backend = backend
+        self.counter = backend.outside_reader()      # the sampler's connection
+        self.watch = VisibilityWatch(backend.outside_reader(), probe_attributes(attributes))
+        self.baseline: int | None = None
+        self.total: int | None = None
+
+    @staticmethod
+    def available(backend: Any) -> bool:
+        return isinstance(backend, OutsideFigures)
+
+    def probes(self) -> dict[str, Callable[[], dict[str, float]]]:
+        return {"db": lambda: {"rows_inserted": float(self.counter.rows_inserted())}, "vis": self.watch.probe}
+
+    def start(self, since: datetime) -> None:
+        self.baseline = self.counter.baseline()
+        self.watch.start(since)
+
+    def finish(self) -> None:
+        """After the subscribers have stopped (their sessions ended, so PostgreSQL has every count):
+        the total, once two reads a moment apart agree. Before `start` (a failed trial): only closes."""
+        if self.baseline is None:
+            self.close()
+            return
+        self.watch.stop()
+        deadline = time.monotonic() + SETTLE_TIMEOUT_S
+        previous = self.counter.rows_inserted()
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+            current = self.counter.rows_inserted()
+            if current == previous:
+                break
+            previous = current
+        self.total = previous - (self.baseline or 0)
+        self.counter.close()
+
+    def close(self) -> None:
+        """Release both connections (also when the trial failed before `finish`)."""
+        for reader in (self.watch.reader, self.counter):
+            try:
+                reader.close()
+            except Exception:  # noqa: BLE001 - already closed, or its server is gone
+                pass
+
+    def figures(self, series: TimeSeries, warmup_s: float, end_s: float | None, load_started: datetime,
+                load_seconds: float) -> dict[str, Any]:
+        """The trial's outside figures: stored rate (per-second distribution over the steady part, and
+        rows over the whole trial), visibility lag over the steady part, and what the counter is."""
+        times, counts = series.column(COUNTER_COLUMN)
+        rates = measure.steady(measure.rates_per_second(times, counts), warmup_s, end_s)
+        start = load_started.timestamp() + warmup_s
+        return {
+            "counter": self.counter.counter,
+            "stored_rate": measure.distribution(rates).to_dict(),
+            "rows_inserted": self.total,
+            "visibility_lag_s": self.watch.lag_figures(start, load_started.timestamp() + load_seconds),
+            "visibility_poll_failures": self.watch.failures,
+        }
+
+
+# The trial figures that come from our subscriber's own statistics (hdbbench-es publishes them; another
+# kind, or ours in strict mode, does not: they then read as missing). Extra detail, never a comparison.
+OURS_FIELDS = ("stored_rate", "pending_events", "pending_age_s", "event_age_at_commit_s", "event_age_at_reception_s",
+               "time_in_subscriber_s", "subscriber_cpu_by_thread")
+
+
+def ours_rows_stored(statistics: Sequence[dict[str, Any]]) -> float | None:
+    """Our subscribers' RowsStoredNumber summed; None when none publishes it (another kind)."""
+    values = [float(x[st.ROWS_STORED_NUMBER]) for x in statistics if x.get(st.ROWS_STORED_NUMBER) is not None]
+    return sum(values) if values else None
+
+
+def kind_figures(outside: Outside | None, series: TimeSeries, settings: Any, phases: Sequence[dict[str, float]],
+                 load_started: datetime, ours_before: float | None, final: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The fields a trial adds for the comparison of subscriber kinds: which kind, the outside figures, and
+    which figures are our subscriber's own (with its own count of rows stored over the same stretch)."""
+    end_s = phases[0].get("end_s") if phases else None
+    load_s = phases[-1].get("end_s", 0.0) if phases else 0.0
+    figures = None
+    if outside is not None:
+        figures = outside.figures(series, settings.warmup_s, end_s if not settings.rate_steps else None,
+                                  load_started, load_s)
+    ours_after = ours_rows_stored(list(final.values()))
+    stored = ours_after - ours_before if ours_after is not None and ours_before is not None else None
+    return {"subscriber_kind": settings.kind.name, "outside": figures,
+            "subscriber_reported": {"fields": list(OURS_FIELDS), "published": stored is not None,
+                                    "rows_stored": stored}}
