@@ -40,7 +40,7 @@ from hdbbench.servers.ports import LOOPBACK, check_address, port_is_free
 from hdbbench.servers.process import ProcessRecord
 from hdbbench.tomlfile import Table, kind_name, read_document
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SERVER_SCRIPT = REPO_ROOT / "devices" / "HdbBenchSim.py"
 GEN_BINARY = REPO_ROOT / "build" / "devices" / "gen" / "HdbBenchGen"
 PROFILES_DIR = REPO_ROOT / "devices" / "profiles"
