@@ -56,17 +56,21 @@ from __future__ import annotations
 from hdbbench.emitter.digest import Checksum, Event, canonical_bytes, event_digest, stream_key
 from hdbbench.emitter.pacing import TIMESTAMP_MODES, AttrState, AttrStats, Emitter, Sink
 from hdbbench.emitter.spec import AttrSpec, SpecError, replace_spec, validate_spec
-from hdbbench.emitter.stream import Block, EventStream, block_size, predict_checksum, predict_event, predict_events
-from hdbbench.emitter.types import (ALARM, CHANGING, DEFAULT_ENUM_LABELS, DEFAULT_MODEL, DEFAULT_STATES, ERROR_DESC,
-                                    ERROR_REASON, FORMATS, INVALID, MAX_DIM, MODELS, MODES, QUALITY_NAMES,
-                                    STATE_NAMES, TYPES, VALID, WARNING, WRITE_TYPES, TypeInfo)
+from hdbbench.emitter.stream import (
+    Block, EventStream, block_size, predict_checksum, predict_event, predict_events,
+)
+from hdbbench.emitter.types import (
+    ALARM, CHANGING, DEFAULT_ENUM_LABELS, DEFAULT_MODEL, DEFAULT_STATES, ERROR_DESC, ERROR_REASON,
+    FORMATS, INVALID, MAX_DIM, MODELS, MODES, QUALITY_NAMES, STATE_NAMES, TYPES, VALID, WARNING,
+    WRITE_TYPES, TypeInfo,
+)
 from hdbbench.emitter.values import Values, integer_step
 
 __all__ = [
-    "ALARM", "CHANGING", "DEFAULT_ENUM_LABELS", "DEFAULT_MODEL", "DEFAULT_STATES", "ERROR_DESC", "ERROR_REASON",
-    "FORMATS", "INVALID", "MAX_DIM", "MODELS", "MODES", "QUALITY_NAMES", "STATE_NAMES", "TIMESTAMP_MODES", "TYPES",
-    "VALID", "WARNING", "WRITE_TYPES", "AttrSpec", "AttrState", "AttrStats", "Block", "Checksum", "Emitter",
-    "Event", "EventStream", "Sink", "SpecError", "TypeInfo", "Values", "block_size", "canonical_bytes",
-    "event_digest", "integer_step", "predict_checksum", "predict_event", "predict_events", "replace_spec",
-    "stream_key", "validate_spec",
+    "ALARM", "CHANGING", "DEFAULT_ENUM_LABELS", "DEFAULT_MODEL", "DEFAULT_STATES", "ERROR_DESC",
+    "ERROR_REASON", "FORMATS", "INVALID", "MAX_DIM", "MODELS", "MODES", "QUALITY_NAMES", "STATE_NAMES",
+    "TIMESTAMP_MODES", "TYPES", "VALID", "WARNING", "WRITE_TYPES", "AttrSpec", "AttrState", "AttrStats",
+    "Block", "Checksum", "Emitter", "Event", "EventStream", "Sink", "SpecError", "TypeInfo", "Values",
+    "block_size", "canonical_bytes", "event_digest", "integer_step", "predict_checksum", "predict_event",
+    "predict_events", "replace_spec", "stream_key", "validate_spec",
 ]

@@ -9,8 +9,10 @@ import math
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from hdbbench.emitter.types import (DEFAULT_ENUM_LABELS, DEFAULT_MODEL, DEFAULT_STATES, FORMATS, MAX_DIM, MODELS,
-                                    MODES, STATE_NAMES, TYPES, WRITE_TYPES, TypeInfo)
+from hdbbench.emitter.types import (
+    DEFAULT_ENUM_LABELS, DEFAULT_MODEL, DEFAULT_STATES, FORMATS, MAX_DIM, MODELS, MODES, STATE_NAMES,
+    TYPES, WRITE_TYPES, TypeInfo,
+)
 
 
 class SpecError(ValueError):
