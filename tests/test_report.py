@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from hdbbench.disk import reference
-from hdbbench.report import compare, ranking
+from hdbbench.report import compare, data, ranking
 from hdbbench.report import text as report_text
 from hdbbench.errors import ConfigError
 from hdbbench.report.page import write_report
@@ -120,15 +120,15 @@ def _write_others(run: Path, scenario: dict[str, Any], env: dict[str, Any]) -> N
 DISK = {"timescaledb": 60.0, "postgresql": 70.0, "mysql": 90.0}   # data bytes per event of scalar devdouble
 
 
-def disk_case(backend: str, type_: str, data: float, fmt: str = "scalar", elements: int = 1,
+def disk_case(backend: str, type_: str, data_bytes: float, fmt: str = "scalar", elements: int = 1,
               fit_ok: bool = True) -> dict[str, Any]:
     """One case as `size measure` writes it: the CaseSize fields and the fit's figures beside them."""
-    base = asdict(CaseSize(backend, "pk+2", type_, fmt, "ro", elements, f"att_{fmt}_{type_}_ro", 10000, data * 1.5,
-                           data, data / 2, 0.0))
-    return base | {"marginal_bytes_per_event": data * 1.5, "fixed_bytes": 65536.0, "fit_r2": 0.9999,
+    base = asdict(CaseSize(backend, "pk+2", type_, fmt, "ro", elements, f"att_{fmt}_{type_}_ro", 10000, data_bytes * 1.5,
+                           data_bytes, data_bytes / 2, 0.0))
+    return base | {"marginal_bytes_per_event": data_bytes * 1.5, "fixed_bytes": 65536.0, "fit_r2": 0.9999,
                    "fit_max_residual": 0.004 if fit_ok else 0.15, "fit_sizes": [100, 1000, 10000], "fit_ok": fit_ok,
                    "fit_note": "" if fit_ok else "not a line: 15.0 % off at 1000 events", "slack_bytes": 8.0 * 2 ** 20,
-                   "average_bytes_per_event": data * 1.5 + 6553.6, "case_string_chars": 20}
+                   "average_bytes_per_event": data_bytes * 1.5 + 6553.6, "case_string_chars": 20}
 
 
 def disk_cases() -> list[dict[str, Any]]:
@@ -397,6 +397,11 @@ def test_real_run_report_holds_its_sections(real_report: tuple[Path, str], tmp_p
         assert ("<svg" in found[key] or key == "loss") and "Recommendation" in found[key], key
     for key in ("subscribers", "extraction", "disk", "sizing"):  # the small scenario runs every part
         assert "<svg" in found[key] and "class='missing'" not in found[key], key
+    cases = data.load_file(path.parent, data.FILES["disk"]).document["results"]["cases"]
+    with open(path.parent / "disk-cases.csv", newline="") as handle:
+        assert len(list(csv.DictReader(handle))) == len(cases)
+    assert f"All {len(cases)} cases" in found["disk"] and "per scalar type" in found["disk"]
+    assert "chunks / partitions per table" in found["sizing"] and "total × replicas" in found["sizing"]
     assert_offline(page)
     render_in_chromium(path, tmp_path)
 
