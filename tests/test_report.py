@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from hdbbench.disk import reference
-from hdbbench.report import compare, data, ranking
+from hdbbench.report import compare, data, plan, ranking
 from hdbbench.report import text as report_text
 from hdbbench.errors import ConfigError
 from hdbbench.report.page import write_report
@@ -418,3 +418,14 @@ def test_real_run_words_agree_with_results(real_report: tuple[Path, str]) -> Non
     age = {b: t["event_age_at_commit_s"]["p99"] for b, t in main.items()}
     youngest = sorted(age, key=lambda b: (age[b], b))[0]
     assert f"{youngest} committed events youngest" in found["lag"]
+
+
+def test_plan_words_when_every_projection_leaves_a_group_out() -> None:
+    records = [Projection.from_dict(r) for r in projections()]
+    for record in records:
+        record.groups[1]["bytes_per_event"] = None   # "states" unmeasured everywhere
+    finding = plan.plan_finding([Projection(**(asdict(r) | {"complete": False})) for r in records], "x")
+    words = " ".join(finding.sentences)
+    assert "No projection is complete" in words and "the smallest projection is timescaledb pk+2" in words
+    assert finding.warnings[0] == ("Incomplete: states not measured for timescaledb pk+2, postgresql pk+2, "
+                                   "mysql pk+2; those totals are too small.")

@@ -118,27 +118,41 @@ def groups_table(projections: Sequence[Projection]) -> str:
 def plan_finding(projections: Sequence[Projection], inventory: str) -> Finding:
     finding = Finding()
     usable = [p for p in projections if comparable(p)]
+    if not usable:  # none complete: compare them as they are, said so, rather than say nothing
+        usable = [p for p in projections if p.log_retention_days <= 0 or p.log_bytes_per_day]
+        if usable:
+            finding.sentences.append("No projection is complete (see the warnings): the comparisons below leave "
+                                     "the same unmeasured groups out of every total.")
     ordered = sorted(usable, key=lambda p: (total(p), name(p)))
     if ordered:
         low = ordered[0]
         finding.sentences.append(
             f"For {inventory}, the smallest projection is {name(low)}: {human_bytes(total(low))} in total "
             f"({human_bytes(low.bytes_at_retention)} at retention + {human_bytes(low.log_bytes_retained)} of logs "
-            f"kept, × {low.replicas:g} copies), growing {human_bytes(low.bytes_per_year)} a year.")
+            f"kept, × {low.replicas:g} {'copy' if low.replicas == 1 else 'copies'}), growing {human_bytes(low.bytes_per_year)} a year.")
     finding.sentences += backend_words(ordered) + same_variant_words(ordered) + log_words(ordered)
     if not ordered:
-        finding.sentences.append("No projection is complete: every one leaves an unmeasured group or its logs out.")
-    finding.warnings += [f"{name(p)} is incomplete: {', '.join(g['label'] for g in p.groups if g.get('bytes_per_event') is None)} "
-                         f"not measured, so its total is too small." for p in projections if not p.complete]
+        finding.sentences.append("No projection can be compared: each leaves an unmeasured group or its logs out.")
+    finding.warnings += incomplete_warnings(projections)
     finding.warnings += [f"{name(p)}: no write-ahead / binary log was measured for it (a variant measured after "
                          "CLUSTER carries none): its total leaves the logs out, and the comparisons above leave it out."
-                         for p in projections
-                         if p.log_retention_days > 0 and not p.log_bytes_per_day]
+                         for p in projections if p.log_retention_days > 0 and not p.log_bytes_per_day]
     finding.warnings.append("A projection multiplies measured marginal bytes/event by the inventory: check it against "
                             "a measured run (size plan --check, size validate) before buying disks.")
     finding.recommendation = (f"Provision for {human_bytes(total(ordered[0]))} or more on {name(ordered[0])} "
                               "(logs and copies included), plus headroom." if ordered else "")
     return finding
+
+
+def incomplete_warnings(projections: Sequence[Projection]) -> list[str]:
+    """One warning per set of unmeasured groups, naming the projections that lack them."""
+    by_missing: dict[str, list[str]] = {}
+    for p in projections:
+        if not p.complete:
+            missing = ", ".join(str(g.get("label")) for g in p.groups if g.get("bytes_per_event") is None)
+            by_missing.setdefault(missing, []).append(name(p))
+    return [f"Incomplete: {missing} not measured for {', '.join(names)}; those totals are too small."
+            for missing, names in by_missing.items()]
 
 
 def best_per_backend(ordered: Sequence[Projection]) -> list[Projection]:
