@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from hdbbench.report import compare, ranking
+from hdbbench.disk import reference
+from hdbbench.report import compare, data, plan, ranking
 from hdbbench.report import text as report_text
 from hdbbench.errors import ConfigError
 from hdbbench.report.page import write_report
@@ -113,12 +114,50 @@ def _write_others(run: Path, scenario: dict[str, Any], env: dict[str, Any]) -> N
                for i in (3600, 86400, 604800) for cold in (True, False) for cl in (True, False)]
     _write(run / "extraction.json", results_document("extraction", scenario, env,
                                                      {"summary": [q.to_dict() for q in summary]}))
-    cases = [asdict(CaseSize(b, "pk+2", t, "scalar", "ro", 1, f"att_scalar_{t}", 10000, d * 1.5, d, d / 2, 0.0))
-             for b, d in (("timescaledb", 60.0), ("postgresql", 70.0), ("mysql", 90.0)) for t in ("devdouble", "devlong")]
-    _write(run / "disk.json", results_document("disk", scenario, env, {"cases": cases}))
-    projections = [Projection(b, "pk+2", True, v, v * 30.44, v * 365, v * 730, {}, []).to_dict()
-                   for b, v in (("timescaledb", 1e9), ("postgresql", 1.2e9), ("mysql", 1.6e9))]
-    _write(run / "sizing.json", results_document("disk-plan", scenario, env, {"projections": projections}))
+    cases = disk_cases()
+    _write(run / "disk.json", results_document("disk", scenario, env, {
+        "cases": cases, "reference": reference.compare(cases),
+        "variants": [{"backend": "mysql", "variant": "pk,myrocks", "unavailable": "MyRocks: not loaded"}]}))
+    _write(run / "sizing.json", results_document("disk-plan", {"inventory": {"name": "test-facility"}}, env,
+                                                 {"projections": projections()}))
+
+
+DISK = {"timescaledb": 60.0, "postgresql": 70.0, "mysql": 90.0}   # data bytes per event of scalar devdouble
+
+
+def disk_case(backend: str, type_: str, data_bytes: float, fmt: str = "scalar", elements: int = 1,
+              fit_ok: bool = True) -> dict[str, Any]:
+    """One case as `size measure` writes it: the CaseSize fields and the fit's figures beside them."""
+    base = asdict(CaseSize(backend, "pk+2", type_, fmt, "ro", elements, f"att_{fmt}_{type_}_ro", 10000, data_bytes * 1.5,
+                           data_bytes, data_bytes / 2, 0.0))
+    return base | {"marginal_bytes_per_event": data_bytes * 1.5, "fixed_bytes": 65536.0, "fit_r2": 0.9999,
+                   "fit_max_residual": 0.004 if fit_ok else 0.15, "fit_sizes": [100, 1000, 10000], "fit_ok": fit_ok,
+                   "fit_note": "" if fit_ok else "not a line: 15.0 % off at 1000 events", "slack_bytes": 8.0 * 2 ** 20,
+                   "average_bytes_per_event": data_bytes * 1.5 + 6553.6, "case_string_chars": 20}
+
+
+def disk_cases() -> list[dict[str, Any]]:
+    cases = [disk_case(b, t, d * k) for b, d in DISK.items()
+             for t, k in (("devdouble", 1.0), ("devlong", 0.9), ("devboolean", 0.8), ("devstring", 1.2))]
+    cases += [disk_case(b, "devdouble", d * n / 10, "spectrum", n) for b, d in DISK.items() for n in (100, 1000)]
+    cases.append(disk_case("mysql", "devenum", 500.0, fit_ok=False))   # off a line: shown flagged, never used
+    return cases
+
+
+def projections() -> list[dict[str, Any]]:
+    """Projection records as hdbbench.sizing.project writes them: groups with their parts, logs, replicas."""
+    out = []
+    for backend, per_day in (("timescaledb", 1e9), ("postgresql", 1.2e9), ("mysql", 1.6e9)):
+        groups = [{"label": label, "events_per_day": 1e7, "bytes_per_event": per_day * share / 1e7,
+                   "source": "marginal over 3 sizes, 100-10000 events", "bytes_per_day": per_day * share,
+                   "retention_days": 730.0, "bytes_at_retention": per_day * share * 730, "log_bytes_per_day": {},
+                   "parts_at_retention": parts if backend != "postgresql" else None, "share_at_retention": share}
+                  for label, share, parts in (("readbacks", 0.75, 53), ("states", 0.25, 27))]
+        logs = per_day * 0.5 * 7
+        at_retention = per_day * 730
+        out.append(Projection(backend, "pk+2", True, per_day, per_day * 30.44, per_day * 365, at_retention,
+                              {"wal": per_day * 0.5}, groups, 2.0, 7.0, logs, (at_retention + logs) * 2).to_dict())
+    return out
 
 
 # --- offline and section checks ------------------------------------------------------------------
@@ -188,9 +227,63 @@ def test_words_agree_with_numbers(synthetic_report: tuple[Path, str]) -> None:
     assert "No event was lost" in found["throughput"]
     assert "timescaledb committed events youngest" in found["lag"]
     assert "Flattest (best figure of merit): timescaledb." in found["extraction"]
-    assert "Where disk is the constraint, prefer timescaledb." in found["disk"]
+    assert "Where disk is the constraint, prefer timescaledb pk+2 (smallest marginal" in found["disk"]
     assert "mysql: 90% of seconds" in found["sustained"] and "NOT stable" in found["sustained"]
     assert "With the balanced weights, timescaledb ranks first" in found["ranking"]
+
+
+def test_disk_section_has_its_plots_summary_and_folded_table_in_csv(synthetic_report: tuple[Path, str]) -> None:
+    path, page = synthetic_report
+    disk = sections_of(page)["disk"]
+    captions = re.findall(r"<figcaption>(.*?)</figcaption>", disk)
+    assert len(captions) == 2 and "per scalar type" in captions[0] and "against element count" in captions[1]
+    summary = re.search(r"<table>.*?</table>", disk).group(0)  # the first table: one row per backend/variant
+    assert "devdouble spectrum ×1,000" in summary and "fixed (all tables)" in summary and "slack (all tables)" in summary
+    assert "<td>timescaledb pk+2</td><td>90</td><td>81</td><td>72</td><td>108</td><td>9,000</td>" in summary
+    assert summary.count("<tr>") == 1 + len(DISK)
+    folded = re.search(r"<details><summary>(.*?)</summary>(.*?)</details>", disk)
+    assert folded and "All 19 cases (1 flagged)" in folded.group(1) and "href='disk-cases.csv'" in folded.group(1)
+    with open(path.parent / "disk-cases.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 19 and folded.group(2).count("<tr>") == 1 + 19
+    spectrum = next(r for r in rows if r["backend"] == "mysql" and r["elements"] == "1000")
+    assert float(spectrum["marginal_bytes_per_event"]) == pytest.approx(90.0 * 100 * 1.5)
+    assert [r["fit_ok"] for r in rows].count("no") == 1
+
+
+def test_a_flagged_case_is_shown_flagged_and_not_used(synthetic_report: tuple[Path, str]) -> None:
+    disk = sections_of(synthetic_report[1])["disk"]
+    assert "FLAGGED: not a line: 15.0 % off at 1000 events" in disk
+    assert "⚠ mysql pk+2, devenum scalar ro: its sizes do not fit a line" in disk
+    assert "<pattern" in disk.split("<figcaption>")[0]  # the flagged bar is drawn hatched
+    # five scalar types, the flagged one wins nothing: its 750 B/event is not a figure
+    assert "Smallest marginal per scalar type: timescaledb pk+2 on 4 of 5." in disk
+
+
+def test_disk_section_sets_the_published_reference_beside_ours(synthetic_report: tuple[Path, str]) -> None:
+    disk = sections_of(synthetic_report[1])["disk"]
+    assert "<td>TimescaleDB (with 2 indexes)</td><td>pk</td><td>164</td><td>timescaledb pk+2</td><td>90</td>" \
+           "<td>0.55×</td><td>yes</td>" in disk
+    assert "timescaledb pk+2: 90 B/event against 164 (pk order) / 194 (time order) B/row for TimescaleDB (with 2 " \
+           "indexes), 0.55× / 0.47×: more than 30% apart (45% below the pk-order figure, 53% below the time-order " \
+           "figure). What differs: " + reference.REASONS["timescaledb"] in disk
+    assert "ours are within 30% in 0 of 2 comparisons" in disk
+    assert "⚠ mysql pk,myrocks was not measured: MyRocks: not loaded" in disk
+
+
+def test_sizing_section_plots_the_plan_with_parts_logs_and_replicas(synthetic_report: tuple[Path, str]) -> None:
+    sizing = sections_of(synthetic_report[1])["sizing"]
+    assert "<svg" in sizing and "Projected disk for test-facility" in sizing
+    head = re.search(r"<thead>(.*?)</thead>", sizing).group(1)
+    for column in ("chunks / partitions per table", "logs kept", "replicas", "total × replicas"):
+        assert column in head, column
+    tib = 2 ** 40
+    total = (1e9 * 730 + 1e9 * 0.5 * 7) * 2
+    assert f"<td>timescaledb pk+2</td>" in sizing and "<td>27–53</td>" in sizing and "<td>not partitioned</td>" in sizing
+    assert "<td>×2</td>" in sizing and f"<td>{total / tib:.3g}\u00a0TiB</td>" in sizing
+    assert "For test-facility, the smallest projection is timescaledb pk+2" in sizing
+    assert "timescaledb pk+2 is smaller than mysql pk+2 by" in sizing and "mysql pk+2 needs 1.60× it" in sizing
+    assert "<details><summary>Per inventory group (6 rows)</summary>" in sizing
 
 
 def test_missing_sections_say_so(tmp_path: Path) -> None:
@@ -309,6 +402,11 @@ def test_real_run_report_holds_its_sections(real_report: tuple[Path, str], tmp_p
         assert ("<svg" in found[key] or key == "loss") and "Recommendation" in found[key], key
     for key in ("subscribers", "extraction", "disk", "sizing"):  # the small scenario runs every part
         assert "<svg" in found[key] and "class='missing'" not in found[key], key
+    cases = data.load_file(path.parent, data.FILES["disk"]).document["results"]["cases"]
+    with open(path.parent / "disk-cases.csv", newline="") as handle:
+        assert len(list(csv.DictReader(handle))) == len(cases)
+    assert f"All {len(cases)} cases" in found["disk"] and "per scalar type" in found["disk"]
+    assert "chunks / partitions per table" in found["sizing"] and "total × replicas" in found["sizing"]
     assert_offline(page)
     render_in_chromium(path, tmp_path)
 
@@ -325,3 +423,14 @@ def test_real_run_words_agree_with_results(real_report: tuple[Path, str]) -> Non
     age = {b: t["event_age_at_commit_s"]["p99"] for b, t in main.items()}
     youngest = sorted(age, key=lambda b: (age[b], b))[0]
     assert f"{youngest} committed events youngest" in found["lag"]
+
+
+def test_plan_words_when_every_projection_leaves_a_group_out() -> None:
+    records = [Projection.from_dict(r) for r in projections()]
+    for record in records:
+        record.groups[1]["bytes_per_event"] = None   # "states" unmeasured everywhere
+    finding = plan.plan_finding([Projection(**(asdict(r) | {"complete": False})) for r in records], "x")
+    words = " ".join(finding.sentences)
+    assert "No projection is complete" in words and "the smallest projection is timescaledb pk+2" in words
+    assert finding.warnings[0] == ("Incomplete: states not measured for timescaledb pk+2, postgresql pk+2, "
+                                   "mysql pk+2; those totals are too small.")

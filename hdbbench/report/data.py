@@ -27,7 +27,7 @@ from typing import Any
 
 from hdbbench import measure
 from hdbbench.backends.registry import server_of
-from hdbbench.results import (FORMAT_VERSION, CaseSize, Projection, QuerySummary, ResultsDocument, ResultsFormatError,
+from hdbbench.results import (FORMAT_VERSION, CaseSize, QuerySummary, ResultsDocument, ResultsFormatError,
                               read_results)
 
 FILES = {"insertion": "results.json", "extraction": "extraction.json", "disk": "disk.json", "sizing": "sizing.json"}
@@ -250,15 +250,3 @@ def disk_figures(document: Mapping[str, Any]) -> list[TableSize]:
         out.append(TableSize(c.backend, c.variant, _case_name(c), data, index, toast, num(c.bytes_per_event)))
     return out
 
-
-def sizing_figures(document: Mapping[str, Any]) -> dict[str, dict[str, float]]:
-    """contestant (backend, with its variant) → {"total": bytes at retention, "per_year": ..., "per_day": ...}."""
-    out: dict[str, dict[str, float]] = {}
-    for record in dig(document, "results", "projections") or []:
-        p = Projection.from_dict(record)
-        name = f"{p.backend} {p.variant}"
-        out[name] = {"total": p.bytes_at_retention, "bytes_per_day": p.bytes_per_day,
-                     "bytes_per_year": p.bytes_per_year}
-        if not p.complete:
-            out[name]["incomplete"] = 1.0
-    return out

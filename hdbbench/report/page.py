@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import measure
-from hdbbench.report import criteria, data, kinds, ranking
+from hdbbench.report import criteria, data, disk, kinds, plan, ranking
 from hdbbench.report import plots
 from hdbbench.report import text
 from hdbbench.report.data import Insertion, dig, num
@@ -266,56 +266,6 @@ def _cold_warm(figures: Sequence[data.QueryFigure], backend: str, interval: floa
     return cold[0] / warm[0] if cold and warm else None
 
 
-def disk_section(run_dir: Path) -> Section:
-    section = Section("disk", "Disk usage")
-    loaded = data.load_file(run_dir, data.FILES["disk"])
-    if not loaded.document:
-        section.missing = f"No disk results: {loaded.problem}. Run the disk-usage benchmark to fill this section."
-        return section
-    sizes = data.disk_figures(loaded.document)
-    if not sizes:
-        section.missing = (f"disk.json holds no table sizes this report can read (results keys: "
-                           f"{', '.join(sorted(loaded.document.get('results') or {})) or 'none'}).")
-        return section
-    groups = [f"{s.backend} {s.variant}".strip() + f"\n{s.table}" for s in sizes]
-    parts = {"data": [s.data_bytes / 2 ** 20 for s in sizes], "index": [s.index_bytes / 2 ** 20 for s in sizes],
-             "toast": [s.toast_bytes / 2 ** 20 for s in sizes]}
-    section.figures.append(("Disk per table, stacked data / index / TOAST", plots.stacked(groups, parts, "MiB")))
-    rows = [[s.backend, s.variant, s.table, human_bytes(s.data_bytes), human_bytes(s.index_bytes),
-             human_bytes(s.toast_bytes), fmt(s.bytes_per_event)] for s in sizes]
-    section.tables.append(html_table(["backend", "variant", "table", "data", "index", "toast", "bytes/event"], rows, ""))
-    totals: dict[str, float] = {}
-    per_event = criteria.disk_criteria(run_dir)
-    for s in sizes:
-        if s.variant == next(x.variant for x in sizes if x.backend == s.backend):
-            totals[s.backend] = totals.get(s.backend, 0.0) + s.data_bytes + s.index_bytes + s.toast_bytes
-    section.finding = text.disk(per_event, totals)
-    section.finding.warnings += loaded.warnings
-    return section
-
-
-def sizing_section(run_dir: Path, colours: plots.Colours) -> Section:
-    section = Section("sizing", "Sizing projection")
-    loaded = data.load_file(run_dir, data.FILES["sizing"])
-    if not loaded.document:
-        section.missing = f"No sizing projection: {loaded.problem}. `hdbbench size plan` writes it."
-        return section
-    projection = data.sizing_figures(loaded.document)
-    if not projection:
-        section.missing = (f"sizing.json holds no projection this report can read (results keys: "
-                           f"{', '.join(sorted(loaded.document.get('results') or {})) or 'none'}).")
-        return section
-    names = list(projection)
-    section.figures.append(("Projected disk at retention per backend and variant", plots.bars(
-        ["at retention"], {n: [projection[n]["total"] / 2 ** 30] for n in names}, plots.Colours(names), "GiB")))
-    rows = [[n, human_bytes(v["total"]), human_bytes(v.get("bytes_per_day")), human_bytes(v.get("bytes_per_year")),
-             "no: unmeasured groups left out" if v.get("incomplete") else "yes"] for n, v in projection.items()]
-    section.tables.append(html_table(["backend / variant", "at retention", "per day", "per year", "complete"], rows, ""))
-    section.finding = text.sizing({b: v["total"] for b, v in projection.items()})
-    section.finding.warnings += loaded.warnings
-    return section
-
-
 # --- ranking and environment --------------------------------------------------------------------
 def ranking_section(table: Mapping[str, Mapping[str, float | None]], weights: Mapping[str, float] | None,
                     weights_source: str, colours: plots.Colours) -> Section:
@@ -403,7 +353,7 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
     else:
         sections.append(Section("insertion", "Insertion", missing=f"No insertion results: "
                                                                   f"{loaded.problem or 'no trials'}."))
-    sections += [extraction_section(run_dir, colours), disk_section(run_dir), sizing_section(run_dir, colours)]
+    sections += [extraction_section(run_dir, colours), disk.disk_section(run_dir, colours), plan.sizing_section(run_dir)]
     chosen, source = _weights(weights, doc, run_dir)
     sections.append(ranking_section(criteria.criteria_table(run_dir), chosen, source, colours))
     if (hosts := hosts_section(doc, view)) is not None:

@@ -183,21 +183,6 @@ def bars(groups: Sequence[str], values: Mapping[str, Sequence[float | None]], co
     return to_svg(fig)
 
 
-def stacked(groups: Sequence[str], parts: Mapping[str, Sequence[float]], ylabel: str) -> str:
-    """Stacked bars: one bar per group, one stacked part per entry of `parts` (data, index, toast)."""
-    fig = _figure(max(4.0, 0.55 * len(groups) + 2.5), 3.4)
-    ax = fig.add_subplot()
-    bottom = [0.0] * len(groups)
-    shades = {"data": "#4c72b0", "index": "#dd8452", "toast": "#55a868"}
-    for name, vals in parts.items():
-        ax.bar(range(len(groups)), vals, 0.7, bottom=bottom, label=name, color=shades.get(name))
-        bottom = [b + v for b, v in zip(bottom, vals)]
-    ax.set_xticks(range(len(groups)), groups, rotation=35, ha="right", fontsize=7)
-    ax.set_ylabel(ylabel)
-    ax.legend(loc="best", fontsize=8)
-    return to_svg(fig)
-
-
 def loglog(series: Mapping[str, Sequence[Point]], colours: Colours, xlabel: str, ylabel: str) -> str:
     """Query time against interval length on log–log axes, one line per name."""
     fig = _figure()

@@ -19,7 +19,6 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from hdbbench.units import human_bytes
 
 MIN_SAMPLES = 10
 HIGH_SPREAD = 0.20
@@ -330,36 +329,6 @@ def extraction(slopes_s_per_day: Mapping[str, float | None], longest_p95: Mappin
         finding.sentences.append("No query times could be read.")
     finding.recommendation = (f"For long-range extraction prefer {ordered[0][0]}." if ordered
                               else "Measure at least two interval lengths to fit a slope.")
-    return finding
-
-
-def disk(per_event: Mapping[str, float | None], totals: Mapping[str, float]) -> Finding:
-    finding = Finding()
-    ordered = best(per_event, higher_is_better=False)
-    for backend, value in ordered:
-        finding.sentences.append(f"{backend}: {fmt(value, 'bytes/event')} over all tables "
-                                 f"({human_bytes(totals.get(backend))}).")
-    if len(ordered) > 1:
-        finding.sentences.append(f"{ordered[-1][0]} needs {_ratio(ordered[-1][1], ordered[0][1])} the disk of "
-                                 f"{ordered[0][0]} per event.")
-    if not ordered:
-        finding.sentences.append("No table sizes could be read.")
-    finding.recommendation = (f"Where disk is the constraint, prefer {ordered[0][0]}." if ordered else "")
-    return finding
-
-
-def sizing(totals: Mapping[str, float]) -> Finding:
-    finding = Finding()
-    ordered = best(totals, higher_is_better=False)
-    for backend, value in ordered:
-        finding.sentences.append(f"{backend}: projected {human_bytes(value)}.")
-    if len(ordered) > 1:
-        finding.sentences.append(f"Smallest projection: {ordered[0][0]}; the largest ({ordered[-1][0]}) is "
-                                 f"{_ratio(ordered[-1][1], ordered[0][1])} of it.")
-    finding.warnings.append("A projection multiplies measured bytes/event by the inventory: check it against a "
-                            "measured run before buying disks.")
-    finding.recommendation = (f"Provision for {human_bytes(ordered[0][1])} or more on {ordered[0][0]}, plus WAL and "
-                              "headroom." if ordered else "")
     return finding
 
 
