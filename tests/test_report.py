@@ -434,3 +434,12 @@ def test_plan_words_when_every_projection_leaves_a_group_out() -> None:
     assert "No projection is complete" in words and "the smallest projection is timescaledb pk+2" in words
     assert finding.warnings[0] == ("Incomplete: states not measured for timescaledb pk+2, postgresql pk+2, "
                                    "mysql pk+2; those totals are too small.")
+
+
+def test_ranking_weighs_disk_by_the_scalar_devdouble_marginal(synthetic_report: tuple[Path, str]) -> None:
+    # Not an average over every table (spectra would decide it), nor a small table's fixed overhead.
+    from hdbbench.report import criteria
+
+    path, _ = synthetic_report
+    figures = criteria.disk_criteria(path.parent)
+    assert figures == {b: pytest.approx(1.5 * d) for b, d in DISK.items()}

@@ -89,14 +89,17 @@ def extraction_criteria(run_dir: Path) -> dict[str, dict[str, float | None]]:
 
 
 def disk_criteria(run_dir: Path) -> dict[str, float | None]:
-    """backend → bytes per event over all measured tables of its first variant."""
+    """backend → marginal bytes per event of the scalar devdouble table (the largest table of most
+    HDB++ installations, and Elettra's reference) in the run's schema variant, else the backend's
+    first measured variant. Marginal: what a large table costs per event, not a small table's
+    fixed overhead; cases whose sizes do not fit a line are not used (data.disk_figures)."""
     loaded = data.load_file(run_dir, data.FILES["disk"])
     sizes = data.disk_figures(loaded.document) if loaded.document else []
+    insertion = data.load_file(run_dir, data.FILES["insertion"]).document or {}
+    wanted = str(dig(insertion, "scenario", "schema_variant") or "")
     out: dict[str, float | None] = {}
     for backend in dict.fromkeys(s.backend for s in sizes):
-        variant = next(s.variant for s in sizes if s.backend == backend)
-        rows = [s for s in sizes if s.backend == backend and s.variant == variant and s.bytes_per_event]
-        total = sum(s.data_bytes + s.index_bytes + s.toast_bytes for s in rows)
-        events = sum((s.data_bytes + s.index_bytes + s.toast_bytes) / (s.bytes_per_event or 1) for s in rows)
-        out[backend] = total / events if events else None
+        mine = [s for s in sizes if s.backend == backend and s.table == "devdouble scalar ro" and s.bytes_per_event]
+        chosen = next((s for s in mine if s.variant == wanted), mine[0] if mine else None)
+        out[backend] = chosen.bytes_per_event if chosen else None
     return out

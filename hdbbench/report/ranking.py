@@ -42,7 +42,7 @@ CRITERIA: tuple[Criterion, ...] = (
     Criterion("cpu_us_per_event", "archiving CPU per event", "µs", False, "cost"),
     Criterion("query_p95_slope", "query p95 slope", "s per day of interval", False, "query"),
     Criterion("query_p95", "query p95 (longest interval)", "s", False, "query"),
-    Criterion("bytes_per_event", "disk bytes per event", "B", False, "disk"),
+    Criterion("bytes_per_event", "disk bytes per event (scalar devdouble, marginal)", "B", False, "disk"),
 )
 CRITERION_NAMES: tuple[str, ...] = tuple(c.name for c in CRITERIA)
 _BY_NAME = {c.name: c for c in CRITERIA}
