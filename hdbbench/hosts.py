@@ -26,7 +26,7 @@ CPU is not sampled from the controller (they are on other hosts); results name e
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -216,6 +216,9 @@ class HostedSubscribers(SubscriberFleet):
 
     def pids(self) -> list[int]:
         return []  # processes of other hosts: their CPU is not sampled from here
+
+    def exited(self, devices: Iterable[str]) -> list[str]:
+        return []  # processes of other hosts have no record here; a dead one shows as a Tango timeout
 
     def running(self, group: str = "") -> list[str]:
         return list(self._used)
