@@ -36,28 +36,13 @@ std::string unhex(const std::string &h) {
     return out;
 }
 
-std::vector<std::string> split_all(const std::string &s, char sep) {
-    std::vector<std::string> out;
-    std::string cur;
-    for (char c : s) {
-        if (c == sep) {
-            out.push_back(cur);
-            cur.clear();
-        } else {
-            cur += c;
-        }
-    }
-    out.push_back(cur);
-    return out;
-}
-
 Values parse_values(const std::string &field) {
     if (field == "none") return std::monostate{};
     const auto head = field.find(':'), second = field.find(':', head + 1);
     if (head == std::string::npos || second == std::string::npos) throw std::runtime_error("bad value " + field);
     const char cls = field[0];
     const std::size_t count = std::stoul(field.substr(head + 1, second - head - 1));
-    const std::vector<std::string> items = count ? split_all(field.substr(second + 1), ',') : std::vector<std::string>{};
+    const std::vector<std::string> items = count ? split(field.substr(second + 1), ',') : std::vector<std::string>{};
     if (items.size() != count) throw std::runtime_error("count mismatch in " + field.substr(0, 40));
     switch (cls) {
     case 'i': {
@@ -91,7 +76,7 @@ Values parse_values(const std::string &field) {
 }
 
 Record parse_record(const std::string &line) {
-    const auto f = split_all(line, ' ');
+    const auto f = split(line, ' ');
     if (f.size() != 14) throw std::runtime_error("expected 14 fields, got " + std::to_string(f.size()));
     Record r;
     r.kind = static_cast<RecordKind>(std::stoi(f[0]));
