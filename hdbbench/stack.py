@@ -91,6 +91,7 @@ class Stack:
 
     def up(self) -> StackEndpoints:
         self._check_state_dir()
+        homes.sweep_orphan_homes()  # left by commands killed before `stack down`
         started: list[PrivateServer] = []
         endpoints: dict[str, Any] = {}
         try:

@@ -175,6 +175,25 @@ def test_a_home_in_the_way_is_refused(tmp_path: Path) -> None:
             homes.make_home(tmp_path / "state", "postgres", os.geteuid(), os.getegid(), root=root)
 
 
+def test_homes_of_vanished_state_directories_are_swept(tmp_path: Path) -> None:
+    """A command killed before `stack down` leaves homes: the next `stack up` removes those whose state
+    directory is gone and whose server is not running, and nothing else."""
+    root = tmp_path / "root"
+    root.mkdir()
+    ids = (os.geteuid(), os.getegid())
+    gone, kept, running = tmp_path / "gone", tmp_path / "kept", tmp_path / "running"
+    for state in (gone, kept, running):
+        state.mkdir()
+        (homes.make_home(state, "postgres", *ids, root=root) / "data").mkdir()
+    (homes.home_path(running, "postgres", root=root) / "data" / "postmaster.pid").write_text(f"{os.getpid()}\n")
+    gone.rmdir()
+    running.rmdir()
+    removed = homes.sweep_orphan_homes(root=root)
+    assert removed == [homes.home_path(gone, "postgres", root=root).parent]
+    assert homes.home_path(kept, "postgres", root=root).exists()
+    assert homes.home_path(running, "postgres", root=root).exists()
+
+
 def test_mariadb_socket_of_a_deep_state_directory_goes_to_its_home(tmp_path: Path) -> None:
     """A Unix socket path is limited to 108 bytes: a deep state directory's socket lives in the home."""
     deep = tmp_path / ("d" * 100) / "state"

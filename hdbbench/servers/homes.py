@@ -14,7 +14,9 @@ Every level is created with ``mkdir`` (which fails on anything already there) or
 checked: a real directory (not a symlink), owned by the expected account, not writable by others.
 Anything else is refused in one line. The state directory keeps a link ``<server>/data`` to the
 home's data directory; ``hdbbench stack down`` stops the servers and removes the homes of the state
-directory (``remove_homes``). A normal user's servers run as that user and keep their data in the
+directory (``remove_homes``). Each digest level names its state directory in a file ``state-dir``,
+so that ``hdbbench stack up`` can remove the homes that a crashed command left behind once their state
+directory is gone (``sweep_orphan_homes``). A normal user's servers run as that user and keep their data in the
 state directory; only MariaDB's socket comes here when the state directory's path is too long for a
 Unix socket.
 """
@@ -30,6 +32,7 @@ from pathlib import Path
 from hdbbench.errors import ServerError
 
 HOMES_ROOT = Path("/var/tmp")
+STATE_DIR_MARKER = "state-dir"
 
 
 def _base(state_dir: Path, root: Path | None = None) -> Path:
@@ -49,6 +52,9 @@ def make_home(state_dir: Path, server: str, uid: int, gid: int, root: Path | Non
     shared_mode = 0o711 if os.geteuid() == 0 else 0o700
     for level in (home.parent.parent, home.parent):
         _safe_dir(level, os.geteuid(), os.getegid(), shared_mode)
+    marker = home.parent / STATE_DIR_MARKER
+    if not marker.exists():
+        write_file(marker, str(Path(state_dir).resolve()), 0o600)
     _safe_dir(home, uid, gid, 0o700)
     return home
 
@@ -102,3 +108,45 @@ def remove_homes(state_dir: Path, root: Path | None = None) -> list[Path]:
     except OSError:
         pass
     return removed
+
+
+def sweep_orphan_homes(root: Path | None = None) -> list[Path]:
+    """Remove this user's homes whose state directory no longer exists and whose servers are not
+    running (a command killed before ``stack down`` leaves them); return those removed. Homes without
+    a ``state-dir`` file, or whose server still runs, are left alone."""
+    user_root = (root or HOMES_ROOT) / f"hdbbench-{os.geteuid()}"
+    try:
+        if os.lstat(user_root).st_uid != os.geteuid():
+            return []
+        bases = sorted(user_root.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    removed = []
+    for base in bases:
+        if _orphaned(base):
+            shutil.rmtree(base, ignore_errors=True)
+            removed.append(base)
+    return removed
+
+
+def _orphaned(base: Path) -> bool:
+    try:
+        info = os.lstat(base)
+        state_dir = Path((base / STATE_DIR_MARKER).read_text().strip())
+    except (OSError, ValueError):
+        return False
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or state_dir.exists():
+        return False
+    return not any(_pid_alive(pid_file) for pid_file in base.glob("*/data/*.pid"))
+
+
+def _pid_alive(pid_file: Path) -> bool:
+    """A server's pid file (PostgreSQL's postmaster.pid, MariaDB's mariadbd.pid: the pid on line 1)."""
+    try:
+        pid = int(pid_file.read_text().split()[0])
+        os.kill(pid, 0)
+    except PermissionError:
+        return True  # alive, another account's
+    except (OSError, ValueError, IndexError):
+        return False
+    return True
