@@ -234,10 +234,19 @@ def test_bad_setting_override_is_refused(scratch_state_dir: Path) -> None:
     assert result.stderr.strip().count("\n") == 0 and "oracle.sga=1G" in result.stderr
 
 
+def give_to_nobody(path: Path) -> None:
+    """chown to nobody: directly as root, through password-less sudo as a normal user (the README's
+    two kinds of user); the empty directory stays removable by its parent's owner."""
+    if os.geteuid() == 0:
+        os.chown(path, 65534, 65534)
+    else:
+        subprocess.run(["sudo", "-n", "chown", "65534:65534", str(path)], check=True, timeout=30)
+
+
 def test_data_directory_owned_by_someone_else_is_named(scratch_state_dir: Path) -> None:
     foreign = scratch_state_dir / "postgres" / "data"
     foreign.mkdir(parents=True)
-    os.chown(foreign, 65534, 65534)  # nobody
+    give_to_nobody(foreign)
     result = cli("stack", "up", "--state-dir", str(scratch_state_dir), "--only", "postgres")
     assert result.returncode == 2
     assert f"data directory {foreign} is owned by uid 65534" in result.stderr
