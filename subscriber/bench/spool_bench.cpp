@@ -7,6 +7,8 @@
 //
 //   hdbbench-es-spool-bench --dir /var/tmp/spool-bench [--events 200000] [--sync 0,10,100,1000]
 //
+// Modes: overflow (memory only, the spool idle), overflow_spooling (queue_capacity 1: every record
+// written to and read back from the spool, as during a database outage), write_ahead per sync.
 // One JSON line per mode on stdout: mode, spool_sync_ms, events, producer CPU µs/event (the
 // callback's share), process CPU µs/event (producer + writer + flusher), wall seconds.
 // spool_sync_ms=0 fsyncs every record: it runs events/20 records to keep the run short.
@@ -108,6 +110,10 @@ int main(int argc, char **argv) {
     lib.spool_dir = dir;
     fs::remove_all(dir);
     report("overflow", -1, events, run(*make_event_queue(lib), events));
+    lib.queue_capacity = 1;  // every record through the disk spool (a database outage)
+    fs::remove_all(dir);
+    report("overflow_spooling", -1, events, run(*make_event_queue(lib), events));
+    lib.queue_capacity = events + 1;
     for (const std::string &s : split(syncs, ',')) {
         fs::remove_all(dir);
         lib.spool_mode = SpoolMode::WriteAhead;

@@ -151,6 +151,12 @@ bool WriteAheadLog::ensure_segment() {
         errno = err;
         return false;
     }
+    // The new name must survive a machine crash too: fsync the directory (once per segment).
+    const int dir_fd = ::open(opts_.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd >= 0) {
+        ::fsync(dir_fd);
+        ::close(dir_fd);
+    }
     ++next_segment_;
     fd_size_ = sizeof kMagic;
     segments_.push_back({n, path, 0});
