@@ -90,6 +90,7 @@ private:
     std::uint64_t buffer_records_ = 0, buffer_last_seq_ = 0, next_seq_ = 1;
     // File side (sync), guarded by io_mutex_.
     std::mutex io_mutex_;
+    std::string io_buffer_;         // the buffer being written
     std::deque<Segment> segments_;  // oldest first; the last one is written while fd_ >= 0
     int fd_ = -1;
     std::uint64_t fd_size_ = 0, next_segment_ = 1;

@@ -279,3 +279,12 @@ TEST(LibConfigSpoolMode, KeysAndErrors) {
         EXPECT_NE(std::string(e.what()).find("spool_dir"), std::string::npos);
     }
 }
+
+TEST(Crc32, KnownValuesAnyLengthAndAlignment) {
+    EXPECT_EQ(crc32("123456789", 9), 0xCBF43926u);
+    const std::string fox = "The quick brown fox jumps over the lazy dog";
+    EXPECT_EQ(crc32(fox.data(), fox.size()), 0x414FA339u);
+    const std::string shifted = "x" + fox;  // unaligned start
+    EXPECT_EQ(crc32(shifted.data() + 1, fox.size()), 0x414FA339u);
+    EXPECT_EQ(crc32("", 0), 0u);
+}
