@@ -15,6 +15,7 @@
 #include "writer.h"
 
 struct pg_conn;
+struct pg_result;
 
 namespace hdbbench {
 
@@ -34,7 +35,8 @@ private:
     };
     class Result;
     Result exec(const std::string &sql, const std::vector<const char *> &params = {});
-    [[noreturn]] void fail(const std::string &what);
+    // Throws DbError; res (when given) supplies the SQLSTATE that tells a transient error.
+    [[noreturn]] void fail(const std::string &what, const pg_result *res = nullptr);
     const TableInfo &table_info(const std::string &table);
     void ensure_stage(int type, int format);
     int att_id(const Record &r, bool may_create = true);
