@@ -201,8 +201,10 @@ void WriteAheadLog::sync() {
         if (write_buffer(data)) {
             logged_ += records;
             segments_.back().max_seq = last_seq;
+            failing_ = false;
         } else {
             unlogged_ += records;  // still queued in memory: not lost unless the subscriber dies
+            failing_ = true;
             set_error(std::string("write-ahead log: cannot write in ") + opts_.dir + ": " + std::strerror(errno));
         }
         synced_seq_ = last_seq;

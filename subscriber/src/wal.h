@@ -62,6 +62,7 @@ public:
     std::uint64_t unlogged() const { return unlogged_; }    // records whose log write failed
     std::uint64_t logged() const { return logged_; }        // records written and fsynced
     std::uint64_t synced_seq() const { return synced_seq_; }
+    bool failing() const { return failing_; }               // the last write failed
     std::uint64_t checkpoint() const { return persisted_checkpoint_; }
     std::size_t segment_count();
     std::string last_error();
@@ -96,6 +97,7 @@ private:
     std::uint64_t fd_size_ = 0, next_segment_ = 1;
     std::atomic<std::uint64_t> synced_seq_{0}, committed_{0}, persisted_checkpoint_{0};
     std::atomic<std::uint64_t> unlogged_{0}, logged_{0};
+    std::atomic<bool> failing_{false};
     std::mutex error_mutex_;
     std::string last_error_;
 };

@@ -228,12 +228,14 @@ TEST(NoSpace, WriteAheadKeepsRecordsQueuedAndUnlogged) {
     EXPECT_EQ(s.in_memory, 200u);
     EXPECT_EQ(s.lost, 0u);
     EXPECT_EQ(s.wal_unlogged, 200u);
+    EXPECT_TRUE(s.wal_failing);
     limit.lift();
     const std::uint64_t logged = q.wal()->logged();
     for (int i = 200; i < 210; ++i) q.push(make(i));
     q.wal()->sync();  // logging resumes by itself
     EXPECT_EQ(q.wal()->logged(), logged + 10);
     EXPECT_EQ(q.snapshot().wal_unlogged, 200u);
+    EXPECT_FALSE(q.snapshot().wal_failing);
     const auto replayed = replay_all(dir);
     ASSERT_EQ(replayed.size(), 10u);
     EXPECT_EQ(number_of(replayed.front()), 200);
