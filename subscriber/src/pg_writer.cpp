@@ -61,7 +61,6 @@ private:
     std::unique_ptr<PGresult, decltype(&PQclear)> r_;
 };
 
-namespace {
 // Errors after which the same batch can succeed later (kept and retried, not rejected): class 53
 // (insufficient resources: disk full, out of memory, too many connections), 55P03 (lock not
 // available, a lock_timeout), or an operating system "no space" in the message.
@@ -69,6 +68,8 @@ bool pg_error_is_transient(const char *sqlstate, const std::string &msg) {
     const std::string st = sqlstate ? sqlstate : "";
     return st.rfind("53", 0) == 0 || st == "55P03" || message_says_no_space(msg);
 }
+
+namespace {
 
 // Staging column type of the values of a Tango type, with its element OID.
 struct StageType {

@@ -19,6 +19,11 @@ struct pg_result;
 
 namespace hdbbench {
 
+// True for a PostgreSQL error after which the same batch can succeed later (kept and retried, not
+// rejected): SQLSTATE class 53 (disk full, out of memory, ...), 55P03 (lock timeout), or errno 28
+// quoted in the message. sqlstate may be null.
+bool pg_error_is_transient(const char *sqlstate, const std::string &msg);
+
 class PgWriter : public BatchWriter {
 public:
     explicit PgWriter(LibConfig cfg);

@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "event_queue.h"
+#include "pg_writer.h"
 #include "wal.h"
 #include "wal_flusher.h"
 
@@ -289,4 +290,16 @@ TEST(Crc32, KnownValuesAnyLengthAndAlignment) {
     const std::string shifted = "x" + fox;  // unaligned start
     EXPECT_EQ(crc32(shifted.data() + 1, fox.size()), 0x414FA339u);
     EXPECT_EQ(crc32("", 0), 0u);
+}
+
+TEST(TransientDbErrors, NoSpaceAndLockTimeoutAreRetriedNotRejected) {
+    EXPECT_TRUE(pg_error_is_transient("53100", "could not extend file"));      // disk_full
+    EXPECT_TRUE(pg_error_is_transient("53200", "out of memory"));
+    EXPECT_TRUE(pg_error_is_transient("55P03", "canceling statement due to lock timeout"));
+    EXPECT_TRUE(pg_error_is_transient(nullptr, "could not write to file \"base/1/2\": No space left on device"));
+    EXPECT_FALSE(pg_error_is_transient("23505", "duplicate key value violates unique constraint"));
+    EXPECT_FALSE(pg_error_is_transient("22P02", "invalid input syntax"));
+    EXPECT_FALSE(pg_error_is_transient(nullptr, "value too long"));
+    EXPECT_TRUE(message_says_no_space("Error writing file './hdb/att.MAI' (Errcode: 28 \"No space left on device\")"));
+    EXPECT_FALSE(message_says_no_space("Data too long for column 'value_r'"));
 }
