@@ -131,7 +131,8 @@ class Load:
     def _run(self) -> None:
         try:
             while not self._stop.is_set():
-                self.acknowledged += self._writer.write(_events(self.BATCH, self._start + timedelta(milliseconds=self.acknowledged)))
+                batch = _events(self.BATCH, self._start + timedelta(milliseconds=self.acknowledged))
+                self.acknowledged += self._writer.write(batch)
         except Exception:  # noqa: BLE001 - the server went away: the load ends
             pass
 
@@ -202,7 +203,8 @@ def test_inserts_wait_for_the_table_lock_and_complete_after_it(
 
         def blocked_insert() -> bool:
             insert.start()
-            eventually(lambda: injector.waiters() > 0, 30, "an insert waiting for the table lock")  # type: ignore[attr-defined]
+            waiters = getattr(injector, "waiters")
+            eventually(lambda: waiters() > 0, 30, "an insert waiting for the table lock")
             return insert.is_alive()
 
         try:
