@@ -297,6 +297,27 @@ def test_inserts_fail_with_disk_full_while_the_tables_filesystem_is_full(
         assert len(backend.fetch_events(ATTRIBUTE.name)) >= 150  # nothing committed was lost
 
 
+@needs_mount
+@pytest.mark.parametrize("backend_name", ["timescaledb", "mysql"])
+def test_moving_the_tables_there_and_back_under_load_loses_nothing(
+        fault_stack: tuple[Path, StackEndpoints], backend_name: str) -> None:
+    state_dir, endpoints = fault_stack
+    with fresh_backend(backend_name, _endpoint(endpoints, backend_name), None) as backend:
+        injector = make_injector("database_full", _target(state_dir, backend, tmpfs_mb=TMPFS_MB))
+        with Load(backend, datetime.now(timezone.utc)) as load:
+            try:
+                injector.arm()
+                moved_at = load.acknowledged
+                eventually(lambda: load.acknowledged > moved_at, 30, "commits into the moved table")
+            finally:
+                injector.disarm()
+            restored_at = load.acknowledged
+            eventually(lambda: load.acknowledged > restored_at, 30, "commits into the table moved back")
+            assert load.thread.is_alive(), "an insert failed while the table was moved"
+        stored = len(backend.fetch_events(ATTRIBUTE.name))
+        assert stored == load.acknowledged, f"{load.acknowledged} events acknowledged, {stored} stored"
+
+
 # --------------------------------------------------------------------------- full spool
 
 
