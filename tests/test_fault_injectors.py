@@ -13,6 +13,7 @@ also when it fails.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import shutil
 import subprocess
@@ -321,6 +322,10 @@ def test_moving_the_tables_there_and_back_under_load_loses_nothing(
 # --------------------------------------------------------------------------- full spool
 
 
+def _mounts_at(path: Path) -> int:
+    return sum(1 for line in Path("/proc/self/mounts").read_text().splitlines() if line.split()[1] == str(path))
+
+
 def _write_file(directory: Path, name: str, size: int = 64 * 1024) -> None:
     (directory / name).write_bytes(b"x" * size)
 
@@ -354,6 +359,9 @@ def test_stack_down_unmounts_what_a_crashed_run_left(tmp_path: Path) -> None:
     injector.arm()  # and the run "crashes": no disarm
     try:
         assert mounts.is_mounted(spool)
+        # The next run arms the same spool: our leftover is replaced, not mounted over.
+        make_injector("spool_full", FaultTarget(tmp_path, "mysql", "hdbpp", (), spool_dir=spool, tmpfs_mb=4)).arm()
+        assert _mounts_at(spool) == 1
         stopped = Stack(StackConfig(state_dir=tmp_path, components=())).down()
         assert f"tmpfs {spool}" in stopped
         assert not mounts.is_mounted(spool) and not (tmp_path / mounts.MOUNTS_DIR).exists()
@@ -386,3 +394,14 @@ def test_unknown_fault_kind_is_refused_naming_it_and_the_known_ones(tmp_path: Pa
     assert set(INJECTORS) == {"database_stop", "database_kill", "table_lock", "database_full", "spool_full"}
     with pytest.raises(ConfigError, match="spool_dir"):
         make_injector("spool_full", FaultTarget(tmp_path, "mysql", "hdbpp", ()))
+
+
+def test_servers_the_stack_does_not_own_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(HdbbenchError, match="no stack is up"):
+        make_injector("database_stop", FaultTarget(tmp_path, "mysql", "hdbpp", ()))
+    external = {"host": "127.0.0.1", "port": 5432, "user": "u", "password": "p", "external": True}
+    (tmp_path / "stack.json").write_text(json.dumps({"profile": {"name": "durable"}, "endpoints": {"postgres": external}}))
+    with pytest.raises(ConfigError, match="external"):
+        make_injector("database_kill", FaultTarget(tmp_path, "timescaledb", "hdbpp", ()))
+    with pytest.raises(ConfigError, match="no MariaDB server"):
+        make_injector("database_full", FaultTarget(tmp_path, "mysql", "hdbpp", ("att_scalar_devdouble_ro",)))
