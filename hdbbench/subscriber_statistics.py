@@ -64,6 +64,13 @@ SPOOLED_EVENT_NUMBER = "SpooledEventNumber"
 SPOOLED_EVENT_TOTAL = "SpooledEventTotal"
 SPOOL_SIZE = "SpoolSize"
 LOST_EVENT_NUMBER = "LostEventNumber"
+LOST_QUEUE_FULL_NUMBER = "LostQueueFullNumber"
+LOST_SPOOL_FULL_NUMBER = "LostSpoolFullNumber"
+WAL_REPLAYED_NUMBER = "WalReplayedNumber"
+WAL_UNLOGGED_NUMBER = "WalUnloggedNumber"
+SPOOL_MODE = "SpoolMode"
+MEMORY_QUEUE_CAPACITY = "MemoryQueueCapacity"
+MEMORY_QUEUE_MAX_NUMBER = "MemoryQueueMaxNumber"
 RECONNECT_NUMBER = "ReconnectNumber"
 DB_ERROR_NUMBER = "DbErrorNumber"
 DB_CONNECTED = "DbConnected"
@@ -126,6 +133,13 @@ TABLE: tuple[tuple[str, str, str, str], ...] = (
     (SPOOLED_EVENT_TOTAL, "OURS", "LONG64", "events"),
     (SPOOL_SIZE, "OURS", "DOUBLE", "MiB"),
     (LOST_EVENT_NUMBER, "OURS", "LONG64", "events"),
+    (LOST_QUEUE_FULL_NUMBER, "OURS", "LONG64", "events"),
+    (LOST_SPOOL_FULL_NUMBER, "OURS", "LONG64", "events"),
+    (WAL_REPLAYED_NUMBER, "OURS", "LONG64", "events"),
+    (WAL_UNLOGGED_NUMBER, "OURS", "LONG64", "events"),
+    (SPOOL_MODE, "OURS", "LONG", ""),
+    (MEMORY_QUEUE_CAPACITY, "OURS", "LONG64", "events"),
+    (MEMORY_QUEUE_MAX_NUMBER, "OURS", "LONG64", "events"),
     (RECONNECT_NUMBER, "OURS", "LONG64", ""),
     (DB_ERROR_NUMBER, "OURS", "LONG64", "rows"),
     (DB_CONNECTED, "OURS", "BOOLEAN", ""),

@@ -173,20 +173,19 @@ void HdbEventSubscriber::init_device() {
     }
     LibConfig lib;
     std::unique_ptr<Writer> writer;
-    std::unique_ptr<Spool> spool;
+    std::unique_ptr<EventQueue> queue;
     try {
         lib = LibConfig::parse(lib_configuration_);
         log_level_ = level_number(lib.logging_level);
         writer = make_writer(lib);
-        if (!lib.spool_dir.empty()) spool = std::make_unique<Spool>(lib.spool_dir, lib.spool_limit_mb << 20);
+        queue = make_event_queue(lib);
     } catch (const std::exception &e) {
         if (fault_.empty()) fault_ = std::string("Bad configuration: ") + e.what();
         writer = std::make_unique<NullWriter>();
-        spool.reset();
+        queue = std::make_unique<EventQueue>(lib.queue_capacity, nullptr);
     }
     strict_ = lib.hdbpp_strict;
     show_our_statistics(!strict_);
-    auto queue = std::make_unique<EventQueue>(lib.queue_capacity, std::move(spool));
     archiver_ = std::make_unique<Archiver>(archiver_options(), lib, std::move(writer), std::move(queue),
                                            [this](const std::string &l, const std::string &m) { log(l, m); });
     if (!fault_.empty()) {

@@ -55,6 +55,10 @@ Archiver::Archiver(ArchiverOptions opts, const LibConfig &lib, std::unique_ptr<W
 Archiver::~Archiver() { stop_threads(); }
 
 void Archiver::start_threads() {
+    if (!wal_flusher_ && queue_->wal()) {
+        wal_flusher_ = std::make_unique<WalFlusher>(*queue_->wal());
+        wal_flusher_->start();
+    }
     if (!writer_loop_ && writer_) {
         auto observe = [this](const std::vector<Record> &batch, const WriteResult &res, double commit_s,
                               TimePoint commit_time) {
@@ -83,6 +87,7 @@ void Archiver::stop_threads() {
         writer_loop_->stop();
     }
     writer_loop_.reset();
+    wal_flusher_.reset();  // after the writer: its last sync persists the final checkpoint
 }
 
 void Archiver::reset_statistics() {

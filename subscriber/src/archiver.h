@@ -2,6 +2,7 @@
 // The archiver core, free of Tango, assembled from its roles as hdbpp-es splits its threads:
 //   AttributeRegistry (registry.h)   attributes, strategies/contexts, TTL, modes; subscribe/retry thread
 //   WriterLoop (writer_loop.h)       the only database user: batches from the EventQueue to a Writer
+//   WalFlusher (wal_flusher.h)       write-ahead mode: syncs the queue's log every spool_sync_ms
 //   Statistics (statistics.h)        batch accounting and the immutable snapshot, refreshed each second
 //   subscription.h                   the interfaces the Tango layer implements (SubscriptionBackend) or
 //                                    calls (EventSink, implemented here: copy and enqueue only)
@@ -19,6 +20,7 @@
 #include "statistics.h"
 #include "stoppable_thread.h"
 #include "subscription.h"
+#include "wal_flusher.h"
 #include "writer.h"
 #include "writer_loop.h"
 
@@ -66,6 +68,7 @@ private:
     Statistics statistics_;
     std::unique_ptr<Writer> writer_;  // until the writer loop starts and takes it
     std::unique_ptr<WriterLoop> writer_loop_;
+    std::unique_ptr<WalFlusher> wal_flusher_;  // write-ahead mode only
     std::unique_ptr<Periodic> subscribe_thread_, stats_thread_;
     std::chrono::steady_clock::time_point last_window_, last_second_;
 };

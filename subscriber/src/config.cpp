@@ -136,6 +136,15 @@ LibConfig LibConfig::parse(const std::vector<std::string> &lines) {
             c.spool_dir = v;
         } else if (key == "spool_limit_mb") {
             c.spool_limit_mb = parse_uint(key, v, 0);
+        } else if (key == "spool_mode") {
+            const std::string m = to_lower(v);
+            if (m == "overflow") c.spool_mode = SpoolMode::Overflow;
+            else if (m == "write_ahead") c.spool_mode = SpoolMode::WriteAhead;
+            else throw ConfigError("LibConfiguration: bad spool_mode '" + v + "' (overflow|write_ahead)");
+        } else if (key == "spool_sync_ms") {
+            const std::uint64_t ms = parse_uint(key, v, 0);
+            if (ms > 3600000) throw ConfigError("LibConfiguration: spool_sync_ms must be <= 3600000, got '" + v + "'");
+            c.spool_sync_ms = std::chrono::milliseconds(ms);
         } else if (key == "reconnect_min_ms") {
             c.reconnect_min = std::chrono::milliseconds(parse_uint(key, v, 1));
         } else if (key == "reconnect_max_ms") {
@@ -149,6 +158,8 @@ LibConfig LibConfig::parse(const std::vector<std::string> &lines) {
         else if (l.find("postgres") != std::string::npos) c.backend = Backend::PostgreSQL;
     }
     if (c.reconnect_max < c.reconnect_min) c.reconnect_max = c.reconnect_min;
+    if (c.spool_mode == SpoolMode::WriteAhead && c.spool_dir.empty())
+        throw ConfigError("LibConfiguration: spool_mode=write_ahead needs spool_dir");
     if (c.backend == Backend::MySQL && c.dbname.empty() && c.connect_string.empty())
         throw ConfigError("LibConfiguration: the mysql backend needs dbname");
     return c;

@@ -20,6 +20,10 @@ public:
 
 enum class Backend { TimescaleDB, PostgreSQL, MySQL, Null };
 
+// overflow: the disk spool takes records only when memory is full (or records are spooled already).
+// write_ahead: every record is also appended to a log in spool_dir before it is queued.
+enum class SpoolMode { Overflow = 0, WriteAhead = 1 };
+
 struct LibConfig {
     Backend backend = Backend::TimescaleDB;
     std::string libname;
@@ -37,6 +41,8 @@ struct LibConfig {
     std::size_t queue_capacity = 200000;
     std::string spool_dir;        // empty: no disk spool (memory only)
     std::uint64_t spool_limit_mb = 1024;
+    SpoolMode spool_mode = SpoolMode::Overflow;
+    std::chrono::milliseconds spool_sync_ms{100};  // write_ahead: flush+fsync period (0: every record)
     std::chrono::milliseconds reconnect_min{250};
     std::chrono::milliseconds reconnect_max{30000};
     std::map<std::string, std::string> raw;  // every key as given

@@ -132,6 +132,8 @@ bool mysql_error_is_connection_lost(unsigned err) {
         case ER_CON_COUNT_ERROR:
         case ER_OUT_OF_RESOURCES:
         case ER_CANT_CREATE_THREAD:
+        case ER_DISK_FULL:         // the database's filesystem is full: the rows are fine, retry later
+        case ER_RECORD_FILE_FULL:  // "table is full" (also a full tablespace filesystem)
             return true;
         default: return false;
     }
@@ -284,7 +286,7 @@ void MySqlWriter::connect() {
 
 void MySqlWriter::fail(const std::string &what, unsigned err, const std::string &msg) {
     last_errno_ = err;
-    const bool lost = mysql_error_is_connection_lost(err);
+    const bool lost = mysql_error_is_connection_lost(err) || message_says_no_space(msg);
     if (lost) alive_ = false;
     throw DbError(what + " (error " + std::to_string(err) + "): " + msg, lost);
 }

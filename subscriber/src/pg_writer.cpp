@@ -62,6 +62,14 @@ private:
 };
 
 namespace {
+// Errors after which the same batch can succeed later (kept and retried, not rejected): class 53
+// (insufficient resources: disk full, out of memory, too many connections), 55P03 (lock not
+// available, a lock_timeout), or an operating system "no space" in the message.
+bool pg_error_is_transient(const char *sqlstate, const std::string &msg) {
+    const std::string st = sqlstate ? sqlstate : "";
+    return st.rfind("53", 0) == 0 || st == "55P03" || message_says_no_space(msg);
+}
+
 // Staging column type of the values of a Tango type, with its element OID.
 struct StageType {
     const char *sql;
@@ -198,7 +206,7 @@ void PgWriter::connect() {
 void PgWriter::fail(const std::string &what) {
     std::string msg = conn_ ? PQerrorMessage(conn_) : "not connected";
     while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
-    const bool lost = !conn_ || PQstatus(conn_) != CONNECTION_OK;
+    const bool lost = !conn_ || PQstatus(conn_) != CONNECTION_OK || pg_error_is_transient(nullptr, msg);
     throw DbError(what + ": " + msg, lost);
 }
 
@@ -210,7 +218,8 @@ PgWriter::Result PgWriter::exec(const std::string &sql, const std::vector<const 
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
         std::string msg = PQresultErrorMessage(r.get());
         while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
-        const bool lost = PQstatus(conn_) != CONNECTION_OK;
+        const bool lost = PQstatus(conn_) != CONNECTION_OK ||
+                          pg_error_is_transient(PQresultErrorField(r.get(), PG_DIAG_SQLSTATE), msg);
         throw DbError(msg.empty() ? "query failed" : msg, lost);
     }
     return r;
@@ -368,7 +377,8 @@ bool PgWriter::copy_buffer(const std::string &target, const pgcopy::Buffer &b) {
     while (PGresult *extra = PQgetResult(conn_)) PQclear(extra);
     if (ok) return true;
     if (state != nullptr && std::string(state) == "23505") return false;  // unique_violation
-    throw DbError("COPY into " + target + ": " + msg, PQstatus(conn_) != CONNECTION_OK);
+    throw DbError("COPY into " + target + ": " + msg,
+                  PQstatus(conn_) != CONNECTION_OK || pg_error_is_transient(state, msg));
 }
 
 bool PgWriter::direct_copy_ok(int type, int format, const TableInfo &ti) {

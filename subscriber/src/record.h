@@ -84,6 +84,7 @@ struct Record {
     Values value_r, value_w;
     std::string text;                   // error description (Error) or history event name (History)
     std::shared_ptr<const ParamInfo> param;  // Param only
+    uint64_t wal_seq = 0;               // position in the write-ahead log (0: not logged); not compared
 
     bool types_known() const {
         return is_supported_type(data_type) && data_format >= 0 && data_format <= 2 && write_type >= 0 &&

@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <vector>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 namespace fs = std::filesystem;
 
 namespace hdbbench {
@@ -149,6 +152,7 @@ std::string serialize_record(const Record &r) {
         o.pod<std::uint32_t>(static_cast<std::uint32_t>(p.enum_labels.size()));
         for (const auto &l : p.enum_labels) o.str(l);
     }
+    if (r.wal_seq) o.pod<std::uint64_t>(r.wal_seq);  // optional trailer: records without it stay readable
     return s;
 }
 
@@ -182,6 +186,7 @@ Record deserialize_record(const std::string &payload) {
         for (std::uint32_t i = 0; i < n; ++i) p->enum_labels.push_back(in.str());
         r.param = std::move(p);
     }
+    if (!in.at_end()) r.wal_seq = in.pod<std::uint64_t>();
     if (!in.at_end()) throw SpoolError("spool: trailing bytes in record");
     return r;
 }
@@ -213,8 +218,28 @@ Spool::Spool(std::string dir, std::uint64_t limit_bytes, std::uint64_t segment_b
     }
 }
 
+bool is_no_space_errno(int err) { return err == ENOSPC || err == EDQUOT || err == EFBIG; }
+
+bool write_all(int fd, const void *buf, std::size_t n) {
+    const char *data = static_cast<const char *>(buf);
+    while (n > 0) {
+        const ssize_t w = ::write(fd, data, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        if (w == 0) {
+            errno = ENOSPC;
+            return false;
+        }
+        data += w;
+        n -= static_cast<std::size_t>(w);
+    }
+    return true;
+}
+
 Spool::~Spool() {
-    if (writer_) std::fclose(writer_);
+    if (writer_ >= 0) ::close(writer_);
     if (reader_) std::fclose(reader_);
 }
 
@@ -246,34 +271,54 @@ std::uint64_t Spool::scan_segment(const std::string &path, std::uint64_t &bytes)
     return n;
 }
 
-void Spool::open_write_segment() {
-    const std::uint64_t seq = next_seq_++;
+bool Spool::open_write_segment() {
+    const std::uint64_t seq = next_seq_;
     const std::string path = segment_path(seq);
-    writer_ = std::fopen(path.c_str(), "wb");
-    if (!writer_) throw SpoolError("spool: cannot create " + path + ": " + std::strerror(errno));
-    if (std::fwrite(kMagic, 1, 8, writer_) != 8) throw SpoolError("spool: cannot write " + path);
+    writer_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (writer_ < 0) {
+        if (is_no_space_errno(errno)) return false;
+        throw SpoolError("spool: cannot create " + path + ": " + std::strerror(errno));
+    }
+    if (!write_all(writer_, kMagic, 8)) {
+        const int err = errno;
+        ::close(writer_);
+        writer_ = -1;
+        std::error_code ec;
+        fs::remove(path, ec);
+        if (is_no_space_errno(err)) return false;
+        throw SpoolError("spool: cannot write " + path + ": " + std::strerror(err));
+    }
+    ++next_seq_;
     write_seg_size_ = 8;
     segments_.push_back({seq, path});
+    return true;
 }
 
-bool Spool::append(const Record &r) {
+SpoolAppend Spool::append(const Record &r) {
     const std::string payload = serialize_record(r);
     const std::uint64_t rec_bytes = payload.size() + 8;
-    if (bytes_ + rec_bytes > limit_bytes_) return false;
-    if (writer_ && write_seg_size_ >= segment_bytes_) {
-        std::fclose(writer_);
-        writer_ = nullptr;
+    if (bytes_ + rec_bytes > limit_bytes_) return SpoolAppend::LimitReached;
+    if (writer_ >= 0 && write_seg_size_ >= segment_bytes_) {
+        ::close(writer_);
+        writer_ = -1;
     }
-    if (!writer_) open_write_segment();
+    if (writer_ < 0 && !open_write_segment()) return SpoolAppend::NoSpace;
     const std::uint32_t hdr[2] = {static_cast<std::uint32_t>(payload.size()), crc32(payload.data(), payload.size())};
-    if (std::fwrite(hdr, sizeof hdr, 1, writer_) != 1 ||
-        (!payload.empty() && std::fwrite(payload.data(), 1, payload.size(), writer_) != payload.size()))
-        throw SpoolError("spool: write failed in " + segments_.back().path + ": " + std::strerror(errno));
-    writer_dirty_ = true;
+    std::string frame(reinterpret_cast<const char *>(hdr), sizeof hdr);
+    frame += payload;
+    if (!write_all(writer_, frame.data(), frame.size())) {
+        const int err = errno;
+        // Cut a partial record off, so that the reader and later appends see whole records only.
+        if (::ftruncate(writer_, static_cast<off_t>(write_seg_size_)) != 0 ||
+            ::lseek(writer_, static_cast<off_t>(write_seg_size_), SEEK_SET) < 0)
+            throw SpoolError("spool: cannot cut back " + segments_.back().path + ": " + std::strerror(errno));
+        if (is_no_space_errno(err)) return SpoolAppend::NoSpace;
+        throw SpoolError("spool: write failed in " + segments_.back().path + ": " + std::strerror(err));
+    }
     write_seg_size_ += rec_bytes;
     ++count_;
     bytes_ += rec_bytes;
-    return true;
+    return SpoolAppend::Appended;
 }
 
 void Spool::finish_read_segment() {
@@ -291,11 +336,7 @@ void Spool::finish_read_segment() {
 bool Spool::read_next(Record &out, std::uint64_t &rec_bytes) {
     for (;;) {
         if (segments_.empty()) return false;
-        const bool is_write_seg = writer_ && segments_.size() == 1;
-        if (is_write_seg && writer_dirty_) {
-            std::fflush(writer_);
-            writer_dirty_ = false;
-        }
+        const bool is_write_seg = writer_ >= 0 && segments_.size() == 1;
         if (!reader_) {
             reader_ = std::fopen(segments_.front().path.c_str(), "rb");
             char magic[8];
@@ -383,10 +424,9 @@ std::optional<Record> Spool::pop() {
         bytes_ = bytes_ >= b ? bytes_ - b : 0;
     }
     if (count_ == 0) {  // everything read: start afresh
-        if (writer_) {
-            std::fclose(writer_);
-            writer_ = nullptr;
-            writer_dirty_ = false;
+        if (writer_ >= 0) {
+            ::close(writer_);
+            writer_ = -1;
         }
         while (!segments_.empty()) finish_read_segment();
         bytes_ = 0;

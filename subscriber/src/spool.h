@@ -4,6 +4,8 @@
 // Segment file  spool-<seq>.hsp = "HDBSPL01" then records; a record is
 //   u32 payload_length | u32 crc32(payload) | payload            (little endian)
 // A record whose length or CRC does not match (a torn write at a crash) ends the segment.
+// Each record is written with one write(2), so that a full filesystem refuses exactly that record:
+// the segment is cut back to its last whole record and the caller counts the loss.
 // Segments are read oldest first and deleted once fully read; segments left by a previous run
 // are found at start-up and replayed first. The class is not thread-safe: the queue serialises it.
 #pragma once
@@ -29,6 +31,13 @@ std::string serialize_record(const Record &r);
 Record deserialize_record(const std::string &payload);  // throws SpoolError
 std::uint32_t crc32(const void *data, std::size_t n);
 
+// True for the errno values of a filesystem that has no room (ENOSPC, EDQUOT, EFBIG).
+bool is_no_space_errno(int err);
+// write(2) all of buf, retrying short writes; false with errno set on failure.
+bool write_all(int fd, const void *buf, std::size_t n);
+
+enum class SpoolAppend { Appended, LimitReached, NoSpace };
+
 class Spool {
 public:
     // limit_bytes 0 means the spool refuses everything. Throws SpoolError if dir cannot be created.
@@ -37,8 +46,9 @@ public:
     Spool(const Spool &) = delete;
     Spool &operator=(const Spool &) = delete;
 
-    // False when the limit would be exceeded (the caller counts the loss). Throws SpoolError on I/O error.
-    bool append(const Record &r);
+    // LimitReached when the limit would be exceeded, NoSpace when the filesystem refused the write (the
+    // caller counts the loss; the next append tries again). Throws SpoolError on other I/O errors.
+    SpoolAppend append(const Record &r);
     // Next record in append order, or nullopt when empty.
     std::optional<Record> pop();
     // recv_time of the oldest record still in the spool.
@@ -57,7 +67,7 @@ private:
         std::string path;
     };
     std::string segment_path(std::uint64_t seq) const;
-    void open_write_segment();
+    bool open_write_segment();  // false: no space
     bool read_next(Record &out, std::uint64_t &rec_bytes);
     void finish_read_segment();
     std::uint64_t scan_segment(const std::string &path, std::uint64_t &bytes);
@@ -65,9 +75,8 @@ private:
     std::string dir_;
     std::uint64_t limit_bytes_, segment_bytes_;
     std::deque<Segment> segments_;   // oldest first; the last one is the write segment when writer_ is open
-    std::FILE *writer_ = nullptr;
+    int writer_ = -1;  // file descriptor of the write segment
     std::uint64_t write_seg_size_ = 0;
-    bool writer_dirty_ = false;
     std::FILE *reader_ = nullptr;
     std::uint64_t next_seq_ = 1;
     std::uint64_t count_ = 0, bytes_ = 0, corrupt_ = 0, recovered_ = 0;

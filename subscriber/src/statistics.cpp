@@ -77,6 +77,13 @@ void fill_queue(ArchiverSnapshot &s, const QueueSnapshot &q, const WriterState &
     s.spooled_total = q.spooled_total;
     s.spool_bytes = q.spool_bytes;
     s.lost_events = q.lost;
+    s.lost_queue_full = q.lost_queue_full;
+    s.lost_spool_full = q.lost_spool_full;
+    s.wal_replayed = q.wal_replayed;
+    s.wal_unlogged = q.wal_unlogged;
+    s.spool_mode = q.write_ahead ? 1 : 0;
+    s.memory_queue_capacity = q.capacity;
+    s.memory_queue_max = q.max_in_memory;
     s.queue_error = q.last_error;
     const std::optional<TimePoint> oldest = w.inflight ? w.inflight_oldest : q.oldest_recv;
     s.pending_age_s = oldest ? seconds_between(*oldest, now_us()) : 0.0;

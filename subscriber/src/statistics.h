@@ -49,6 +49,9 @@ struct ArchiverSnapshot {
     std::uint64_t pending_events = 0, max_pending_events = 0, spooled_events = 0, spooled_total = 0,
                   lost_events = 0, reconnects = 0, db_errors = 0, rows_stored = 0, duplicates = 0;
     std::uint64_t spool_bytes = 0;
+    std::uint64_t lost_queue_full = 0, lost_spool_full = 0, wal_replayed = 0, wal_unlogged = 0;
+    std::uint64_t spool_mode = 0;  // 0 overflow, 1 write_ahead
+    std::uint64_t memory_queue_capacity = 0, memory_queue_max = 0;
     double pending_age_s = 0;
     AgeFigures event_age;           // commit time - source timestamp
     AgeFigures reception_age;       // reception time - source timestamp: the device's and Tango's share

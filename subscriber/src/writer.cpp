@@ -129,6 +129,11 @@ std::string json_quote(const std::string &s) {
     return o + "\"";
 }
 
+bool message_says_no_space(const std::string &msg) {
+    return msg.find("No space left on device") != std::string::npos || msg.find("Errcode: 28") != std::string::npos ||
+           msg.find("errno: 28") != std::string::npos || msg.find("Disk full") != std::string::npos;
+}
+
 WriteResult BatchWriter::write_batch(std::vector<Record> &batch) {
     if (!connected()) throw DbError("not connected", true);
     WriteResult res;

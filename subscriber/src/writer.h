@@ -16,12 +16,17 @@ namespace hdbbench {
 class DbError : public std::runtime_error {
 public:
     DbError(const std::string &what, bool connection_lost) : std::runtime_error(what), connection_lost_(connection_lost) {}
-    // True when the connection is gone: the batch was not stored and must be retried after reconnecting.
+    // True when the connection is gone, or the database cannot take the batch for now (no space, out
+    // of resources, lock wait timeout): the batch was not stored and is retried after reconnecting.
     bool connection_lost() const { return connection_lost_; }
 
 private:
     bool connection_lost_;
 };
+
+// True when a database error message reports an operating system "no space" error (errno 28, as
+// PostgreSQL and MariaDB quote it): the database is full for now, the rows are not bad.
+bool message_says_no_space(const std::string &msg);
 
 struct RejectedRecord {
     std::string att_name;

@@ -80,7 +80,7 @@ bool WriterLoop::write(std::vector<Record> &batch) {
                 std::lock_guard<std::mutex> lock(error_mutex_);
                 error_ = e.what();
             }
-            log_("error", std::string("database connection lost, batch kept for retry: ") + e.what());
+            log_("error", std::string("database unavailable, batch kept for retry: ") + e.what());
             return false;
         }
         reject_all(e.what());
@@ -92,6 +92,7 @@ bool WriterLoop::write(std::vector<Record> &batch) {
         log_("error", "rows rejected by the database (" + std::to_string(res.rejected.size()) +
                           "), first: " + res.rejected.front().att_name + ": " + res.rejected.front().error);
     observer_(batch, res, commit_s, now_us());
+    queue_.committed(batch);
     inflight_ = 0;
     return true;
 }

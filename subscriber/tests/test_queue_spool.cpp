@@ -70,14 +70,14 @@ TEST(Spool, AppendPopInOrderAcrossSegmentsAndReopen) {
     const auto dir = temp_dir("spool");
     {
         Spool s(dir, 100 << 20, 4096);  // small segments: many files
-        for (int i = 0; i < 500; ++i) ASSERT_TRUE(s.append(make(i)));
+        for (int i = 0; i < 500; ++i) ASSERT_EQ(s.append(make(i)), SpoolAppend::Appended);
         EXPECT_EQ(s.count(), 500u);
         for (int i = 0; i < 200; ++i) {
             auto r = s.pop();
             ASSERT_TRUE(r);
             EXPECT_EQ(*r, make(i));
         }
-        for (int i = 500; i < 600; ++i) ASSERT_TRUE(s.append(make(i)));
+        for (int i = 500; i < 600; ++i) ASSERT_EQ(s.append(make(i)), SpoolAppend::Appended);
     }
     // A new process finds what was left (segments already read completely were deleted).
     Spool s(dir, 100 << 20, 4096);
@@ -102,7 +102,7 @@ TEST(Spool, LimitAndTornTail) {
     {
         Spool s(dir, 1000, 4096);
         int accepted = 0;
-        for (int i = 0; i < 100; ++i) accepted += s.append(make(i)) ? 1 : 0;
+        for (int i = 0; i < 100; ++i) accepted += s.append(make(i)) == SpoolAppend::Appended ? 1 : 0;
         EXPECT_GT(accepted, 0);
         EXPECT_LT(accepted, 100);
         EXPECT_LE(s.bytes(), 1000u);
