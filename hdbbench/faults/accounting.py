@@ -28,11 +28,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-# Our subscriber's loss statistics (subscriber/src/statistics.def); another kind reads them as None.
-LOST_QUEUE_FULL = "LostQueueFullNumber"
-LOST_SPOOL_FULL = "LostSpoolFullNumber"
-QUEUE_CAPACITY = "MemoryQueueCapacity"
-QUEUE_MAX = "MemoryQueueMaxNumber"
+from hdbbench import subscriber_statistics as st
+
+# Our subscriber's loss and memory statistics; another kind reads them as None.
+LOST_QUEUE_FULL = st.LOST_QUEUE_FULL_NUMBER
+LOST_SPOOL_FULL = st.LOST_SPOOL_FULL_NUMBER
+QUEUE_CAPACITY = st.MEMORY_QUEUE_CAPACITY
+QUEUE_MAX = st.MEMORY_QUEUE_MAX_NUMBER
 
 REASONS = ("in_subscriber_memory_at_crash", "emitted_while_subscriber_down", "in_flight_at_device_crash",
            "emitted_before_resubscription", "spool_full", "queue_full", "unattributed")

@@ -142,5 +142,6 @@ class DeviceKill:
 
 
 # Our subscriber's counters of the killed process, kept for the accounting (a foreign kind reads None).
-_COUNTERS = (st.ROWS_STORED_NUMBER, st.DUPLICATE_ROW_NUMBER, st.LOST_EVENT_NUMBER, "LostQueueFullNumber",
-             "LostSpoolFullNumber", "MemoryQueueCapacity", "MemoryQueueMaxNumber")
+_COUNTERS = (st.ROWS_STORED_NUMBER, st.DUPLICATE_ROW_NUMBER, st.LOST_EVENT_NUMBER, st.LOST_QUEUE_FULL_NUMBER,
+             st.LOST_SPOOL_FULL_NUMBER, st.MEMORY_QUEUE_CAPACITY, st.MEMORY_QUEUE_MAX_NUMBER,
+             st.WAL_REPLAYED_NUMBER, st.WAL_UNLOGGED_NUMBER)

@@ -41,6 +41,7 @@ class FaultTrial:
     peak_memory_bytes: int | None = None  # VmHWM, the subscriber's processes, max
     memory_queue_max: float | None = None  # ours: MemoryQueueMaxNumber
     memory_queue_capacity: float | None = None  # ours: MemoryQueueCapacity
+    wal_replayed: float | None = None  # ours: events a restarted subscriber queued again from its write-ahead log
     marks: dict[str, float] = field(default_factory=dict)  # time.time() of the fault's steps
     load_started: float | None = None
     drained: bool = False
@@ -83,6 +84,7 @@ RECORDS[RESULTS_KIND] = ("trials", FaultTrial)
 
 TABLE_COLUMNS = ("backend", "kind", "fault", "spool_mode", "emitted", "stored", "lost", *REASONS, "duplicates",
                  "recovery_s", "peak_memory_bytes", "memory_queue_max", "memory_queue_capacity", "queue_capacity",
+                 "wal_replayed",
                  "error")
 
 

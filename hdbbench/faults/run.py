@@ -36,9 +36,9 @@ from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configurat
 SETTLE_S = 2.0          # ZeroMQ subscriptions reach the publisher asynchronously
 PLATEAU_SAMPLES = 4     # the gap emitted − stored is steady over this many 1 Hz samples: recovered
 STATISTICS = (st.PENDING_EVENT_NUMBER, st.ROWS_STORED_NUMBER, st.DUPLICATE_ROW_NUMBER, st.LOST_EVENT_NUMBER,
-              st.SPOOLED_EVENT_NUMBER, acc.LOST_QUEUE_FULL, acc.LOST_SPOOL_FULL, acc.QUEUE_CAPACITY, acc.QUEUE_MAX)
+              st.SPOOLED_EVENT_NUMBER, acc.LOST_QUEUE_FULL, acc.LOST_SPOOL_FULL, acc.QUEUE_CAPACITY, acc.QUEUE_MAX,
+              st.WAL_REPLAYED_NUMBER)
 # Counters a killed subscriber's process had: added to those of the restarted one.
-SUMMED = (st.DUPLICATE_ROW_NUMBER, acc.LOST_QUEUE_FULL, acc.LOST_SPOOL_FULL)
 
 Say = Callable[[str], None]
 
@@ -275,6 +275,7 @@ class FaultTrialRun:
             recovery_s=acc.recovery_s(times, columns["db.stored"], columns["dev.emitted"], marks["ended"], loss.lost),
             peak_memory_bytes=self.peak_memory or None,
             memory_queue_max=_largest(final, before, acc.QUEUE_MAX), memory_queue_capacity=final.get(acc.QUEUE_CAPACITY),
+            wal_replayed=final.get(st.WAL_REPLAYED_NUMBER),
             marks=marks, load_started=self.load_started, drained=drained)
 
 
