@@ -89,6 +89,8 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
     engine = _device_engine(scenario)
     hosted = hosts_layout.scenario_hosts(scenario).distributed  # every component runs on its host already
     components = {"components": _hosted_components()} if hosted else {}  # refused before anything is written
+    if hosted and scenario.faults is not None:
+        raise ConfigError("[faults] kills and restarts local processes: it cannot run with components on other hosts")
     run = RunDirectory.create(options.runs_root, scenario.name)
     run.write_json("scenario.json", scenario.to_dict())
     console.print(f"run directory: {run.path}")
