@@ -14,6 +14,7 @@ overflow from memory into the spool, which is full: they are lost with reason ``
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -105,6 +106,8 @@ class FaultTrialRun:
         try:
             self.backend.drop_schema()
             self.backend.create_schema(self.scenario.schema_variant)
+            # A spool left by an earlier run would be replayed into this trial's fresh tables.
+            shutil.rmtree(self.home / "spool", ignore_errors=True)
             (self.home / "spool").mkdir(parents=True, exist_ok=True)
             devices = self._subscriber_specs()
             injector = self._injector(devices)
