@@ -127,6 +127,10 @@ class Stack:
         stopped += [name for name, server in self._servers.items() if server.down()]
         # Servers started under another configuration (e.g. the other Tango database) have records too.
         stopped += self._stop_records("*/process.json")
+        # Filesystems a fault trial mounted and a crash left behind (their users are stopped now).
+        from hdbbench.faults import mounts  # faults need the stack, not the other way round
+
+        stopped += [f"tmpfs {path}" for path in mounts.unmount_leftovers(self.state_dir)]
         (self.state_dir / _STATE_FILE).unlink(missing_ok=True)
         homes.remove_homes(self.state_dir)
         return stopped

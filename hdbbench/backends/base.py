@@ -33,8 +33,8 @@ from hdbbench.errors import ConfigError
 from hdbbench.hdbtypes import AttParameter, AttributeInfo, Event, TangoType
 
 __all__ = [
-    "INDEX_VARIANTS", "Backend", "BulkWriter", "ColdRestart", "ColumnDef", "ExtractionBackend", "ForeignKeyDef",
-    "IndexDef", "OutsideFigures", "OutsideReader", "SchemaVariant", "StorageOptions", "TableDef", "TableSize",
+    "INDEX_VARIANTS", "Backend", "BulkWriter", "ColdRestart", "ColumnDef", "ExtractionBackend", "FaultAbility",
+    "ForeignKeyDef", "HeldLock", "IndexDef", "OutsideFigures", "OutsideReader", "SchemaVariant", "StorageOptions", "TableDef", "TableSize",
     "compare_tables",
 ]
 
@@ -232,6 +232,39 @@ class ColdRestart(Protocol):
 
     def after_cold_stop(self, data_dir: Path) -> None:
         """Called with the server's data directory once it is stopped."""
+
+
+class HeldLock(Protocol):
+    """An exclusive lock on data tables that an admin session holds until `release`."""
+
+    def waiters(self) -> int:
+        """Sessions waiting for this lock right now (the load's inserts, blocked)."""
+
+    def release(self) -> None:
+        """Give the lock up and close its session; idempotent."""
+
+
+@runtime_checkable
+class FaultAbility(Protocol):
+    """What the fault injectors (hdbbench.faults.injectors) need from a backend: hold a lock that makes
+    inserts wait, move data tables onto a filesystem that can be filled and back, and tell the
+    server's disk-full error from others."""
+
+    def hold_table_lock(self, tables: Sequence[str]) -> HeldLock:
+        """Lock `tables` exclusively from a separate session, so inserts into them wait (not fail)."""
+
+    def lock_wait_limits(self) -> dict[str, str]:
+        """The server settings that bound how long a blocked insert waits, as the server reports them."""
+
+    def move_tables(self, tables: Sequence[str], directory: Path) -> None:
+        """Store `tables` (with their chunks/partitions, indexes, and those created later) in
+        `directory`, an empty directory the server's account owns."""
+
+    def restore_tables(self, tables: Sequence[str]) -> None:
+        """Move `tables` back to the server's default place and forget the directory; idempotent."""
+
+    def is_disk_full(self, error: BaseException) -> bool:
+        """True when `error` is the server's "no space" error for a table."""
 
 
 class OutsideReader(Protocol):

@@ -18,6 +18,7 @@ from hdbbench.backends.model import SchemaVariant, TableDef, TableSize, compare_
 from hdbbench.backends.accounts import as_account
 from hdbbench.backends.mysql.ddl import render_schema, statements, users_sql
 from hdbbench.backends.mysql.extraction import MySQLExtraction
+from hdbbench.backends.mysql.faults import MySQLFaults
 from hdbbench.backends.mysql.outside import MySQLOutsideReader
 from hdbbench.backends.mysql.reader import fetch_events
 from hdbbench.backends.mysql.storage import (
@@ -42,7 +43,7 @@ LIBNAME = "libhdb++mysql.so.7"
 INTEGER_KEYS = ("port", "batch_size", "ignore_duplicates", "lightschema", "json_array")
 
 
-class MySQLBackend(MySQLExtraction, Backend):
+class MySQLBackend(MySQLFaults, MySQLExtraction, Backend):
     name = "mysql"
     default_indexes = "pk"  # libhdbpp-mysql has no secondary index on data tables
     disk_variants = ("pk", "pk+2", "pk,compressed", "pk,page_compressed", "pk,myrocks")

@@ -20,6 +20,7 @@ from hdbbench.backends.base import Backend
 from hdbbench.backends.model import SchemaVariant, TableDef, TableSize, compare_tables
 from hdbbench.backends.postgres.ddl import grants_sql, render_schema, roles_sql
 from hdbbench.backends.postgres.extraction import PgExtraction
+from hdbbench.backends.postgres.faults import PgFaults
 from hdbbench.backends.postgres.outside import PgOutsideReader
 from hdbbench.backends.postgres.reader import fetch_events
 from hdbbench.backends.postgres.storage import documented_row_minimum, plain_table_size, server_facts, wal_position
@@ -33,7 +34,7 @@ from hdbbench.hdbtypes import AttrFormat, Event, TangoType
 LIBNAME = "libhdb++timescale.so.2"
 
 
-class PostgresBackend(PgExtraction, Backend):
+class PostgresBackend(PgFaults, PgExtraction, Backend):
     """HDB++ on plain PostgreSQL: the TimescaleDB layout without hypertables, which isolates what
     TimescaleDB adds. Variant `partitioned` turns every data table into a native range-partitioned
     table on data_time, with partitions as wide as the HDB++ chunks (28 days, 14 for

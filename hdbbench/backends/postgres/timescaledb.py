@@ -15,12 +15,13 @@ import psycopg
 
 from hdbbench.backends.model import SchemaVariant, TableDef, TableSize
 from hdbbench.backends.postgres.backend import PostgresBackend
+from hdbbench.backends.postgres.faults import TimescaleFaults
 from hdbbench.backends.postgres.storage import hypertable_size
 from hdbbench.backends.postgres.verify import verify_hypertables
 from hdbbench.errors import ConfigError
 
 
-class TimescaleBackend(PostgresBackend):
+class TimescaleBackend(TimescaleFaults, PostgresBackend):
     name = "timescaledb"
     timescale = True
 
