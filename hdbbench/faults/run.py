@@ -173,9 +173,17 @@ class FaultTrialRun:
         return make_injector(self.fault, target)
 
     def _data_tables(self) -> tuple[str, ...]:
-        """The HDB++ data tables of the schema (the load's attributes go to some of them)."""
-        return tuple(t.name for t in self.backend.expected_tables(self.scenario.schema_variant)
-                     if t.name.startswith(("att_scalar_", "att_array_")))
+        """The data tables the load's attributes are stored in (the backend names them)."""
+        from hdbbench.devices import load_fleet
+        from hdbbench.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
+
+        fleet = load_fleet(self.devices_dir)
+        by_suffix = {t.suffix: t for t in TangoType}
+        shapes = {(spec.type, spec.format, spec.write) for plan in (fleet.devices.values() if fleet else ())
+                  for spec in plan.specs if spec.mode == "push"}
+        return tuple(sorted({self.backend.table_for(AttributeInfo("shape", by_suffix[kind.lower()], AttrFormat[form],
+                                                                  WriteType[write]))
+                             for kind, form, write in shapes}))
 
     def _before_kill(self) -> None:
         """The devices' per-attribute counters just before a process kill (hdbbench.faults.accounting)."""
