@@ -73,14 +73,14 @@ def test_a_database_fault_that_lost_events_has_them_unattributed_unless_the_subs
 
 def test_a_subscriber_kill_splits_its_loss_at_the_kill_by_the_events_timestamps() -> None:
     # At the kill A had emitted 10 and 8 were stored: 2 were in memory. After it, 6 more were emitted
-    # and 2 stored: 4 emitted while it was down (the devices emitted 5 until it was back).
+    # and 2 stored: 4 emitted while it was down (the devices emitted 5 until it subscribed again).
     snapshot = KillSnapshot(at=100.0, emitted={A: 10}, stored_before={A: 8}, attributes=frozenset({A}),
-                            emitted_until_back=5)
+                            emitted_until_resubscribed=5)
     loss = account("subscriber_kill", {A: 16}, {A: 10}, {}, snapshot)
     assert loss.lost == 6
     assert loss.lost_by_reason == {"in_subscriber_memory_at_crash": 2, "emitted_while_subscriber_down": 4}
-    # More lost after the kill than was emitted until the subscriber was back: the excess has no reason.
-    early = KillSnapshot(100.0, {A: 10}, {A: 10}, frozenset({A}), emitted_until_back=1)
+    # More lost after the kill than was emitted until it subscribed again: the excess has no reason.
+    early = KillSnapshot(100.0, {A: 10}, {A: 10}, frozenset({A}), emitted_until_resubscribed=1)
     assert account("subscriber_kill", {A: 16}, {A: 12}, {}, early).lost_by_reason == {
         "emitted_while_subscriber_down": 1, "unattributed": 3}
 

@@ -11,8 +11,8 @@ attribute, summed. The reasons add up to `lost` exactly:
   in the subscriber's memory (``in_subscriber_memory_at_crash``) or in flight out of the killed
   device server (``in_flight_at_device_crash``); those stamped after were emitted while the subscriber
   was down (``emitted_while_subscriber_down``, at most what the devices emitted between the kill and
-  the restarted subscriber's AttributeStartedNumber reaching its count) or by the restarted device
-  before the subscriber subscribed again (``emitted_before_resubscription``);
+  its re-subscription: the moment the database first holds an event stamped after the restart) or
+  by the restarted device before the subscriber subscribed again (``emitted_before_resubscription``);
 * ``spool_full`` and ``queue_full``: what our subscriber counted itself (LostSpoolFullNumber,
   LostQueueFullNumber); a subscriber kind without these statistics has none;
 * ``unattributed``: the rest, which the report shows as a failure.
@@ -48,7 +48,7 @@ class KillSnapshot:
     emitted: Mapping[str, int]              # per attribute, at `at`
     stored_before: Mapping[str, int]        # per attribute: rows stamped before `at`
     attributes: frozenset[str]              # the attributes the kill concerns (a device kill: its devices')
-    emitted_until_back: int | None = None   # a subscriber kill: emitted between the kill and its return
+    emitted_until_resubscribed: int | None = None  # a subscriber kill: emitted from the kill to re-subscription
 
 
 @dataclass
@@ -79,7 +79,8 @@ def account(fault: str, emitted: Mapping[str, int], stored: Mapping[str, int], c
         before, after = _split_at_kill(emitted, stored, snapshot)
         if fault == "subscriber_kill":
             attribute("in_subscriber_memory_at_crash", before)
-            down = after if snapshot.emitted_until_back is None else min(after, snapshot.emitted_until_back)
+            bound = snapshot.emitted_until_resubscribed
+            down = after if bound is None else min(after, bound)
             attribute("emitted_while_subscriber_down", down)
         else:
             attribute("in_flight_at_device_crash", before)

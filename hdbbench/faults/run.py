@@ -85,7 +85,8 @@ class FaultTrialRun:
         self.scenario, self.part, self.fault, self.kind, self.label = scenario, part, fault, kind, label
         self.endpoints, self.load, self.devices_dir, self.state_dir = endpoints, load, devices_dir, state_dir
         self.backend = backend_for_stack(backend, endpoints, database=f"hdbpp_{label}")
-        self.home = state_dir / "faults" / label
+        # Absolute: the subscriber runs in its own directory and reads spool_dir from its configuration.
+        self.home = (state_dir / "faults" / label).resolve()
         self.fleet = SubscriberFleet(load.tango_host, self.home, binary=kind.executable(), attached=True,
                                      env=dict(kind.env))
         self.emission = Emission(load)
@@ -149,8 +150,8 @@ class FaultTrialRun:
         if isinstance(injector, SubscriberKill):
             self.killed_statistics = numbers(injector.statistics_before)
         marks.setdefault("ended", ended)
-        if "back" in marks and self.snapshot:
-            self.snapshot["until_back"] = self.emission.total() - sum(self.snapshot["emitted"].values())
+        if isinstance(injector, SubscriberKill):
+            self._wait_resubscribed(marks)
         self._wait_recovered(sampler)
         self.load.stop()
         marks["load_stopped"] = time.time()
@@ -233,6 +234,19 @@ class FaultTrialRun:
                 "sub": lambda: self._statistics(specs),
                 "mem": memory}
 
+    def _wait_resubscribed(self, marks: dict[str, float]) -> None:
+        """A restarted subscriber receives again once the database holds an event stamped after its
+        restart (AttributeStartedNumber says it subscribed; ZeroMQ's subscription reaches the
+        publisher a moment later): the devices' counters then bound the events emitted while it was down."""
+        deadline = time.monotonic() + self.part.recover_timeout_s
+        since = _utc(marks["restarted"])
+        while time.monotonic() < deadline:
+            if sum(self.backend.count_rows_by_attribute(since=since).values()) > 0:
+                marks["resubscribed"] = time.time()
+                self.snapshot["until_resubscribed"] = self.emission.total() - sum(self.snapshot["emitted"].values())
+                return
+            time.sleep(0.1)
+
     def _wait_recovered(self, sampler: Sampler) -> None:
         """Until the gap between emitted and stored stops shrinking (or recover_timeout_s)."""
         deadline = time.monotonic() + self.part.recover_timeout_s
@@ -276,7 +290,7 @@ class FaultTrialRun:
             after = self.backend.count_rows_by_attribute(since=_utc(self.snapshot["at"]))
             snapshot = KillSnapshot(self.snapshot["at"], self.snapshot["emitted"],
                                     {a: n - after.get(a, 0) for a, n in stored.items()},
-                                    self.snapshot["attributes"], self.snapshot.get("until_back"))
+                                    self.snapshot["attributes"], self.snapshot.get("until_resubscribed"))
         loss = acc.account(self.fault, emitted, stored, counted, snapshot)
         times, columns = _wall_columns(series, ("db.stored", "dev.emitted"))
         duplicates = _duplicates(final, before, emitted, stored)
