@@ -8,8 +8,9 @@ attribute, summed. The reasons add up to `lost` exactly:
 
 * a process kill splits its attributes' loss at the instant `t_k` the counters were sampled just
   before the kill, by the events' own timestamps: events stamped before `t_k` and never stored were
-  in the subscriber's memory (``in_subscriber_memory_at_crash``) or in flight out of the killed
-  device server (``in_flight_at_device_crash``); those stamped after were emitted while the subscriber
+  in the subscriber's process (``in_subscriber_memory_at_crash``: its ZeroMQ receive buffer, Tango's
+  event thread, or its queue when not logged ahead) or in flight out of the killed device server
+  (``in_flight_at_device_crash``); those stamped after were emitted while the subscriber
   was down (``emitted_while_subscriber_down``, at most what the devices emitted between the kill and
   its re-subscription: the moment the database first holds an event stamped after the restart) or
   by the restarted device before the subscriber subscribed again (``emitted_before_resubscription``);

@@ -28,6 +28,10 @@ from hdbbench.subscribers import SubscriberFleet, SubscriberSpec
 
 GONE_TIMEOUT_S = 10.0
 BACK_TIMEOUT_S = 90.0
+# Our subscriber's counters of the killed process, kept for the accounting (a foreign kind reads None).
+_COUNTERS = (st.ROWS_STORED_NUMBER, st.DUPLICATE_ROW_NUMBER, st.LOST_EVENT_NUMBER, st.LOST_QUEUE_FULL_NUMBER,
+             st.LOST_SPOOL_FULL_NUMBER, st.MEMORY_QUEUE_CAPACITY, st.MEMORY_QUEUE_MAX_NUMBER,
+             st.WAL_REPLAYED_NUMBER, st.WAL_UNLOGGED_NUMBER)
 
 
 def _kill(pid: int, create_time: float) -> None:
@@ -140,8 +144,3 @@ class DeviceKill:
         proxy.set_timeout_millis(10_000)
         return proxy
 
-
-# Our subscriber's counters of the killed process, kept for the accounting (a foreign kind reads None).
-_COUNTERS = (st.ROWS_STORED_NUMBER, st.DUPLICATE_ROW_NUMBER, st.LOST_EVENT_NUMBER, st.LOST_QUEUE_FULL_NUMBER,
-             st.LOST_SPOOL_FULL_NUMBER, st.MEMORY_QUEUE_CAPACITY, st.MEMORY_QUEUE_MAX_NUMBER,
-             st.WAL_REPLAYED_NUMBER, st.WAL_UNLOGGED_NUMBER)
