@@ -253,7 +253,13 @@ void HdbEventSubscriber::always_executed_hook() {
         if (state == Tango::ON || state == Tango::OFF) state = Tango::ALARM;
     }
     if (s.lost_events) {
-        status += " " + std::to_string(s.lost_events) + " events LOST (queue and spool full: " + s.queue_error + ").";
+        status += " " + std::to_string(s.lost_events) + " events LOST (queue full: " + std::to_string(s.lost_queue_full) +
+                  ", spool's filesystem full: " + std::to_string(s.lost_spool_full) + "; last: " + s.queue_error + ").";
+        if (state == Tango::ON) state = Tango::ALARM;
+    }
+    if (s.wal_failing) {  // records are queued, but a crash now would lose them
+        status += " Write-ahead log failing, " + std::to_string(s.wal_unlogged) + " events unlogged so far (" +
+                  s.queue_error + ").";
         if (state == Tango::ON) state = Tango::ALARM;
     }
     set_state(state);

@@ -134,10 +134,11 @@ QueueSnapshot EventQueue::snapshot() {
     s.wal_replayed = wal_replayed_;
     s.wal_unlogged = wal_ ? wal_->unlogged() : 0;
     s.write_ahead = wal_ != nullptr;
+    s.wal_failing = wal_ && wal_->failing();
     s.capacity = capacity_;
     s.max_in_memory = max_in_memory_;
     s.last_error = last_error_;
-    if (wal_ && s.last_error.empty()) s.last_error = wal_->last_error();
+    if (s.wal_failing) s.last_error = wal_->last_error();
     if (!mem_.empty()) {
         s.oldest_recv = mem_.front().recv_time;
     } else if (spool_ && !spool_->empty()) {

@@ -37,6 +37,7 @@ struct QueueSnapshot {
     std::uint64_t wal_replayed = 0;      // records queued again from the write-ahead log at start
     std::uint64_t wal_unlogged = 0;      // records queued although their log write failed
     bool write_ahead = false;
+    bool wal_failing = false;            // the log's last write failed (records go unlogged now)
     std::size_t capacity = 0;            // memory queue capacity (records)
     std::uint64_t max_in_memory = 0;     // high-water mark of in_memory since start
     std::uint64_t spool_errors = 0;

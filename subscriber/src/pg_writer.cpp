@@ -61,7 +61,6 @@ private:
     std::unique_ptr<PGresult, decltype(&PQclear)> r_;
 };
 
-namespace {
 // Errors after which the same batch can succeed later (kept and retried, not rejected): class 53
 // (insufficient resources: disk full, out of memory, too many connections), 55P03 (lock not
 // available, a lock_timeout), or an operating system "no space" in the message.
@@ -69,6 +68,8 @@ bool pg_error_is_transient(const char *sqlstate, const std::string &msg) {
     const std::string st = sqlstate ? sqlstate : "";
     return st.rfind("53", 0) == 0 || st == "55P03" || message_says_no_space(msg);
 }
+
+namespace {
 
 // Staging column type of the values of a Tango type, with its element OID.
 struct StageType {
@@ -203,10 +204,11 @@ void PgWriter::connect() {
     for (int i = 0; i < r.rows(); ++i) event_ids_[r.str(i, 0)] = r.integer(i, 1);
 }
 
-void PgWriter::fail(const std::string &what) {
+void PgWriter::fail(const std::string &what, const PGresult *res) {
     std::string msg = conn_ ? PQerrorMessage(conn_) : "not connected";
     while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
-    const bool lost = !conn_ || PQstatus(conn_) != CONNECTION_OK || pg_error_is_transient(nullptr, msg);
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
+    const bool lost = !conn_ || PQstatus(conn_) != CONNECTION_OK || pg_error_is_transient(state, msg);
     throw DbError(what + ": " + msg, lost);
 }
 
@@ -366,7 +368,7 @@ void PgWriter::store_history(const Record &r, int att) {
 bool PgWriter::copy_buffer(const std::string &target, const pgcopy::Buffer &b) {
     {
         Result r(PQexec(conn_, ("COPY " + target + " FROM STDIN (FORMAT binary)").c_str()));
-        if (PQresultStatus(r.get()) != PGRES_COPY_IN) fail("COPY into " + target);
+        if (PQresultStatus(r.get()) != PGRES_COPY_IN) fail("COPY into " + target, r.get());
     }
     if (PQputCopyData(conn_, b.data().data(), static_cast<int>(b.size())) != 1) fail("COPY data");
     if (PQputCopyEnd(conn_, nullptr) != 1) fail("COPY end");

@@ -15,8 +15,14 @@
 #include "writer.h"
 
 struct pg_conn;
+struct pg_result;
 
 namespace hdbbench {
+
+// True for a PostgreSQL error after which the same batch can succeed later (kept and retried, not
+// rejected): SQLSTATE class 53 (disk full, out of memory, ...), 55P03 (lock timeout), or errno 28
+// quoted in the message. sqlstate may be null.
+bool pg_error_is_transient(const char *sqlstate, const std::string &msg);
 
 class PgWriter : public BatchWriter {
 public:
@@ -34,7 +40,8 @@ private:
     };
     class Result;
     Result exec(const std::string &sql, const std::vector<const char *> &params = {});
-    [[noreturn]] void fail(const std::string &what);
+    // Throws DbError; res (when given) supplies the SQLSTATE that tells a transient error.
+    [[noreturn]] void fail(const std::string &what, const pg_result *res = nullptr);
     const TableInfo &table_info(const std::string &table);
     void ensure_stage(int type, int format);
     int att_id(const Record &r, bool may_create = true);

@@ -28,6 +28,7 @@ public:
 
 // Serialisation, exposed for tests.
 std::string serialize_record(const Record &r);
+void serialize_record_into(std::string &out, const Record &r);  // appends to out
 Record deserialize_record(const std::string &payload);  // throws SpoolError
 std::uint32_t crc32(const void *data, std::size_t n);
 

@@ -82,6 +82,7 @@ void fill_queue(ArchiverSnapshot &s, const QueueSnapshot &q, const WriterState &
     s.wal_replayed = q.wal_replayed;
     s.wal_unlogged = q.wal_unlogged;
     s.spool_mode = q.write_ahead ? 1 : 0;
+    s.wal_failing = q.wal_failing;
     s.memory_queue_capacity = q.capacity;
     s.memory_queue_max = q.max_in_memory;
     s.queue_error = q.last_error;

@@ -51,6 +51,7 @@ struct ArchiverSnapshot {
     std::uint64_t spool_bytes = 0;
     std::uint64_t lost_queue_full = 0, lost_spool_full = 0, wal_replayed = 0, wal_unlogged = 0;
     std::uint64_t spool_mode = 0;  // 0 overflow, 1 write_ahead
+    bool wal_failing = false;
     std::uint64_t memory_queue_capacity = 0, memory_queue_max = 0;
     double pending_age_s = 0;
     AgeFigures event_age;           // commit time - source timestamp

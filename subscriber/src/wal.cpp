@@ -30,10 +30,15 @@ std::uint64_t segment_number(const std::string &name) {
     }
 }
 
-void append_frame(std::string &out, const std::string &payload) {
-    const std::uint32_t hdr[2] = {static_cast<std::uint32_t>(payload.size()), crc32(payload.data(), payload.size())};
-    out.append(reinterpret_cast<const char *>(hdr), sizeof hdr);
-    out += payload;
+// Frame r at the end of out, serialised in place (no temporary payload string).
+void append_frame(std::string &out, const Record &r) {
+    const std::size_t start = out.size();
+    out.append(8, '\0');
+    serialize_record_into(out, r);
+    const char *payload = out.data() + start + 8;
+    const std::size_t n = out.size() - start - 8;
+    const std::uint32_t hdr[2] = {static_cast<std::uint32_t>(n), crc32(payload, n)};
+    std::memcpy(out.data() + start, hdr, sizeof hdr);
 }
 }  // namespace
 
@@ -117,7 +122,7 @@ std::uint64_t WriteAheadLog::replay(const std::function<void(Record &&)> &sink) 
 void WriteAheadLog::append(Record &r) {
     std::lock_guard<std::mutex> lock(buf_mutex_);
     r.wal_seq = next_seq_++;
-    append_frame(buffer_, serialize_record(r));
+    append_frame(buffer_, r);
     ++buffer_records_;
     buffer_last_seq_ = r.wal_seq;
 }
@@ -151,6 +156,12 @@ bool WriteAheadLog::ensure_segment() {
         errno = err;
         return false;
     }
+    // The new name must survive a machine crash too: fsync the directory (once per segment).
+    const int dir_fd = ::open(opts_.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd >= 0) {
+        ::fsync(dir_fd);
+        ::close(dir_fd);
+    }
     ++next_segment_;
     fd_size_ = sizeof kMagic;
     segments_.push_back({n, path, 0});
@@ -176,7 +187,8 @@ bool WriteAheadLog::write_buffer(const std::string &data) {
 
 void WriteAheadLog::sync() {
     std::lock_guard<std::mutex> io(io_mutex_);
-    std::string data;
+    std::string &data = io_buffer_;
+    data.clear();  // keeps its capacity: handed back to the appenders by the swap
     std::uint64_t records = 0, last_seq = 0;
     {
         std::lock_guard<std::mutex> lock(buf_mutex_);
@@ -189,8 +201,10 @@ void WriteAheadLog::sync() {
         if (write_buffer(data)) {
             logged_ += records;
             segments_.back().max_seq = last_seq;
+            failing_ = false;
         } else {
             unlogged_ += records;  // still queued in memory: not lost unless the subscriber dies
+            failing_ = true;
             set_error(std::string("write-ahead log: cannot write in ") + opts_.dir + ": " + std::strerror(errno));
         }
         synced_seq_ = last_seq;

@@ -62,6 +62,7 @@ public:
     std::uint64_t unlogged() const { return unlogged_; }    // records whose log write failed
     std::uint64_t logged() const { return logged_; }        // records written and fsynced
     std::uint64_t synced_seq() const { return synced_seq_; }
+    bool failing() const { return failing_; }               // the last write failed
     std::uint64_t checkpoint() const { return persisted_checkpoint_; }
     std::size_t segment_count();
     std::string last_error();
@@ -90,11 +91,13 @@ private:
     std::uint64_t buffer_records_ = 0, buffer_last_seq_ = 0, next_seq_ = 1;
     // File side (sync), guarded by io_mutex_.
     std::mutex io_mutex_;
+    std::string io_buffer_;         // the buffer being written
     std::deque<Segment> segments_;  // oldest first; the last one is written while fd_ >= 0
     int fd_ = -1;
     std::uint64_t fd_size_ = 0, next_segment_ = 1;
     std::atomic<std::uint64_t> synced_seq_{0}, committed_{0}, persisted_checkpoint_{0};
     std::atomic<std::uint64_t> unlogged_{0}, logged_{0};
+    std::atomic<bool> failing_{false};
     std::mutex error_mutex_;
     std::string last_error_;
 };

@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "event_queue.h"
+#include "pg_writer.h"
 #include "wal.h"
 #include "wal_flusher.h"
 
@@ -228,12 +229,14 @@ TEST(NoSpace, WriteAheadKeepsRecordsQueuedAndUnlogged) {
     EXPECT_EQ(s.in_memory, 200u);
     EXPECT_EQ(s.lost, 0u);
     EXPECT_EQ(s.wal_unlogged, 200u);
+    EXPECT_TRUE(s.wal_failing);
     limit.lift();
     const std::uint64_t logged = q.wal()->logged();
     for (int i = 200; i < 210; ++i) q.push(make(i));
     q.wal()->sync();  // logging resumes by itself
     EXPECT_EQ(q.wal()->logged(), logged + 10);
     EXPECT_EQ(q.snapshot().wal_unlogged, 200u);
+    EXPECT_FALSE(q.snapshot().wal_failing);
     const auto replayed = replay_all(dir);
     ASSERT_EQ(replayed.size(), 10u);
     EXPECT_EQ(number_of(replayed.front()), 200);
@@ -278,4 +281,25 @@ TEST(LibConfigSpoolMode, KeysAndErrors) {
     } catch (const ConfigError &e) {
         EXPECT_NE(std::string(e.what()).find("spool_dir"), std::string::npos);
     }
+}
+
+TEST(Crc32, KnownValuesAnyLengthAndAlignment) {
+    EXPECT_EQ(crc32("123456789", 9), 0xCBF43926u);
+    const std::string fox = "The quick brown fox jumps over the lazy dog";
+    EXPECT_EQ(crc32(fox.data(), fox.size()), 0x414FA339u);
+    const std::string shifted = "x" + fox;  // unaligned start
+    EXPECT_EQ(crc32(shifted.data() + 1, fox.size()), 0x414FA339u);
+    EXPECT_EQ(crc32("", 0), 0u);
+}
+
+TEST(TransientDbErrors, NoSpaceAndLockTimeoutAreRetriedNotRejected) {
+    EXPECT_TRUE(pg_error_is_transient("53100", "could not extend file"));      // disk_full
+    EXPECT_TRUE(pg_error_is_transient("53200", "out of memory"));
+    EXPECT_TRUE(pg_error_is_transient("55P03", "canceling statement due to lock timeout"));
+    EXPECT_TRUE(pg_error_is_transient(nullptr, "could not write to file \"base/1/2\": No space left on device"));
+    EXPECT_FALSE(pg_error_is_transient("23505", "duplicate key value violates unique constraint"));
+    EXPECT_FALSE(pg_error_is_transient("22P02", "invalid input syntax"));
+    EXPECT_FALSE(pg_error_is_transient(nullptr, "value too long"));
+    EXPECT_TRUE(message_says_no_space("Error writing file './hdb/att.MAI' (Errcode: 28 \"No space left on device\")"));
+    EXPECT_FALSE(message_says_no_space("Data too long for column 'value_r'"));
 }
