@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -149,6 +150,9 @@ class StackServer:
 
     def start(self) -> None:
         """Start the server again with the settings, address and port it ran with; return when ready."""
+        if self._attached and threading.current_thread() is not threading.main_thread():
+            raise ServerError(f"{self.label} runs attached to this process: restart it from the main thread "
+                              "(the kernel stops an attached server when the thread that started it ends)")
         meta = self._probe.meta()
         port = int(meta.get("port") or 0)
         address = str(meta.get("address") or LOOPBACK)

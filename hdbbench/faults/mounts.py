@@ -92,12 +92,16 @@ def mount_tmpfs(path: Path, size_mb: int, owner: tuple[int, int] | None = None, 
     """Mount a tmpfs of `size_mb` MiB at `path`, its root owned by `owner` (uid, gid; default: us).
 
     Returns True when the directory was created here (`unmount` then removes it). The mount is
-    recorded in `state_dir` first, when given, so a crash leaves a record `stack down` finds.
+    recorded in `state_dir` first, when given, so a crash leaves a record `stack down` finds; a
+    mount of ours recorded there and still in place (that crash) is replaced.
     """
     if size_mb < 1:
         raise HdbbenchError(f"tmpfs size must be at least 1 MiB, got {size_mb}")
     path = Path(path).absolute()
-    created = _prepare_directory(path)
+    leftover = _read_record(_record_path(state_dir, path)) if state_dir is not None else None
+    if leftover is not None and is_mounted(path):
+        unmount(path, state_dir=state_dir, remove_dir=False)  # ours, left by a run that crashed
+    created = _prepare_directory(path) or bool(leftover and leftover.get("created_dir"))
     uid, gid = owner if owner is not None else (os.geteuid(), os.getegid())
     if state_dir is not None:
         _write_record(state_dir, path, size_mb, created)

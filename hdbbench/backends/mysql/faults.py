@@ -10,7 +10,8 @@
   statement under a new name with DATA DIRECTORY added (per partition for a partitioned table), the
   rows copied, the two names swapped in one RENAME and the old table dropped. The way back is the
   same without DATA DIRECTORY. The data tables have no foreign keys and their grants are on the
-  database, so nothing else refers to the table that is replaced. Run it while no load writes.
+  database, so nothing else refers to the table that is replaced. Rows written meanwhile are carried
+  over after the swap (see `_replace_table`); arm and disarm are still best run while no load writes.
   The redo log and the system tablespace stay in the data directory.
 - Disk full: 1114 ("The table ... is full", a tablespace that cannot grow) and 1021 (disk full).
 """
@@ -128,18 +129,33 @@ class MySQLFaults:
 
 
 def _replace_table(cur: Any, table: str, ddl: str) -> None:
-    """Create `ddl` under a temporary name, copy the rows, swap the names, drop the old table."""
-    copy, old = table + _COPY_SUFFIX, table + _OLD_SUFFIX
-    cur.execute(_CREATE_NAME.sub(f"CREATE TABLE {quote_ident(copy)}", ddl, count=1))
-    cur.execute(f"INSERT INTO {quote_ident(copy)} SELECT * FROM {quote_ident(table)}")
+    """Create `ddl` under a temporary name, copy the rows, swap the names, drop the old table.
+
+    Rows another session commits into the old table while the copy runs are carried over after the
+    swap: RENAME waits for the transactions using the old table, and from then on the name is the
+    new table's, so the second copy (duplicates of the first one skipped) misses nothing."""
+    copy, old = quote_ident(table + _COPY_SUFFIX), quote_ident(table + _OLD_SUFFIX)
+    name = quote_ident(table)
+    cur.execute(_CREATE_NAME.sub(f"CREATE TABLE {copy}", ddl, count=1))
+    cur.execute(f"INSERT INTO {copy} SELECT * FROM {name}")
     cur.connection.commit()
-    cur.execute(f"RENAME TABLE {quote_ident(table)} TO {quote_ident(old)}, {quote_ident(copy)} TO {quote_ident(table)}")
-    cur.execute(f"DROP TABLE {quote_ident(old)}")
+    cur.execute(f"RENAME TABLE {name} TO {old}, {copy} TO {name}")
+    cur.execute(f"INSERT IGNORE INTO {name} SELECT * FROM {old}")
+    cur.connection.commit()
+    cur.execute(f"DROP TABLE {old}")
 
 
 def _drop_leftovers(cur: Any, table: str) -> None:
-    for name in (table + _COPY_SUFFIX, table + _OLD_SUFFIX):
-        cur.execute(f"DROP TABLE IF EXISTS {quote_ident(name)}")
+    """Undo what an interrupted `_replace_table` left: a copy not swapped in yet is dropped; an old
+    table already swapped out hands over the rows the new one lacks first."""
+    cur.execute(f"DROP TABLE IF EXISTS {quote_ident(table + _COPY_SUFFIX)}")
+    old = table + _OLD_SUFFIX
+    cur.execute("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
+                (old,))
+    if cur.fetchone()[0]:
+        cur.execute(f"INSERT IGNORE INTO {quote_ident(table)} SELECT * FROM {quote_ident(old)}")
+        cur.connection.commit()
+        cur.execute(f"DROP TABLE {quote_ident(old)}")
 
 
 def with_data_directory(ddl: str, directory: str) -> str:
