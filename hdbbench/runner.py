@@ -89,6 +89,8 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
     engine = _device_engine(scenario)
     hosted = hosts_layout.scenario_hosts(scenario).distributed  # every component runs on its host already
     components = {"components": _hosted_components()} if hosted else {}  # refused before anything is written
+    if hosted and scenario.faults is not None:
+        raise ConfigError("[faults] kills and restarts local processes: it cannot run with components on other hosts")
     run = RunDirectory.create(options.runs_root, scenario.name)
     run.write_json("scenario.json", scenario.to_dict())
     console.print(f"run directory: {run.path}")
@@ -156,6 +158,8 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
                     results["trials"].append(TrialSummary.from_dict(summary).to_dict())  # the file's contract
                     run.write_json("results.json", results_document(RESULTS_KIND, scenario.to_dict(), environment,
                                                                     results))
+        if scenario.faults is not None:
+            _run_faults(scenario, run, endpoints, load, devices_dir, options.state_dir, environment, console)
         # The placement is the insertion trials': extraction and disk usage run unpinned (and a server
         # a cold query restarts must not inherit the controller's CPUs).
         placement.release(("databases", "tango"))
@@ -227,6 +231,16 @@ def _placement(scenario: Scenario, status: dict[str, Any]) -> PlacementControl:
         if server.get("pid") and name in SERVER_GROUPS:
             pids.setdefault(SERVER_GROUPS[name], []).append(int(server["pid"]))
     return PlacementControl(scenario.placement, {group: (lambda p=p: p) for group, p in pids.items()})
+
+
+def _run_faults(scenario: Scenario, run: RunDirectory, endpoints: Any, load: LoadTarget, devices_dir: Path,
+                state_dir: Path, environment: dict[str, Any], console: Console) -> None:
+    """The faults part (hdbbench.faults.run): faults.json, faults-table.csv and a series per trial."""
+    from hdbbench.faults.run import run_faults
+
+    with console.status("faults...") as status:
+        run_faults(scenario, run, endpoints, load, devices_dir, state_dir, environment,
+                   say=lambda text: status.update(text) if text.startswith("fault ") else console.print(text))
 
 
 def _run_extraction(scenario: Scenario, run: RunDirectory, endpoints: Any, stack: Stack, console: Console) -> None:

@@ -63,6 +63,9 @@ The resolved scenario (every default filled in) is saved in the run directory.
     variants = ["pk", "pk+2"]    # as `size measure --variant`; default: every backend's disk variants
     inventory = "inventories/example-facility.toml"   # optional: project this facility's disk
 
+    [faults]                     # optional: faults under load (hdbbench.faults.part: every key and default)
+    kinds = ["database_stop", "subscriber_kill"]
+
     [placement.cpus]             # optional CPU lists as taskset takes them (hdbbench.placement)
     devices = "0"                # groups: devices, subscribers, databases, tango, controller
     subscribers = "1"
@@ -86,6 +89,7 @@ from hdbbench.backends.model import SchemaVariant
 from hdbbench.backends.registry import BACKENDS
 from hdbbench.errors import ConfigError
 from hdbbench.facility import FacilityDevices
+from hdbbench.faults.part import FaultsPart, parse_faults
 from hdbbench.placement import Placement, placement_from
 from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, parse_kinds
 from hdbbench.measure import MIN_SATURATION_STEP_S
@@ -177,6 +181,7 @@ class Scenario:
     facility: FacilityDevices | None = None       # [devices] inventory + scale instead of a profile
     placement: Placement = field(default_factory=Placement)   # [placement.cpus]
     subscriber_kinds: tuple[SubscriberKind, ...] = ()  # [[subscribers.kinds]]; () = ours alone
+    faults: FaultsPart | None = None   # [faults]: hdbbench.faults
 
     @property
     def kinds(self) -> tuple[SubscriberKind, ...]:
@@ -270,6 +275,7 @@ def _parse(top: Table) -> Scenario:
     disk = _parse_disk(sub) if (sub := top.optional_table("disk")) is not None else None
     hosts = _parse_hosts(sub) if (sub := top.optional_table("hosts")) is not None else None
     placement = _parse_placement(sub) if (sub := top.optional_table("placement")) is not None else Placement()
+    faults = parse_faults(sub) if (sub := top.optional_table("faults")) is not None else None
     top.finish()
     _check_subscriber_limit(subs, device_profile, facility, servers * per_server,
                             (subscribers, *measurements.subscriber_sweep))
@@ -279,7 +285,7 @@ def _parse(top: Table) -> Scenario:
         device_engine=engine,
         subscribers=subscribers, lib_configuration=lib_configuration, rate=rate, duration_s=duration,
         warmup_s=warmup, measurements=measurements, report=report, extraction=extraction, disk=disk,
-        hosts=hosts, facility=facility, placement=placement, subscriber_kinds=kinds,
+        hosts=hosts, facility=facility, placement=placement, subscriber_kinds=kinds, faults=faults,
     )
 
 

@@ -140,6 +140,12 @@ class SubscriberFleet:
         self.wait_started({spec.device: len(spec.attributes) for spec in specs}, started_timeout_s, progress)
         return [spec.device for spec in specs]
 
+    def restart(self, spec: SubscriberSpec, ready_timeout_s: float = 60.0) -> None:
+        """Start a registered subscriber's process again (after it died) with its device properties as
+        they are: it finds its attributes in its AttributeList property, as hdbpp-es does."""
+        self._start(spec)
+        self._wait_ready(spec.device, ready_timeout_s)
+
     def wait_started(self, expected: Mapping[str, int], timeout_s: float = STARTED_TIMEOUT_S,
                      progress: Progress | None = None) -> None:
         """Wait until each device's AttributeStartedNumber reaches its expected count."""

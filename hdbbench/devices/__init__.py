@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from hdbbench.devices.launcher import (
     DEFAULT_PORT_RANGE, ENGINE_CLASSES, ENGINES, GEN_BINARY, SERVER_SCRIPT, ServerStatus, check_engine,
-    cpp_engine_built, down, gen_binary, pick_ports, register, resolve_engine, running_fleet, status, up,
+    cpp_engine_built, down, gen_binary, pick_ports, register, resolve_engine, restart, running_fleet, status, up,
     up_plans,
 )
 from hdbbench.devices.plan import DevicePlan, plan_fleet
@@ -46,6 +46,6 @@ __all__ = [
     "MAX_ATTRIBUTES", "MAX_RATE_HZ", "PROFILES_DIR", "REPO_ROOT", "RESERVED_NAMES", "SERVER_CLASS",
     "SERVER_SCRIPT", "STATE_FILE", "DevicePlan", "Fleet", "Profile", "ServerRecord", "ServerStatus",
     "check_engine", "cpp_engine_built", "down", "fleet_dir", "gen_binary", "load_fleet", "load_profile",
-    "pick_ports", "plan_fleet", "register", "resolve_engine", "running_attributes", "running_fleet",
+    "pick_ports", "plan_fleet", "register", "resolve_engine", "restart", "running_attributes", "running_fleet",
     "status", "up", "up_plans",
 ]

@@ -237,6 +237,26 @@ def up_plans(tango_host: str, plans: Sequence[DevicePlan], source: str, *,
     return fleet
 
 
+def restart(state_dir: str | Path, instance: str, *, tie_to_parent: bool = True, timeout_s: float = 60.0,
+            port_range: tuple[int, int] = DEFAULT_PORT_RANGE) -> ServerRecord:
+    """Start the recorded server `instance` again (after it died): the same registration, so the same
+    devices, seeds and attributes; new ports. Returns when its devices answer; its devices wait for
+    Start, as after `up`."""
+    fleet = load_fleet(state_dir)
+    old = next((r for r in fleet.servers if r.instance == instance), None) if fleet else None
+    if fleet is None or old is None:
+        raise ServerError(f"no server {instance!r} recorded in {state_dir}")
+    if old.process() is not None:
+        raise ServerError(f"server {old.server} still runs (pid {old.pid})")
+    taken = {port for r in fleet.servers for port in (r.orb_port, r.event_port, r.heartbeat_port)}
+    record = _start_server(fleet, instance, old.devices, tie_to_parent, taken, port_range, old.address)
+    fleet.servers[fleet.servers.index(old)] = record
+    fleet.save()
+    _wait_exported(Fleet(fleet.tango_host, fleet.profile, fleet.state_dir, fleet.devices, [record], fleet.engine),
+                   timeout_s)
+    return record
+
+
 @dataclass(frozen=True)
 class ServerStatus:
     record: ServerRecord

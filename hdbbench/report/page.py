@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import measure
-from hdbbench.report import criteria, data, disk, kinds, plan, ranking
+from hdbbench.report import criteria, data, disk, faults, kinds, plan, ranking
 from hdbbench.report import plots
 from hdbbench.report import text
 from hdbbench.report.data import Insertion, dig, num
@@ -354,6 +354,8 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
         sections.append(Section("insertion", "Insertion", missing=f"No insertion results: "
                                                                   f"{loaded.problem or 'no trials'}."))
     sections += [extraction_section(run_dir, colours), disk.disk_section(run_dir, colours), plan.sizing_section(run_dir)]
+    if (fault_section := faults.faults_section(run_dir, colours)) is not None:
+        sections.append(fault_section)
     chosen, source = _weights(weights, doc, run_dir)
     sections.append(ranking_section(criteria.criteria_table(run_dir), chosen, source, colours))
     if (hosts := hosts_section(doc, view)) is not None:

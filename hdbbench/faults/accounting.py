@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The loss of a fault trial, by reason, and its time to recover — from outside figures first.
+
+emitted: the devices' per-attribute counters (a killed device server's counts sampled just before the
+kill, plus those of its restarted process); stored: rows in the database stamped since the load began
+(the primary key keeps them distinct per attribute and data_time); lost = emitted − stored, per
+attribute, summed. The reasons add up to `lost` exactly:
+
+* a process kill splits its attributes' loss at the instant `t_k` the counters were sampled just
+  before the kill, by the events' own timestamps: events stamped before `t_k` and never stored were
+  in the subscriber's process (``in_subscriber_memory_at_crash``: its ZeroMQ receive buffer, Tango's
+  event thread, or its queue when not logged ahead) or in flight out of the killed device server
+  (``in_flight_at_device_crash``); those stamped after were emitted while the subscriber
+  was down (``emitted_while_subscriber_down``, at most what the devices emitted between the kill and
+  its re-subscription: the moment the database first holds an event stamped after the restart) or
+  by the restarted device before the subscriber subscribed again (``emitted_before_resubscription``);
+* ``spool_full`` and ``queue_full``: what our subscriber counted itself (LostSpoolFullNumber,
+  LostQueueFullNumber); a subscriber kind without these statistics has none;
+* ``unattributed``: the rest, which the report shows as a failure.
+
+Recovery time: from the fault's end `t_e` to the first sample at which the database holds as many
+rows as the devices had emitted at `t_e` minus the trial's final loss — the moment every event emitted
+before the end that will be stored is stored (exact while the subscriber stores in order; a spool
+replayed out of order can make it read early by what was replayed last).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from hdbbench import subscriber_statistics as st
+
+# Our subscriber's loss and memory statistics; another kind reads them as None.
+LOST_QUEUE_FULL = st.LOST_QUEUE_FULL_NUMBER
+LOST_SPOOL_FULL = st.LOST_SPOOL_FULL_NUMBER
+QUEUE_CAPACITY = st.MEMORY_QUEUE_CAPACITY
+QUEUE_MAX = st.MEMORY_QUEUE_MAX_NUMBER
+
+REASONS = ("in_subscriber_memory_at_crash", "emitted_while_subscriber_down", "in_flight_at_device_crash",
+           "emitted_before_resubscription", "spool_full", "queue_full", "unattributed")
+
+
+@dataclass(frozen=True)
+class KillSnapshot:
+    """The devices' counters sampled just before a process kill, and what was stored by then."""
+
+    at: float                               # time.time() of the sample
+    emitted: Mapping[str, int]              # per attribute, at `at`
+    stored_before: Mapping[str, int]        # per attribute: rows stamped before `at`
+    attributes: frozenset[str]              # the attributes the kill concerns (a device kill: its devices')
+    emitted_until_resubscribed: int | None = None  # a subscriber kill: emitted from the kill to re-subscription
+
+
+@dataclass
+class Loss:
+    emitted: int
+    stored: int
+    lost: int
+    lost_by_reason: dict[str, int] = field(default_factory=dict)
+
+
+def account(fault: str, emitted: Mapping[str, int], stored: Mapping[str, int], counted: Mapping[str, int],
+            snapshot: KillSnapshot | None = None) -> Loss:
+    """Emitted, stored, lost and lost by reason (the module docstring); `counted`: our subscriber's
+    own loss counters by reason (``spool_full``, ``queue_full``), absent for another kind."""
+    lost_of = {a: max(0, n - stored.get(a, 0)) for a, n in emitted.items()}
+    lost = sum(lost_of.values())
+    reasons: dict[str, int] = {}
+    left = lost
+
+    def attribute(reason: str, amount: int) -> None:
+        nonlocal left
+        taken = max(0, min(left, amount))
+        if taken:
+            reasons[reason] = reasons.get(reason, 0) + taken
+            left -= taken
+
+    if snapshot is not None and fault in ("subscriber_kill", "device_kill"):
+        before, after = _split_at_kill(emitted, stored, snapshot)
+        if fault == "subscriber_kill":
+            attribute("in_subscriber_memory_at_crash", before)
+            bound = snapshot.emitted_until_resubscribed
+            down = after if bound is None else min(after, bound)
+            attribute("emitted_while_subscriber_down", down)
+        else:
+            attribute("in_flight_at_device_crash", before)
+            attribute("emitted_before_resubscription", after)
+    for reason in ("spool_full", "queue_full"):
+        attribute(reason, int(counted.get(reason, 0)))
+    attribute("unattributed", left)
+    return Loss(sum(emitted.values()), sum(min(stored.get(a, 0), n) for a, n in emitted.items()), lost, reasons)
+
+
+def _split_at_kill(emitted: Mapping[str, int], stored: Mapping[str, int], snapshot: KillSnapshot) -> tuple[int, int]:
+    """The loss of the kill's attributes: (of events stamped before the kill, of those stamped after)."""
+    before = after = 0
+    for name in snapshot.attributes:
+        at_kill = snapshot.emitted.get(name, 0)
+        stored_before = snapshot.stored_before.get(name, 0)
+        before += max(0, at_kill - stored_before)
+        after += max(0, (emitted.get(name, 0) - at_kill) - (stored.get(name, 0) - stored_before))
+    return before, after
+
+
+def recovery_s(times: Sequence[float], stored: Sequence[float], emitted: Sequence[float], ended: float,
+               lost: int) -> float | None:
+    """Seconds from `ended` to the first sample at which stored >= emitted-at-`ended` − lost (module
+    docstring); `times` are time.time() of the samples. None: never within the samples."""
+    at_end = _value_at(times, emitted, ended)
+    if at_end is None:
+        return None
+    target = at_end - lost
+    for t, rows in zip(times, stored):
+        if t >= ended and rows >= target:
+            return max(0.0, t - ended)
+    return None
+
+
+def _value_at(times: Sequence[float], values: Sequence[float], when: float) -> float | None:
+    """A counter at `when`, interpolated between the samples around it."""
+    points = sorted(zip(times, values))
+    before = [(t, v) for t, v in points if t <= when]
+    after = [(t, v) for t, v in points if t > when]
+    if not before:
+        return None
+    if not after:
+        return before[-1][1]
+    (t0, v0), (t1, v1) = before[-1], after[0]
+    return v0 + (v1 - v0) * (when - t0) / (t1 - t0)

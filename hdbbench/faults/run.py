@@ -1,0 +1,364 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The faults part of ``hdbbench run``: one trial per backend, subscriber kind and fault, under load.
+
+A trial: a fresh HDB++ database; the fault armed (a tmpfs mounted, tables moved); the subscriber(s)
+started with the faults part's spool settings; the devices rewound and emitting at ``rate``; warm-up;
+the fault begins, holds ``hold_s`` and ends; the run waits until the back-log is stored (the gap
+between emitted and stored stops shrinking, at most ``recover_timeout_s``); emission stops; the queues
+drain; then everything is counted (hdbbench.faults.accounting). Everything the trial started or
+mounted is stopped or undone in ``finally`` (disarm always), also on failure and Ctrl-C.
+
+``spool_full`` runs with a small in-memory queue and a database stop at the same time, so the events
+overflow from memory into the spool, which is full: they are lost with reason ``spool_full``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from hdbbench import subscriber_statistics as st
+from hdbbench.backends import backend_for_stack
+from hdbbench.faults import accounting as acc
+from hdbbench.faults.accounting import KillSnapshot
+from hdbbench.faults.emission import Emission, numbers, peak_memory_bytes
+from hdbbench.faults.part import FaultsPart
+from hdbbench.faults.processes import DeviceKill, SubscriberKill
+from hdbbench.faults.results import RESULTS_KIND, TABLE_COLUMNS, TABLE_CSV, FaultTrial, table_rows
+from hdbbench.insertion import LoadTarget
+from hdbbench.kinds import SubscriberKind, trial_label
+from hdbbench.results import RunDirectory, RunPart, results_document
+from hdbbench.sampling import Sampler, TimeSeries
+from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configuration, spread
+
+SETTLE_S = 2.0          # ZeroMQ subscriptions reach the publisher asynchronously
+PLATEAU_SAMPLES = 4     # the gap emitted − stored is steady over this many 1 Hz samples: recovered
+STATISTICS = (st.PENDING_EVENT_NUMBER, st.ROWS_STORED_NUMBER, st.DUPLICATE_ROW_NUMBER, st.LOST_EVENT_NUMBER,
+              st.SPOOLED_EVENT_NUMBER, acc.LOST_QUEUE_FULL, acc.LOST_SPOOL_FULL, acc.QUEUE_CAPACITY, acc.QUEUE_MAX,
+              st.WAL_REPLAYED_NUMBER)
+# Counters a killed subscriber's process had: added to those of the restarted one.
+
+Say = Callable[[str], None]
+
+
+def run_faults(scenario: Any, run: RunDirectory, endpoints: Any, load: LoadTarget, devices_dir: Path,
+               state_dir: Path, environment: dict[str, Any], say: Say) -> list[FaultTrial]:
+    """Every fault trial of the scenario; faults.json and faults-table.csv rewritten after each."""
+    part: FaultsPart = scenario.faults
+    out = RunPart(run, "faults")
+    trials: list[FaultTrial] = []
+    for backend in scenario.backends:
+        for index, kind in enumerate(scenario.kinds):
+            for fault in part.kinds:
+                label = trial_label(backend, index, kind, f"fault_{fault}")
+                say(f"fault {fault} on {backend} ({kind.name})")
+                trial = FaultTrialRun(scenario, part, fault, backend, kind, label, endpoints, load, devices_dir,
+                                      state_dir)
+                record, series = trial.run()
+                trials.append(record)
+                header, rows = series.as_table()
+                out.write_csv(f"series-{label}.csv", header, rows)
+                out.write_json("results.json", results_document(
+                    RESULTS_KIND, scenario.to_dict(), environment, {"trials": [t.to_dict() for t in trials]}))
+                out.write_csv(TABLE_CSV, TABLE_COLUMNS, table_rows(trials))
+                say(_line(record))
+    return trials
+
+
+def _line(t: FaultTrial) -> str:
+    reasons = ", ".join(f"{k} {v:,}" for k, v in t.lost_by_reason.items()) or "none"
+    recovery = f"{t.recovery_s:.1f} s" if t.recovery_s is not None else "not recovered"
+    head = f"  {t.fault} {t.backend}: "
+    if t.error:
+        return head + f"failed: {t.error}"
+    return head + f"emitted {t.emitted:,}, stored {t.stored:,}, lost {t.lost:,} ({reasons}), recovery {recovery}"
+
+
+class FaultTrialRun:
+    """One fault trial (the module docstring)."""
+
+    def __init__(self, scenario: Any, part: FaultsPart, fault: str, backend: str, kind: SubscriberKind, label: str,
+                 endpoints: Any, load: LoadTarget, devices_dir: Path, state_dir: Path) -> None:
+        self.scenario, self.part, self.fault, self.kind, self.label = scenario, part, fault, kind, label
+        self.endpoints, self.load, self.devices_dir, self.state_dir = endpoints, load, devices_dir, state_dir
+        self.backend = backend_for_stack(backend, endpoints, database=f"hdbpp_{label}")
+        # Absolute: the subscriber runs in its own directory and reads spool_dir from its configuration.
+        self.home = (state_dir / "faults" / label).resolve()
+        self.fleet = SubscriberFleet(load.tango_host, self.home, binary=kind.executable(), attached=True,
+                                     env=dict(kind.env))
+        self.emission = Emission(load)
+        self.snapshot: dict[str, Any] = {}
+        self.peak_memory = 0
+        self.load_started = 0.0
+        self.killed_statistics: dict[str, float] = {}  # a killed subscriber's last statistics
+
+    def record(self, **figures: Any) -> FaultTrial:
+        p = self.part
+        return FaultTrial(backend=self.backend.name, kind=self.kind.name, fault=self.fault, label=self.label,
+                          rate=p.rate, hold_s=p.hold_s, spool_mode=p.spool_mode, spool_sync_ms=p.spool_sync_ms,
+                          queue_capacity=int(p.lib_overrides(self.fault, "")["queue_capacity"]), **figures)
+
+    def run(self) -> tuple[FaultTrial, TimeSeries]:
+        sampler: Sampler | None = None
+        injector = None
+        try:
+            self.backend.drop_schema()
+            self.backend.create_schema(self.scenario.schema_variant)
+            # A spool left by an earlier run would be replayed into this trial's fresh tables.
+            shutil.rmtree(self.home / "spool", ignore_errors=True)
+            (self.home / "spool").mkdir(parents=True, exist_ok=True)
+            devices = self._subscriber_specs()
+            injector = self._injector(devices)
+            injector.arm()
+            self.fleet.up(devices)
+            self.load.prepare(self.part.rate)
+            time.sleep(SETTLE_S)
+            self.load_started = time.time()
+            sampler = Sampler(self._probes(devices), period_s=1.0).start()
+            self.load.start()
+            time.sleep(self.part.warmup_s)
+            return self._fault(injector, devices, sampler), sampler.series
+        except Exception as exc:  # noqa: BLE001 - one trial's failure is its result; the others still run
+            return self.record(error=_one_line(exc), marks=dict(getattr(injector, "marks", {}))), (
+                sampler.series if sampler else TimeSeries())
+        finally:
+            self._stop_all(injector, sampler)
+
+    def _stop_all(self, injector: Any, sampler: Sampler | None) -> None:
+        """Everything the trial started, in the order that frees the mounts: load, subscribers, fault."""
+        try:
+            self.load.stop()
+        except Exception:  # noqa: BLE001 - a killed device server may not answer; the run stops it
+            pass
+        try:
+            self.fleet.down()
+        finally:
+            if sampler is not None:
+                sampler.stop()
+            if injector is not None:
+                injector.disarm()
+
+    def _fault(self, injector: Any, specs: Sequence[SubscriberSpec], sampler: Sampler) -> FaultTrial:
+        injector.begin()
+        time.sleep(self.part.hold_s)
+        ended = time.time()
+        injector.end()
+        marks = {**injector.marks}
+        if isinstance(injector, SubscriberKill):
+            self.killed_statistics = numbers(injector.statistics_before)
+        marks.setdefault("ended", ended)
+        if isinstance(injector, SubscriberKill):
+            self._wait_resubscribed(marks)
+        self._wait_recovered(sampler)
+        self.load.stop()
+        marks["load_stopped"] = time.time()
+        drained = self._drain(specs)
+        return self._count(specs, sampler.series, marks, drained)
+
+    # --- the fault ---------------------------------------------------------------------------------
+    def _injector(self, specs: Sequence[SubscriberSpec]) -> Any:
+        if self.fault == "subscriber_kill":
+            return SubscriberKill(self.fleet, specs[0], self._before_kill)
+        if self.fault == "device_kill":
+            return DeviceKill(self.devices_dir, self.load.tango_host,
+                              self.part.rate / max(1, len(self.load.attributes)), self._before_kill)
+        from hdbbench.faults.injectors import FaultTarget, make_injector
+
+        target = FaultTarget(state_dir=self.state_dir, backend=self.backend.name, database=self.backend.database,
+                             tables=self._data_tables(), spool_dir=self.home / "spool", tmpfs_mb=self.part.tmpfs_mb)
+        if self.fault == "spool_full":
+            return Together(make_injector("spool_full", target), make_injector("database_stop", target))
+        return make_injector(self.fault, target)
+
+    def _data_tables(self) -> tuple[str, ...]:
+        """The data tables the load's attributes are stored in (the backend names them)."""
+        from hdbbench.devices import load_fleet
+        from hdbbench.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
+
+        fleet = load_fleet(self.devices_dir)
+        by_suffix = {t.suffix: t for t in TangoType}
+        shapes = {(spec.type, spec.format, spec.write) for plan in (fleet.devices.values() if fleet else ())
+                  for spec in plan.specs if spec.mode == "push"}
+        return tuple(sorted({self.backend.table_for(AttributeInfo("shape", by_suffix[kind.lower()], AttrFormat[form],
+                                                                  WriteType[write]))
+                             for kind, form, write in shapes}))
+
+    def _before_kill(self) -> None:
+        """The devices' per-attribute counters just before a process kill (hdbbench.faults.accounting)."""
+        emitted = self.emission.per_attribute()
+        self.snapshot = {"at": time.time(), "emitted": emitted}
+        if self.fault == "device_kill":
+            killed = {d.lower() for d in self._killed_devices()}
+            self.snapshot["attributes"] = frozenset(a for a in emitted if a.rsplit("/", 1)[0].split("/", 3)[-1] in killed)
+            self.emission.freeze(killed, emitted)
+        else:
+            self.snapshot["attributes"] = frozenset(emitted)
+
+    def _killed_devices(self) -> tuple[str, ...]:
+        from hdbbench.devices import load_fleet
+
+        fleet = load_fleet(self.devices_dir)
+        return fleet.servers[0].devices if fleet and fleet.servers else ()
+
+    # --- subscribers, probes, recovery, drain ------------------------------------------------------
+    def _subscriber_specs(self) -> list[SubscriberSpec]:
+        overrides = {**dict(self.scenario.lib_configuration), **dict(self.kind.lib_configuration),
+                     **self.part.lib_overrides(self.fault, str(self.home / "spool"))}
+        lines = lib_configuration(self.backend.name, self.backend.database, postgres=self.endpoints.postgres,
+                                  mariadb=self.endpoints.mariadb, overrides=overrides)
+        return [SubscriberSpec(instance=n + 1, lib_configuration=tuple(lines), attributes=attributes)
+                for n, attributes in enumerate(spread(self.load.attributes, self.scenario.subscribers))]
+
+    def _stored_total(self) -> float:
+        return float(sum(self.backend.count_rows_by_attribute(since=_utc(self.load_started)).values()))
+
+    def _statistics(self, specs: Sequence[SubscriberSpec]) -> dict[str, float]:
+        totals: dict[str, float] = {}
+        for spec in specs:
+            for key, value in self.fleet.statistics(spec.device, STATISTICS).items():
+                if key in STATISTICS and value is not None:
+                    totals[key] = totals.get(key, 0.0) + float(value)
+        return totals
+
+    def _probes(self, specs: Sequence[SubscriberSpec]) -> dict[str, Callable[[], dict[str, float]]]:
+        def memory() -> dict[str, float]:
+            self.peak_memory = max(self.peak_memory, peak_memory_bytes(self.fleet.pids()))
+            return {"peak_bytes": float(self.peak_memory)}
+
+        return {"clock": lambda: {"wall": time.time()},
+                "dev": lambda: {"emitted": float(self.emission.total())},
+                "db": lambda: {"stored": self._stored_total()},
+                "sub": lambda: self._statistics(specs),
+                "mem": memory}
+
+    def _wait_resubscribed(self, marks: dict[str, float]) -> None:
+        """A restarted subscriber receives again once the database holds an event stamped after its
+        restart (AttributeStartedNumber says it subscribed; ZeroMQ's subscription reaches the
+        publisher a moment later): the devices' counters then bound the events emitted while it was down."""
+        deadline = time.monotonic() + self.part.recover_timeout_s
+        since = _utc(marks["restarted"])
+        while time.monotonic() < deadline:
+            if sum(self.backend.count_rows_by_attribute(since=since).values()) > 0:
+                marks["resubscribed"] = time.time()
+                self.snapshot["until_resubscribed"] = self.emission.total() - sum(self.snapshot["emitted"].values())
+                return
+            time.sleep(0.1)
+
+    def _wait_recovered(self, sampler: Sampler) -> None:
+        """Until the gap between emitted and stored stops shrinking (or recover_timeout_s)."""
+        deadline = time.monotonic() + self.part.recover_timeout_s
+        first = len(sampler.series.rows)
+        while time.monotonic() < deadline:
+            time.sleep(1.0)
+            gaps = [r["dev.emitted"] - r["db.stored"] for r in sampler.series.rows[first:]
+                    if "dev.emitted" in r and "db.stored" in r]
+            recent = gaps[-PLATEAU_SAMPLES:]
+            if len(recent) == PLATEAU_SAMPLES and max(recent) - min(recent) <= self.part.rate + 50:
+                return
+
+    def _drain(self, specs: Sequence[SubscriberSpec]) -> bool:
+        """Until the stored count stops moving and no subscriber holds an event (where it says)."""
+        deadline = time.monotonic() + self.part.drain_timeout_s
+        previous = None
+        while time.monotonic() < deadline:
+            try:
+                stored = self._stored_total()
+                pending = self._statistics(specs).get(st.PENDING_EVENT_NUMBER, 0.0)
+            except Exception:  # noqa: BLE001 - a component still coming back: try again
+                stored, pending = None, 1.0
+            if stored is not None and stored == previous and pending == 0:
+                return True
+            previous = stored
+            time.sleep(1.0)
+        return False
+
+    # --- counting ------------------------------------------------------------------------------------
+    def _count(self, specs: Sequence[SubscriberSpec], series: TimeSeries, marks: dict[str, float],
+               drained: bool) -> FaultTrial:
+        emitted = self.emission.per_attribute()
+        since = _utc(self.load_started)
+        stored = self.backend.count_rows_by_attribute(since=since)
+        final = self._statistics(specs)
+        before = self.killed_statistics
+        counted = {"spool_full": int(final.get(acc.LOST_SPOOL_FULL, 0) + before.get(acc.LOST_SPOOL_FULL, 0)),
+                   "queue_full": int(final.get(acc.LOST_QUEUE_FULL, 0) + before.get(acc.LOST_QUEUE_FULL, 0))}
+        snapshot = None
+        if self.snapshot:
+            after = self.backend.count_rows_by_attribute(since=_utc(self.snapshot["at"]))
+            snapshot = KillSnapshot(self.snapshot["at"], self.snapshot["emitted"],
+                                    {a: n - after.get(a, 0) for a, n in stored.items()},
+                                    self.snapshot["attributes"], self.snapshot.get("until_resubscribed"))
+        loss = acc.account(self.fault, emitted, stored, counted, snapshot)
+        times, columns = _wall_columns(series, ("db.stored", "dev.emitted"))
+        duplicates = _duplicates(final, before, emitted, stored)
+        return self.record(
+            emitted=loss.emitted, stored=loss.stored, lost=loss.lost, duplicates=duplicates,
+            lost_by_reason=loss.lost_by_reason,
+            recovery_s=acc.recovery_s(times, columns["db.stored"], columns["dev.emitted"], marks["ended"], loss.lost),
+            peak_memory_bytes=self.peak_memory or None,
+            memory_queue_max=_largest(final, before, acc.QUEUE_MAX), memory_queue_capacity=final.get(acc.QUEUE_CAPACITY),
+            wal_replayed=final.get(st.WAL_REPLAYED_NUMBER),
+            marks=marks, load_started=self.load_started, drained=drained)
+
+
+class Together:
+    """Two injectors as one fault: armed, begun, ended and disarmed together (marks of the first)."""
+
+    def __init__(self, first: Any, second: Any) -> None:
+        self.first, self.second = first, second
+        self.name = f"{first.name}+{second.name}"
+
+    @property
+    def marks(self) -> dict[str, float]:
+        return {**{f"{self.second.name}.{k}": v for k, v in self.second.marks.items()}, **self.first.marks}
+
+    def arm(self) -> None:
+        self.first.arm()
+        self.second.arm()
+
+    def begin(self) -> None:
+        self.first.begin()
+        self.second.begin()
+
+    def end(self) -> None:
+        self.second.end()
+        self.first.end()
+
+    def disarm(self) -> None:
+        try:
+            self.second.disarm()
+        finally:
+            self.first.disarm()
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _utc(seconds: float) -> Any:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(seconds, timezone.utc)
+
+
+def _wall_columns(series: TimeSeries, names: Sequence[str]) -> tuple[list[float], dict[str, list[float]]]:
+    """The samples that have every column of `names`, on the wall clock."""
+    rows = [r for r in series.rows if "clock.wall" in r and all(n in r for n in names)]
+    return [r["clock.wall"] for r in rows], {n: [r[n] for r in rows] for n in names}
+
+
+def _largest(final: dict[str, float], before: dict[str, float], key: str) -> float | None:
+    values = [d[key] for d in (final, before) if d.get(key) is not None]
+    return max(values) if values else None
+
+
+def _duplicates(final: dict[str, float], before: dict[str, float], emitted: dict[str, int],
+                stored: dict[str, int]) -> int:
+    """Our DuplicateRowNumber (both processes of a subscriber kill), else rows beyond the events emitted."""
+    if st.DUPLICATE_ROW_NUMBER in final:
+        return int(final[st.DUPLICATE_ROW_NUMBER] + before.get(st.DUPLICATE_ROW_NUMBER, 0))
+    return sum(max(0, n - emitted.get(a, 0)) for a, n in stored.items())

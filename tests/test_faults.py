@@ -1,0 +1,182 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Faults under load: the [faults] table, the accounting by reason, the records, and `hdbbench run` of
+tiny faults scenarios on real servers (TimescaleDB: a database stop and a subscriber kill; MariaDB: a
+table lock), with the report's faults section. Holds are 3 s and rates low, to keep the file short."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from hdbbench.errors import ConfigError
+from hdbbench.faults.accounting import KillSnapshot, account, recovery_s
+from hdbbench.faults.part import FAULT_KINDS, FaultsPart
+from hdbbench.faults.results import RESULTS_KIND, FaultTrial
+from hdbbench.results import RunDirectory, RunPart, read_results, results_document
+from hdbbench.scenario import load_scenario, parse_scenario
+from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet
+from tests.conftest import REPO
+
+A, B = "tango://h:1/sim/insert/1/a", "tango://h:1/sim/insert/1/b"
+
+
+def _scenario(faults: dict, **top: object) -> dict:
+    return {"name": "t", "backends": ["timescaledb"], "devices": {"profile": "devices/profiles/insertion-devdouble.toml"},
+            "measurements": {"throughput": False}, "faults": faults, **top}
+
+
+# --- the [faults] table ---------------------------------------------------------------------------
+def test_an_empty_faults_table_runs_every_fault_with_the_documented_defaults() -> None:
+    scenario = parse_scenario(_scenario({}), Path("t.toml"))
+    assert scenario.faults == FaultsPart()
+    assert scenario.faults.kinds == FAULT_KINDS and len(FAULT_KINDS) == 7
+    assert (scenario.faults.spool_mode, scenario.faults.spool_sync_ms, scenario.faults.hold_s) == ("write_ahead", 100, 20)
+    assert parse_scenario({"name": "t"}, Path("t.toml")).faults is None
+
+
+def test_the_shipped_faults_scenario_has_faults_only_on_every_backend() -> None:
+    scenario = load_scenario(REPO / "scenarios" / "faults.toml")
+    assert scenario.faults is not None and set(scenario.faults.kinds) == set(FAULT_KINDS)
+    assert set(scenario.backends) == {"timescaledb", "postgresql", "mysql"}
+    assert not scenario.measurements.throughput and scenario.to_dict()["faults"]["hold_s"] == 20
+
+
+def test_spool_full_gets_a_small_queue_so_memory_overflows_into_the_spool() -> None:
+    part = FaultsPart(queue_capacity=5000, spool_full_queue_capacity=50, spool_mode="overflow", spool_sync_ms=7)
+    assert part.lib_overrides("spool_full", "/s") == {"spool_mode": "overflow", "spool_sync_ms": "7", "spool_dir": "/s",
+                                                       "spool_limit_mb": "1024", "queue_capacity": "50"}
+    assert part.lib_overrides("table_lock", "/s")["queue_capacity"] == "5000"
+
+
+@pytest.mark.parametrize(("faults", "words"), [
+    ({"kinds": ["database_stopp"]}, "[faults] kinds: names an unknown fault 'database_stopp'; did you mean 'database_stop'?"),
+    ({"hold": 3}, "[faults] hold: unknown key; did you mean 'hold_s'?"),
+    ({"spool_sync_ms": -1}, "[faults] spool_sync_ms: must be >= 0, got -1"),
+    ({"queue_capacity": 0}, "[faults] queue_capacity: must be >= 1, got 0"),
+])
+def test_a_bad_faults_key_is_refused_in_one_line_naming_it(faults: dict, words: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_scenario(_scenario(faults), Path("t.toml"))
+    assert str(caught.value) == f"t.toml: {words}"
+
+
+# --- the accounting by reason --------------------------------------------------------------------
+def test_a_database_fault_that_lost_events_has_them_unattributed_unless_the_subscriber_counted_them() -> None:
+    loss = account("database_stop", {A: 10, B: 10}, {A: 10, B: 7}, {})
+    assert (loss.emitted, loss.stored, loss.lost, loss.lost_by_reason) == (20, 17, 3, {"unattributed": 3})
+    counted = account("spool_full", {A: 10, B: 10}, {A: 6, B: 7}, {"spool_full": 5, "queue_full": 0})
+    assert counted.lost_by_reason == {"spool_full": 5, "unattributed": 2}
+    assert account("table_lock", {A: 5}, {A: 5}, {}).lost_by_reason == {}
+
+
+def test_a_subscriber_kill_splits_its_loss_at_the_kill_by_the_events_timestamps() -> None:
+    # At the kill A had emitted 10 and 8 were stored: 2 were in memory. After it, 6 more were emitted
+    # and 2 stored: 4 emitted while it was down (the devices emitted 5 until it subscribed again).
+    snapshot = KillSnapshot(at=100.0, emitted={A: 10}, stored_before={A: 8}, attributes=frozenset({A}),
+                            emitted_until_resubscribed=5)
+    loss = account("subscriber_kill", {A: 16}, {A: 10}, {}, snapshot)
+    assert loss.lost == 6
+    assert loss.lost_by_reason == {"in_subscriber_memory_at_crash": 2, "emitted_while_subscriber_down": 4}
+    # More lost after the kill than was emitted until it subscribed again: the excess has no reason.
+    early = KillSnapshot(100.0, {A: 10}, {A: 10}, frozenset({A}), emitted_until_resubscribed=1)
+    assert account("subscriber_kill", {A: 16}, {A: 12}, {}, early).lost_by_reason == {
+        "emitted_while_subscriber_down": 1, "unattributed": 3}
+
+
+def test_a_device_kill_counts_only_the_killed_servers_attributes() -> None:
+    snapshot = KillSnapshot(100.0, {A: 10, B: 10}, {A: 9, B: 10}, frozenset({A}))
+    loss = account("device_kill", {A: 15, B: 20}, {A: 12, B: 18}, {}, snapshot)
+    assert loss.lost == 5
+    assert loss.lost_by_reason == {"in_flight_at_device_crash": 1, "emitted_before_resubscription": 2,
+                                   "unattributed": 2}
+    assert sum(loss.lost_by_reason.values()) == loss.lost
+
+
+def test_recovery_is_measured_from_the_end_to_the_first_sample_holding_what_will_be_stored() -> None:
+    times = [10.0, 11.0, 12.0, 13.0, 14.0]
+    emitted = [100.0, 200.0, 300.0, 400.0, 500.0]
+    stored = [100.0, 100.0, 150.0, 290.0, 480.0]
+    # Emitted at 11.5: 250; 10 lost in all: recovered once 240 rows are stored, at 13.0.
+    assert recovery_s(times, stored, emitted, ended=11.5, lost=10) == pytest.approx(1.5)
+    assert recovery_s(times, stored, emitted, ended=11.5, lost=0) == pytest.approx(1.5)
+    assert recovery_s(times, [0.0] * 5, emitted, ended=11.5, lost=0) is None
+    assert recovery_s(times, stored, emitted, ended=9.0, lost=0) is None
+
+
+def test_fault_records_are_read_back_exactly_as_written(tmp_path: Path) -> None:
+    trial = FaultTrial(backend="mysql", kind="hdbbench-es", fault="subscriber_kill", label="mysql_fault_subscriber_kill",
+                       rate=50.0, hold_s=3.0, spool_mode="write_ahead", spool_sync_ms=0, queue_capacity=100,
+                       emitted=10, stored=8, lost=2, lost_by_reason={"emitted_while_subscriber_down": 2},
+                       recovery_s=1.5, marks={"began": 1.0, "ended": 4.0}, drained=True)
+    run = RunDirectory.create(tmp_path, "records")
+    RunPart(run, "faults").write_json("results.json", results_document(RESULTS_KIND, {}, {}, {"trials": [trial.to_dict()]}))
+    document = read_results(run.path / "faults.json", RESULTS_KIND)
+    assert [FaultTrial.from_dict(t) for t in document.results["trials"]] == [trial]
+    assert trial.problems() == []
+    assert FaultTrial(**{**trial.to_dict(), "fault": "database_kill"}).problems() == [
+        "database_kill on mysql (hdbbench-es) lost 2 events: a database fault must lose none"]
+
+
+# --- end to end on real servers ------------------------------------------------------------------
+def _needs(*kinds: str) -> None:
+    if not DEFAULT_BINARY.exists():
+        pytest.skip(f"subscriber not built: {DEFAULT_BINARY}")
+    from hdbbench.faults.injectors import INJECTORS
+
+    if missing := [k for k in kinds if k not in INJECTORS]:
+        pytest.skip(f"no injector for {', '.join(missing)} in hdbbench.faults.injectors yet")
+
+
+def _run(tmp_path: Path, state_dir: Path, backend: str, kinds: list[str]) -> Path:
+    from hdbbench.runner import RunOptions, run_scenario
+
+    faults = {"kinds": kinds, "rate": 100, "warmup_s": 2, "hold_s": 3, "recover_timeout_s": 30,
+              "drain_timeout_s": 30, "spool_mode": "write_ahead", "spool_sync_ms": 0}
+    scenario = parse_scenario(_scenario(faults, name=f"faults-{backend}", backends=[backend]), tmp_path / "s.toml")
+    return run_scenario(scenario, RunOptions(state_dir=state_dir, runs_root=tmp_path / "runs"))
+
+
+def _trials(run_dir: Path) -> dict[str, FaultTrial]:
+    document = read_results(run_dir / "faults.json", RESULTS_KIND)
+    return {t["fault"]: FaultTrial.from_dict(t) for t in document.results["trials"]}
+
+
+def _nothing_left(run_dir: Path, state_dir: Path, trials: dict[str, FaultTrial]) -> None:
+    for trial in trials.values():
+        home = state_dir / "faults" / trial.label
+        assert SubscriberFleet("127.0.0.1:1", home).pids() == []
+        assert str(home) not in Path("/proc/mounts").read_text()
+
+
+def test_database_stop_loses_nothing_and_a_subscriber_kill_has_a_reason_for_every_loss(
+        tmp_path: Path, test_state_dir: Path, stack_endpoints: object) -> None:
+    _needs("database_stop")
+    from hdbbench.report.page import write_report
+
+    run_dir = _run(tmp_path, test_state_dir, "timescaledb", ["database_stop", "subscriber_kill"])
+    trials = _trials(run_dir)
+    stop, kill = trials["database_stop"], trials["subscriber_kill"]
+    assert stop.error is None and kill.error is None, (stop.error, kill.error)
+    assert stop.emitted > 0 and stop.lost == 0 and stop.stored == stop.emitted
+    assert stop.marks["began"] < stop.marks["ended"] and stop.recovery_s is not None
+    assert kill.lost == kill.emitted - kill.stored
+    assert sum(kill.lost_by_reason.values()) == kill.lost and kill.lost_by_reason.get("unattributed", 0) == 0
+    assert kill.lost_by_reason.get("emitted_while_subscriber_down", 0) > 0  # it really was down
+    assert kill.peak_memory_bytes and kill.spool_mode == "write_ahead"
+    with open(run_dir / "faults-table.csv", newline="") as table:
+        rows = list(csv.DictReader(table))
+    assert [(r["fault"], r["lost"]) for r in rows] == [("database_stop", "0"), ("subscriber_kill", str(kill.lost))]
+    page = write_report(run_dir).read_text()
+    assert "<section id='faults'><h2>Faults under load</h2>" in page and "The fault table (2 trials)" in page
+    _nothing_left(run_dir, test_state_dir, trials)
+
+
+def test_a_table_lock_on_mariadb_loses_nothing(tmp_path: Path, test_state_dir: Path, stack_endpoints: object) -> None:
+    _needs("table_lock")
+    run_dir = _run(tmp_path, test_state_dir, "mysql", ["table_lock"])
+    lock = _trials(run_dir)["table_lock"]
+    assert lock.error is None, lock.error
+    assert lock.emitted > 0 and lock.lost == 0 and lock.problems() == []
+    _nothing_left(run_dir, test_state_dir, {"table_lock": lock})
