@@ -158,6 +158,8 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
                     results["trials"].append(TrialSummary.from_dict(summary).to_dict())  # the file's contract
                     run.write_json("results.json", results_document(RESULTS_KIND, scenario.to_dict(), environment,
                                                                     results))
+        if not results["trials"]:  # a scenario of other parts only: the run directory keeps its layout
+            run.write_json("results.json", results_document(RESULTS_KIND, scenario.to_dict(), environment, results))
         if scenario.faults is not None:
             _run_faults(scenario, run, endpoints, load, devices_dir, options.state_dir, environment, console)
         # The placement is the insertion trials': extraction and disk usage run unpinned (and a server

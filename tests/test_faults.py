@@ -170,6 +170,8 @@ def test_database_stop_loses_nothing_and_a_subscriber_kill_has_a_reason_for_ever
     assert [(r["fault"], r["lost"]) for r in rows] == [("database_stop", "0"), ("subscriber_kill", str(kill.lost))]
     page = write_report(run_dir).read_text()
     assert "<section id='faults'><h2>Faults under load</h2>" in page and "The fault table (2 trials)" in page
+    # A faults-only run keeps the run directory's layout and asks for no insertion section.
+    assert (run_dir / "results.json").exists() and "No insertion results" not in page
     _nothing_left(run_dir, test_state_dir, trials)
 
 

@@ -350,7 +350,7 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
                      subscribers_section(view, colours), saturation_section(view, colours),
                      sustained_section(view, colours), cpu_section(view), placement_section(view),
                      loss_section(view), *kinds.kinds_sections(run_dir, doc)]
-    else:
+    elif not (doc and view is not None):  # a scenario without insertion trials has no such section
         sections.append(Section("insertion", "Insertion", missing=f"No insertion results: "
                                                                   f"{loaded.problem or 'no trials'}."))
     sections += [extraction_section(run_dir, colours), disk.disk_section(run_dir, colours), plan.sizing_section(run_dir)]
