@@ -295,6 +295,21 @@ def test_missing_sections_say_so(tmp_path: Path) -> None:
         assert "class='missing'" in found[key] and words in found[key], key
 
 
+def test_parts_the_scenario_left_out_get_no_section(tmp_path: Path) -> None:
+    """A scenario that says it has no extraction and no disk part (as an insertion-only or faults-only
+    scenario does) gets no 'missing' sections for them; a scenario that asked for them does."""
+    run = make_run(tmp_path, with_others=False)
+    doc = json.loads((run / "results.json").read_text())
+    doc["scenario"] |= {"extraction": None, "disk": None}
+    _write(run / "results.json", doc)
+    found = sections_of(write_report(run).read_text())
+    assert not {"extraction", "disk", "sizing"} & set(found), sorted(found)
+    doc["scenario"] |= {"extraction": {"query_set": "q.toml"}, "disk": {"events": 10, "inventory": None}}
+    _write(run / "results.json", doc)
+    found = sections_of(write_report(run).read_text())
+    assert {"extraction", "disk"} <= set(found) and "sizing" not in found, sorted(found)
+
+
 def test_a_run_of_an_older_format_is_refused_in_one_line(tmp_path: Path) -> None:
     run = make_run(tmp_path)
     old = json.loads((run / "disk.json").read_text()) | {"format_version": 1}

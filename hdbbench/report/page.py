@@ -334,6 +334,19 @@ def _flatten(value: Any, prefix: str = "") -> list[list[str]]:
 
 
 # --- assembly --------------------------------------------------------------------------------------
+_SCENARIO_PART = {"extraction": ("extraction",), "disk": ("disk",), "sizing": ("disk", "inventory")}
+
+
+def _not_asked(doc: Mapping[str, Any] | None, key: str) -> bool:
+    """Whether the run's scenario left out the part behind section `key` (then a missing section is
+    noise, not news); unknown without the insertion results' scenario."""
+    scenario = dig(doc, "scenario") if doc else None
+    path = _SCENARIO_PART.get(key)
+    if not isinstance(scenario, Mapping) or path is None or path[0] not in scenario:
+        return False  # a scenario that does not say is not taken to have left the part out
+    return dig(scenario, *path) is None
+
+
 def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) -> tuple[list[Section], list[str]]:
     """Every section of the report and page-level warnings (status, format)."""
     loaded = data.load_file(run_dir, data.FILES["insertion"])
@@ -353,7 +366,8 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
     elif not (doc and view is not None):  # a scenario without insertion trials has no such section
         sections.append(Section("insertion", "Insertion", missing=f"No insertion results: "
                                                                   f"{loaded.problem or 'no trials'}."))
-    sections += [extraction_section(run_dir, colours), disk.disk_section(run_dir, colours), plan.sizing_section(run_dir)]
+    parts = [extraction_section(run_dir, colours), disk.disk_section(run_dir, colours), plan.sizing_section(run_dir)]
+    sections += [s for s in parts if not (s.missing and _not_asked(doc, s.key))]
     if (fault_section := faults.faults_section(run_dir, colours)) is not None:
         sections.append(fault_section)
     chosen, source = _weights(weights, doc, run_dir)
