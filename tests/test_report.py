@@ -451,6 +451,25 @@ def test_plan_words_when_every_projection_leaves_a_group_out() -> None:
                                    "mysql pk+2; those totals are too small.")
 
 
+def test_plan_words_say_when_arrays_decide_the_total() -> None:
+    """A backend smaller on scalars (what size validate checks at scale) can be larger in total when it
+    stores one row per array element: the words say so instead of leaving the two rankings to clash."""
+    records = [Projection.from_dict(r) for r in projections()]
+    mysql = next(r for r in records if r.backend == "mysql")
+    scalar = sum(g["bytes_at_retention"] for g in mysql.groups)
+    for group in mysql.groups:  # mysql: the smallest scalars ...
+        group["bytes_at_retention"] *= 0.4
+    spectra = {"label": "orbit", "source": "fit over [100, 1000] elements", "bytes_at_retention": scalar * 2.0}
+    mysql.groups.append(spectra)  # ... and arrays that make it the largest in total
+    records = [r if r is not mysql else Projection(**(asdict(r) | {
+        "bytes_at_retention": scalar * 0.4 + spectra["bytes_at_retention"], "total_bytes": None})) for r in records]
+    words = " ".join(plan.plan_finding(records, "x").sentences)
+    assert "The scalar groups alone: mysql pk+2" in words and "(mysql smallest)" in words
+    assert "The arrays decide the total" in words
+    plain = " ".join(plan.plan_finding([Projection.from_dict(r) for r in projections()], "x").sentences)
+    assert "scalar groups alone" not in plain  # no arrays: nothing to explain
+
+
 def test_ranking_weighs_disk_by_the_scalar_devdouble_marginal(synthetic_report: tuple[Path, str]) -> None:
     # Not an average over every table (spectra would decide it), nor a small table's fixed overhead.
     from hdbbench.report import criteria

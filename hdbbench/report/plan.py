@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from hdbbench.report import data, diskplots
 from hdbbench.report.data import dig
@@ -130,7 +131,8 @@ def plan_finding(projections: Sequence[Projection], inventory: str) -> Finding:
             f"For {inventory}, the smallest projection is {name(low)}: {human_bytes(total(low))} in total "
             f"({human_bytes(low.bytes_at_retention)} at retention + {human_bytes(low.log_bytes_retained)} of logs "
             f"kept, × {low.replicas:g} {'copy' if low.replicas == 1 else 'copies'}), growing {human_bytes(low.bytes_per_year)} a year.")
-    finding.sentences += backend_words(ordered) + same_variant_words(ordered) + log_words(ordered)
+    finding.sentences += (backend_words(ordered) + scalar_array_words(ordered) + same_variant_words(ordered)
+                          + log_words(ordered))
     if not ordered:
         finding.sentences.append("No projection can be compared: each leaves an unmeasured group or its logs out.")
     finding.warnings += incomplete_warnings(projections)
@@ -178,6 +180,33 @@ def backend_words(ordered: Sequence[Projection]) -> list[str]:
     listing = ", ".join(f"{name(p)} {human_bytes(total(p))}" for p in best)
     return [f"Each backend at its smallest variant: {listing}. {best[0].backend} is the smallest: "
             f"{_smaller(best[0], best[1])}."]
+
+
+def _is_array(group: dict[str, Any]) -> bool:
+    """An array group's bytes per event come from the fit over element counts (hdbbench.sizing)."""
+    return "elements" in str(group.get("source") or "")
+
+
+def _split(p: Projection) -> tuple[float, float]:
+    """(scalar, array) bytes at retention of a projection."""
+    arrays = sum(float(g.get("bytes_at_retention") or 0.0) for g in p.groups if _is_array(g))
+    return p.bytes_at_retention - arrays, arrays
+
+
+def scalar_array_words(ordered: Sequence[Projection]) -> list[str]:
+    """The backends ranked on the scalar groups alone (what `size validate` checks at scale) and what
+    the arrays add, when the two rankings differ: the reason a total can rank otherwise."""
+    best = best_per_backend(ordered)
+    if len(best) < 2 or not any(_split(p)[1] for p in best):
+        return []
+    scalar = sorted(best, key=lambda p: (_split(p)[0], name(p)))
+    listing = ", ".join(f"{name(p)} {human_bytes(_split(p)[0])}" for p in scalar)
+    words = f"The scalar groups alone: {listing} ({scalar[0].backend} smallest)."
+    if scalar[0].backend != best[0].backend:
+        arrays = ", ".join(f"{name(p)} {human_bytes(_split(p)[1])}" for p in best)
+        words += (f" The arrays decide the total ({arrays}): a backend that stores one row per array element "
+                  "pays for it there.")
+    return [words]
 
 
 def same_variant_words(ordered: Sequence[Projection]) -> list[str]:
