@@ -11,7 +11,7 @@ from typing import Any
 
 from hdbbench.backends import backend_class, endpoint_for, server_of
 from hdbbench.backends.registry import server_facts
-from hdbbench.disk import reference
+from hdbbench.disk.reference import compare as compare_with_reference
 from hdbbench.disk.inventory import measure_inventory
 from hdbbench.disk.measure import array_fits, measure_variant
 from hdbbench.results import RunDirectory, RunPart, environment_facts, results_document
@@ -110,7 +110,7 @@ def _write_measure(run: RunDirectory | RunPart, endpoints: Any, chosen: dict[str
                 "inventory": inventory_run[0].to_dict() if inventory_run else None,
                 "simulated_s": inventory_run[1] if inventory_run else None,
                 "scale": inventory_run[2] if inventory_run else None}
-    results = {"cases": rows, "fits": array_fits(rows), "reference": reference.compare(rows), "variants": variants,
+    results = {"cases": rows, "fits": array_fits(rows), "reference": compare_with_reference(rows), "variants": variants,
                "inventory_runs": flat_inv,
                "raw_bytes": "8 (timestamp) + 4 (attribute id) + 1 (quality) + value bytes of each side present",
                "bytes_per_event": "marginal: slope of bytes = fixed + marginal x events over the case's sizes "
