@@ -18,6 +18,8 @@ import os
 import signal
 import time
 import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,22 +52,59 @@ def _kill(pid: int) -> None:
     proc.wait(timeout=30)
 
 
-def test_sigkill_with_backlog_loses_nothing_in_write_ahead_mode(stack_endpoints: Any, tmp_path: Path) -> None:
-    import tango
+@dataclass
+class Rig:
+    """A fresh TimescaleDB schema, one simulated device of 4 attributes (held), and a subscriber fleet."""
 
+    tango_host: str
+    database: str
+    device: str
+    plan: Any
+    names: list[str]
+    fleet: SubscriberFleet
+
+
+@pytest.fixture
+def rig(stack_endpoints: Any, tmp_path: Path) -> Iterator[Rig]:
     from hdbbench import devices
     from hdbbench.backends import backend_for_stack
 
     tango_host = stack_endpoints.tango.tango_host
     backend = backend_for_stack("timescaledb", stack_endpoints, f"es_wal_{uuid.uuid4().hex[:6]}")
     backend.create_schema()
-    sims = devices.up(tango_host, _profile(tmp_path, "eswal", 50.0), state_dir=tmp_path / "dev", tie_to_parent=True)
+    sims = devices.up(tango_host, _profile(tmp_path, "eswal", 50.0), state_dir=tmp_path / "dev",
+                      tie_to_parent=True)
     fleet = SubscriberFleet(tango_host, tmp_path, binary=BINARY, attached=True)
-    conn = locker = None
     try:
         device, plan = next(iter(sims.devices.items()))
         names = [f"tango://{tango_host}/{device}/{s.name}".lower() for s in plan.specs]
-        lib = lib_configuration("timescaledb", backend.database, postgres=stack_endpoints.postgres, overrides={
+        yield Rig(tango_host, backend.database, device, plan, names, fleet)
+    finally:
+        fleet.down()
+        devices.down(tmp_path / "dev")
+
+
+def _archiving(rig: Rig, es: Any, conn: Any) -> None:
+    """Wait until the subscriber runs every attribute and stored its initial values."""
+    eventually(lambda: _subscribed(es, len(rig.names)), 60, "subscribed")
+    eventually(lambda: (lambda got: seen(len(got) == len(rig.names), got))(row_counts(conn, "timescaledb")),
+               30, "initial rows")
+    time.sleep(2.0)  # let the ZeroMQ subscription filters settle (slow joiner) before the first push
+
+
+def _emitted(rig: Rig, sim: Any) -> dict[str, int]:
+    return dict(zip((f"tango://{rig.tango_host}/{rig.device}/{a}".lower() for a in sim.GeneratedAttributes),
+                    (int(x) for x in sim.EventsEmittedList)))
+
+
+def test_sigkill_with_backlog_loses_nothing_in_write_ahead_mode(rig: Rig, stack_endpoints: Any,
+                                                                tmp_path: Path) -> None:
+    import tango
+
+    names, fleet = rig.names, rig.fleet
+    conn = locker = None
+    try:
+        lib = lib_configuration("timescaledb", rig.database, postgres=stack_endpoints.postgres, overrides={
             "queue_capacity": "100000", "batch_size": "50", "spool_dir": str(tmp_path / "spool"),
             "spool_mode": "write_ahead", "spool_sync_ms": "0", "flush_interval_ms": "20",
             "reconnect_min_ms": "100", "reconnect_max_ms": "500"})
@@ -73,31 +112,26 @@ def test_sigkill_with_backlog_loses_nothing_in_write_ahead_mode(stack_endpoints:
         (dev_es,) = fleet.up([spec])
         es = fleet.proxy(dev_es)
         assert int(es.SpoolMode) == 1 and int(es.MemoryQueueCapacity) == 100000
-        conn = stack_endpoints.postgres.connect(backend.database)
+        conn = stack_endpoints.postgres.connect(rig.database)
         conn.autocommit = True
-        eventually(lambda: _subscribed(es, len(names)), 60, "subscribed")
-        eventually(lambda: (lambda got: seen(len(got) == len(names), got))(row_counts(conn, "timescaledb")),
-                   30, "initial rows")
-        time.sleep(2.0)  # let the ZeroMQ subscription filters settle (slow joiner) before the first push
+        _archiving(rig, es, conn)
 
         # A slow database: the writer waits for the table while events pile up in the subscriber.
-        locker = stack_endpoints.postgres.connect(backend.database)
+        locker = stack_endpoints.postgres.connect(rig.database)
         locker.autocommit = False
         locker.cursor().execute("LOCK TABLE att_scalar_devdouble IN ACCESS EXCLUSIVE MODE")
-        sim = tango.DeviceProxy(f"tango://{tango_host}/{device}")
+        sim = tango.DeviceProxy(f"tango://{rig.tango_host}/{rig.device}")
         sim.Start()
         time.sleep(3.0)
         sim.Stop()
         eventually(lambda: _still(es), 30, "every emitted event received")
         backlog = int(es.PendingEventNumber)
         assert backlog > 100, f"no backlog to lose: {backlog}"
-        emitted = dict(zip((f"tango://{tango_host}/{device}/{a}".lower() for a in sim.GeneratedAttributes),
-                           (int(x) for x in sim.EventsEmittedList)))
+        emitted = _emitted(rig, sim)
         _kill(fleet.pids()[0])
         locker.rollback()  # the database is fast again
         locker.close()
         locker = None
-
         (dev_es,) = fleet.up([spec])
         es = fleet.proxy(dev_es)
         assert int(es.WalReplayedNumber) >= backlog
@@ -107,51 +141,38 @@ def test_sigkill_with_backlog_loses_nothing_in_write_ahead_mode(stack_endpoints:
         dup = sql_rows(conn, "timescaledb", "SELECT count(*) - count(DISTINCT (att_conf_id, data_time)) "
                                             "FROM att_scalar_devdouble")[0][0]
         assert dup == 0
-        for name, attr in zip(names, plan.specs):
+        for name, attr in zip(names, rig.plan.specs):
             stored = [r[0] for r in sql_rows(conn, "timescaledb",
                                              "SELECT value_r FROM att_scalar_devdouble d JOIN att_conf c USING "
                                              "(att_conf_id) WHERE c.att_name = {} ORDER BY data_time", (name,))][1:]
             n = emitted[name]
-            assert stored[:n] == [e.value for e in em.predict_events(plan.seed, device, attr, 0, n)], name
+            predicted = em.predict_events(rig.plan.seed, rig.device, attr, 0, n)
+            assert stored[:n] == [e.value for e in predicted], name
         assert int(es.LostEventNumber) == 0 and int(es.WalUnloggedNumber) == 0
     finally:
         if locker is not None:
             locker.close()
         if conn is not None:
             conn.close()
-        fleet.down()
-        devices.down(tmp_path / "dev")
 
 
-def test_lock_timeout_is_retried_not_rejected(stack_endpoints: Any, tmp_path: Path) -> None:
+def test_lock_timeout_is_retried_not_rejected(rig: Rig, stack_endpoints: Any) -> None:
     import tango
 
-    from hdbbench import devices
-    from hdbbench.backends import backend_for_stack
-
-    tango_host = stack_endpoints.tango.tango_host
-    backend = backend_for_stack("timescaledb", stack_endpoints, f"es_lockto_{uuid.uuid4().hex[:6]}")
-    backend.create_schema()
-    sims = devices.up(tango_host, _profile(tmp_path, "eslockto", 50.0), state_dir=tmp_path / "dev", tie_to_parent=True)
-    fleet = SubscriberFleet(tango_host, tmp_path, binary=BINARY, attached=True)
     conn = locker = None
     try:
-        device, plan = next(iter(sims.devices.items()))
-        names = [f"tango://{tango_host}/{device}/{s.name}".lower() for s in plan.specs]
         lines = dict(line.split("=", 1) for line in lib_configuration(
-            "timescaledb", backend.database, postgres=stack_endpoints.postgres, overrides={
+            "timescaledb", rig.database, postgres=stack_endpoints.postgres, overrides={
                 "batch_size": "50", "flush_interval_ms": "20", "reconnect_min_ms": "100", "reconnect_max_ms": "300"}))
         lines["connect_string"] += " options='-c lock_timeout=200'"
-        (dev_es,) = fleet.up([SubscriberSpec(94, tuple(f"{k}={v}" for k, v in lines.items()), tuple(names))])
-        es = fleet.proxy(dev_es)
-        conn = stack_endpoints.postgres.connect(backend.database)
+        spec = SubscriberSpec(94, tuple(f"{k}={v}" for k, v in lines.items()), tuple(rig.names))
+        (dev_es,) = rig.fleet.up([spec])
+        es = rig.fleet.proxy(dev_es)
+        conn = stack_endpoints.postgres.connect(rig.database)
         conn.autocommit = True
-        eventually(lambda: _subscribed(es, len(names)), 60, "subscribed")
-        eventually(lambda: (lambda got: seen(len(got) == len(names), got))(row_counts(conn, "timescaledb")),
-                   30, "initial rows")
-        time.sleep(2.0)  # slow joiner, as above
-        sim = tango.DeviceProxy(f"tango://{tango_host}/{device}")
-        locker = stack_endpoints.postgres.connect(backend.database)
+        _archiving(rig, es, conn)
+        sim = tango.DeviceProxy(f"tango://{rig.tango_host}/{rig.device}")
+        locker = stack_endpoints.postgres.connect(rig.database)
         locker.autocommit = False
         locker.cursor().execute("LOCK TABLE att_scalar_devdouble IN ACCESS EXCLUSIVE MODE")
         sim.Start()
@@ -162,9 +183,8 @@ def test_lock_timeout_is_retried_not_rejected(stack_endpoints: Any, tmp_path: Pa
         locker = None
         time.sleep(1.0)
         sim.Stop()
-        emitted = dict(zip((f"tango://{tango_host}/{device}/{a}".lower() for a in sim.GeneratedAttributes),
-                           (int(x) for x in sim.EventsEmittedList)))
-        want = {n: emitted[n] + 1 for n in names}
+        emitted = _emitted(rig, sim)
+        want = {n: emitted[n] + 1 for n in rig.names}
         eventually(lambda: (lambda got: seen(got == want, (got, want)))(row_counts(conn, "timescaledb")),
                    60, "every emitted event stored")
         assert int(es.DbErrorNumber) == 0 and int(es.LostEventNumber) == 0
@@ -173,5 +193,3 @@ def test_lock_timeout_is_retried_not_rejected(stack_endpoints: Any, tmp_path: Pa
             locker.close()
         if conn is not None:
             conn.close()
-        fleet.down()
-        devices.down(tmp_path / "dev")
