@@ -74,16 +74,22 @@ class LoadTarget:
     # Devices whose attributes keep their own rates (a facility's mix): device -> [(rate, names)]; the
     # offered total then scales every rate alike. None: one rate for every attribute.
     rate_mix: Mapping[str, Sequence[tuple[float, Sequence[str]]]] | None = None
+    _proxies: list[Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def proxies(self) -> list[Any]:
+        """One proxy per device, made once: the sampler reads the devices every second, and making a
+        proxy asks the Tango database (16 servers: 16 lookups a second). A proxy reconnects by itself
+        to a device server that was restarted."""
         import tango
 
-        out = []
-        for device in self.devices:
-            proxy = tango.DeviceProxy(f"tango://{self.tango_host}/{device}")
-            proxy.set_timeout_millis(10_000)
-            out.append(proxy)
-        return out
+        if self._proxies is None:
+            out = []
+            for device in self.devices:
+                proxy = tango.DeviceProxy(f"tango://{self.tango_host}/{device}")
+                proxy.set_timeout_millis(10_000)
+                out.append(proxy)
+            self._proxies = out
+        return self._proxies
 
     def prepare(self, total_rate: float) -> None:
         """Stop, rewind to event 0, and set every attribute's rate so the total is `total_rate`."""
@@ -186,6 +192,10 @@ class Trial:
             # ZeroMQ subscriptions reach the publisher asynchronously (the "slow joiner"): events pushed
             # in the first moments after subscribing can be dropped before the filter arrives.
             time.sleep(SETTLE_S)
+            # The initial values Tango sends on subscription carry the devices' last timestamps (minutes
+            # old for a slow attribute): the windowed figures start with the load, not with them.
+            for device in devices:
+                fleet.reset_statistics(device)
             size_before = backend.size_bytes()
             ours_before = db_side.ours_rows_stored([fleet.statistics(d, EXTRA_STATISTICS) for d in devices])
             load_started = datetime.now(timezone.utc)

@@ -251,6 +251,16 @@ class SubscriberFleet:
         """Through the HDB++ command, so a real hdbpp-es is driven alike."""
         self.proxy(device).command_inout("AttributeAdd", [attribute])
 
+    def reset_statistics(self, device: str) -> bool:
+        """HDB++'s ResetStatistics command (hdbpp-es has it too): the windowed figures (event ages,
+        AttributeMaxPendingNumber, frequencies) start again from now. False when the device has no such
+        command; the figures then also cover what came before."""
+        proxy = self.proxy(device)
+        if "resetstatistics" not in {c.lower() for c in proxy.get_command_list()}:
+            return False
+        proxy.command_inout("ResetStatistics")
+        return True
+
     def statistics(self, device: str, extra: Sequence[str] = ()) -> dict[str, Any]:
         """The HDB++ statistics attributes (and any extra ones), read in one call. An attribute the
         subscriber does not have (a real hdbpp-es or a strict one lacks ours) reads as None."""

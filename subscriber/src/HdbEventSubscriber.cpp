@@ -17,6 +17,9 @@ using namespace hdbbench;
 
 namespace {
 constexpr std::size_t kMaxSpectrum = 10000;  // max_dim_x of the spectrum attributes
+// AttributeAdd, AttributeRemove and the strategy/TTL commands save the AttributeList property within
+// this delay, once for a whole burst (see coalescing_saver.h).
+constexpr std::chrono::milliseconds kAttributeListSaveDelay{500};
 
 template <typename Buffer, typename Values>
 void set_spectrum(Tango::Attribute &att, Buffer &b, const Values &v) {
@@ -196,6 +199,8 @@ void HdbEventSubscriber::init_device() {
         snap_ = archiver_->snapshot();
         return;  // no writer thread: the device stays FAULT until Init with a good configuration
     }
+    list_saver_ = std::make_unique<CoalescingSaver>([this] { write_attribute_list(); }, kAttributeListSaveDelay);
+    list_saver_->start();
     subscriptions_ = std::make_unique<TangoSubscriptions>(*archiver_, subscribe_change_as_fallback_);
     archiver_->set_backend(subscriptions_.get());
     add_attribute_list();
@@ -207,6 +212,7 @@ void HdbEventSubscriber::init_device() {
 }
 
 void HdbEventSubscriber::delete_device() {
+    list_saver_.reset();  // saves a pending AttributeList while the registry is still there
     if (archiver_) archiver_->stop_threads();
     archiver_.reset();
     subscriptions_.reset();
@@ -342,6 +348,11 @@ void HdbEventSubscriber::write_context(Tango::WAttribute &att) {
 }
 
 void HdbEventSubscriber::save_attribute_list() {
+    if (list_saver_) list_saver_->request();
+    else write_attribute_list();
+}
+
+void HdbEventSubscriber::write_attribute_list() {
     if (!Tango::Util::_UseDb || !archiver_) return;
     std::vector<std::string> lines;
     for (const auto &s : archiver_->registry().specs()) lines.push_back(s.to_line());

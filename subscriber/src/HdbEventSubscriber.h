@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "archiver.h"
+#include "coalescing_saver.h"
 #include "tango_subscriptions.h"
 
 namespace HdbEventSubscriber_ns {
@@ -55,7 +56,8 @@ private:
     // Our statistics beyond HDB++'s exist unless the subscriber is strict (hdbpp_strict=1).
     void show_our_statistics(bool show);
     std::string default_cs() const;
-    void save_attribute_list();
+    void save_attribute_list();   // soon, by list_saver_ (one write for a burst of commands)
+    void write_attribute_list();  // now
     void log(const std::string &level, const std::string &msg);
 
     void set_value_LONG(Tango::Attribute &att, std::uint64_t v);
@@ -76,6 +78,7 @@ private:
 
     std::unique_ptr<hdbbench::Archiver> archiver_;
     std::unique_ptr<hdbbench::TangoSubscriptions> subscriptions_;
+    std::unique_ptr<hdbbench::CoalescingSaver> list_saver_;  // destroyed (and flushed) before archiver_
     std::string fault_;
     std::vector<std::string> ignored_lines_;  // AttributeList lines that could not be parsed
     int log_level_ = 1;  // 0 disabled, 1 error, 2 warning, 3 info, 4 debug
