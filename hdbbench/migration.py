@@ -107,17 +107,18 @@ def _migrate_into(src: Path, work: Path, log: MigrationLog) -> None:
     for name in RESULTS_FILES:  # the results first: a refused file is named before anything else
         if (src / name).is_file():
             _write_document(work / name, convert_document(_read_json(src / name), src / name, log, name))
+    parts = [src / p for p in PARTS if (src / p).is_dir()]
     for entry in sorted(src.iterdir()):
-        if entry.name in RESULTS_FILES and entry.is_file():
+        if (entry.name in RESULTS_FILES and entry.is_file()) or entry in parts:
             continue
-        if entry.name in PARTS and entry.is_dir():
-            _migrate_part(src, entry, work, log)
-        elif entry.name in REPORT_OUTPUTS:
+        if entry.name in REPORT_OUTPUTS:
             log.drop(entry.name, "", "written by the report of format 1; `hdbbench report` writes it anew")
         elif entry.name == MIGRATION_FILE:
             raise ResultsFormatError(f"{entry}: the run was migrated already")
         else:
             _copy(entry, work / entry.name)  # scenario, environment, status, logs, series, CSVs: as they are
+    for part_dir in parts:  # after the run's own files, beside which the parts' files go
+        _migrate_part(src, part_dir, work, log)
 
 
 def _format_of(path: Path) -> Any:
@@ -126,6 +127,8 @@ def _format_of(path: Path) -> Any:
 
 
 def _copy(src: Path, dest: Path) -> None:
+    if dest.exists() or dest.is_symlink():  # a part's file named like one of the run's: keep both apart
+        raise ResultsFormatError(f"{src}: would be written as {dest.name}, which the run already holds")
     if src.is_dir():
         shutil.copytree(src, dest, symlinks=True)
     else:
@@ -239,8 +242,8 @@ def _note_absent(items: list[dict[str, Any]], known: Mapping[str, Any], required
                  name: str, where: str) -> None:
     for key in known:
         count = sum(1 for item in items if key not in item)
-        if not count:
-            continue
+        if not count or (key not in required and count < len(items)):
+            continue  # an optional figure some records hold (saturation: its trial only) was recorded
         how = ("null: not recorded in format 1" if key in required
                else f"left out: not recorded in format 1; format 2 reads {_default_of(known[key])}")
         log.default(name, f"{where}.{key}", how, count)
