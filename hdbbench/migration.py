@@ -39,10 +39,14 @@ _OPEN_RECORDS = ("disk",)
 _IDENTITY = {"insertion": ("backend", "label"), "disk-plan": ("backend", "variant"),
              "extraction": ("backend", "variant", "state", "group", "interval_s", "temperature"),
              "disk": ("backend", "variant")}
-# What a format-1 disk case's bytes_per_event was: without fit_sizes, one size's average (disk / events);
-# format 2's is the marginal of a line fitted over several sizes.
-_AVERAGE_NOTE = ("bytes_per_event is the average over one size (disk bytes / events), not a marginal fitted "
-                 "over several sizes: fit_sizes, fixed_bytes, slack_bytes, fit_r2, fit_ok were not recorded")
+# A format-1 disk case without fit_sizes measured one size: its bytes_per_event is that size's average
+# (disk bytes / events), which format 2 calls average_bytes_per_event; format 2's bytes_per_event is the
+# marginal of a line fitted over several sizes, which format 1 did not measure: it is null, so the report
+# and compare show no marginal for the case rather than an average under the marginal's name.
+_NO_FIT_NOTE = "format 1 measured one size: no marginal was fitted; average_bytes_per_event is its average"
+_AVERAGE_NOTE = ("null: format 1 measured one size and fitted no marginal; its bytes_per_event (disk bytes / "
+                 "events at that size) is carried as average_bytes_per_event; data/index/toast_per_event stay "
+                 "the averages format 1 recorded; fixed_bytes, slack_bytes, fit_r2 were not recorded")
 
 
 @dataclass
@@ -107,6 +111,7 @@ def _migrate_into(src: Path, work: Path, log: MigrationLog) -> None:
     for name in RESULTS_FILES:  # the results first: a refused file is named before anything else
         if (src / name).is_file():
             _write_document(work / name, convert_document(_read_json(src / name), src / name, log, name))
+    _note_sizing_from_averages(src, log)
     parts = [src / p for p in PARTS if (src / p).is_dir()]
     for entry in sorted(src.iterdir()):
         if (entry.name in RESULTS_FILES and entry.is_file()) or entry in parts:
@@ -119,6 +124,14 @@ def _migrate_into(src: Path, work: Path, log: MigrationLog) -> None:
             _copy(entry, work / entry.name)  # scenario, environment, status, logs, series, CSVs: as they are
     for part_dir in parts:  # after the run's own files, beside which the parts' files go
         _migrate_part(src, part_dir, work, log)
+
+
+def _note_sizing_from_averages(src: Path, log: MigrationLog) -> None:
+    """The projections of format 1 multiplied its one-size averages: carried as they are, but said."""
+    if (src / "sizing.json").is_file() and any(d["file"] == "disk.json" and d["key"].endswith("bytes_per_event")
+                                               for d in log.defaulted):
+        log.default("sizing.json", "results.projections[]", "carried as format 1 computed them: from the "
+                    "one-size averages of disk.json, not from fitted marginals")
 
 
 def _format_of(path: Path) -> Any:
@@ -265,10 +278,18 @@ def _keep_complete(items: list[dict[str, Any]], required: list[str], log: Migrat
         missing = sorted({k for item in items for k in required if k not in item})
         log.drop(name, where, f"cases without {', '.join(missing)} (format 2 needs them to show a case)",
                  len(items) - len(kept))
-    averages = sum(1 for item in kept if "fit_sizes" not in item)
+    averages = [i for i, item in enumerate(kept) if not {"fit_sizes", "fit_ok", "average_bytes_per_event"} & set(item)]
+    for i in averages:
+        kept[i] = _unfitted_case(kept[i])
     if averages:
-        log.default(name, f"{where}.bytes_per_event", _AVERAGE_NOTE, averages)
+        log.default(name, f"{where}.bytes_per_event", _AVERAGE_NOTE, len(averages))
     return kept
+
+
+def _unfitted_case(case: Mapping[str, Any]) -> dict[str, Any]:
+    """A one-size case of format 1 in format 2's terms: its average where format 2 keeps the average."""
+    return {**case, "bytes_per_event": None, "average_bytes_per_event": case["bytes_per_event"],
+            "fit_note": _NO_FIT_NOTE}
 
 
 def _note_absent_results_keys(kind: str, results: Mapping[str, Any], log: MigrationLog, name: str) -> None:

@@ -112,7 +112,9 @@ def test_compare_of_the_migrated_run_with_itself_gives_ratios_of_one(migrated: P
     figures = compare.run_figures(migrated)
     rows = compare.compare_rows([figures, figures])
     assert {r.criterion for r in rows} >= {"stored_median", "peak_rate", "saturation_rate", "sustained_share",
-                                           "event_age_p99", "cpu_us_per_event", "query_p95", "bytes_per_event"}
+                                           "event_age_p99", "cpu_us_per_event", "query_p95"}
+    # Format 1 measured one size per disk case: no marginal bytes per event, so no such row.
+    assert "bytes_per_event" not in {r.criterion for r in rows}
     assert {r.backend for r in rows} == {"timescaledb", "mysql"}
     for row in rows:
         if row.figures[0].value is not None and row.figures[0].value > 0:
@@ -149,12 +151,21 @@ def test_extraction_and_disk_figures_are_carried_exactly(source: Path, migrated:
             and f.cold == (record["temperature"] == "cold") and f.clustered == (record["state"] == "clustered")]
     assert record["client_s"]["p95"] in [f.p95_s for f in read]
     old_cases = _json(source / "disk.json")["results"]["cases"]
-    assert _json(migrated / "disk.json")["results"]["cases"] == old_cases
+    new_cases = _json(migrated / "disk.json")["results"]["cases"]
+    assert len(new_cases) == len(old_cases) > 0
+    # Format 1's bytes_per_event is one size's average (disk bytes / events): format 2's
+    # average_bytes_per_event; format 2's bytes_per_event, a fitted marginal, was not measured.
+    renamed = {"bytes_per_event", "average_bytes_per_event", "fit_note"}
+    for old, new in zip(old_cases, new_cases):
+        assert new["average_bytes_per_event"] == old["bytes_per_event"] is not None
+        assert new["bytes_per_event"] is None and "fit_ok" not in new
+        assert {k: v for k, v in new.items() if k not in renamed} == {k: v for k, v in old.items() if k not in renamed}
     variant = _json(source / "scenario.json")["schema_variant"]
     for backend in ("timescaledb", "mysql"):
-        case = next(c for c in old_cases if c["backend"] == backend and c["variant"] == variant
+        case = next(c for c in new_cases if c["backend"] == backend and c["variant"] == variant
                     and (c["case_type"], c["case_format"], c["case_write"]) == ("devdouble", "scalar", "ro"))
-        assert criteria.disk_criteria(migrated)[backend] == case["bytes_per_event"]
+        assert case["data_per_event"] > 0 and case["average_bytes_per_event"] > 0
+        assert criteria.disk_criteria(migrated)[backend] is None  # no marginal: never an average in its place
     assert _json(migrated / "sizing.json")["results"]["projections"] == \
         _json(source / "sizing.json")["results"]["projections"]
 
@@ -169,7 +180,8 @@ def test_migration_json_says_what_was_dropped_and_what_format_1_did_not_record(s
     trials = len(_json(source / "results.json")["results"]["trials"])
     for key in ("subscriber_kind", "device_engine", "placement", "outside", "subscriber_reported"):
         assert defaulted[("results.json", f"results.trials[].{key}")]["records"] == trials
-    assert "average over one size" in defaulted[("disk.json", "results.cases[].bytes_per_event")]["why"]
+    assert "carried as average_bytes_per_event" in defaulted[("disk.json", "results.cases[].bytes_per_event")]["why"]
+    assert ("sizing.json", "results.projections[]") in defaulted
     assert ("sizing.json", "results.projections[].replicas") in defaulted
 
 
