@@ -10,7 +10,9 @@ layout: the parts write ``<part>.json`` and ``<part>-<name>.csv`` into the run's
 The migration carries figures exactly: it never recomputes or invents one. A record's key that
 format 2 has no place for is dropped; a figure format 2 has and format 1 did not record is left out
 (or null, for a field every record must hold); a disk case without the figures every case must hold
-is left out. Each of these is listed in ``migration.json`` beside the results. The source is only
+is left out, and a disk case of format 1, measured at one size, keeps its average as format 2's
+``average_bytes_per_event`` while the fitted marginal format 2 calls ``bytes_per_event`` is null (format 1
+did not measure it; an average shown under the marginal's name would mislead a comparison). Each of these is listed in ``migration.json`` beside the results. The source is only
 read; the destination is written into a temporary sibling and renamed at the end, so a refusal
 (one line: file, key, problem) leaves nothing behind.
 """
@@ -31,6 +33,7 @@ from hdbbench.results import FORMAT_VERSION, RECORDS, ResultsDocument, ResultsFo
 FROM_FORMAT = 1
 MIGRATION_FILE = "migration.json"
 RESULTS_FILES = ("results.json", "extraction.json", "disk.json", "sizing.json")
+RUN_FILES = ("scenario.json", "environment.json", "status.json")  # carried as they are, JSON objects
 PARTS = ("extraction", "disk")  # format 1's sub-run directories, each one run directory of its own
 REPORT_OUTPUTS = ("report.html", "disk-cases.csv")  # written by the report; `hdbbench report` writes them anew
 # Records whose file may hold more keys than the dataclass reads (CaseSize: disk.json keeps every figure).
@@ -108,6 +111,9 @@ def _migrate_into(src: Path, work: Path, log: MigrationLog) -> None:
         raise ResultsFormatError(f"{src}: holds no results file ({', '.join(RESULTS_FILES)}); nothing to migrate")
     if versions and all(v == FORMAT_VERSION for v in versions) and not has_parts:
         raise ResultsFormatError(f"{src}: already results format {FORMAT_VERSION}; nothing to migrate")
+    for name in RUN_FILES:
+        if (src / name).is_file() and not isinstance(_read_json(src / name), dict):
+            raise ResultsFormatError(f"{src / name}: not a JSON object")
     for name in RESULTS_FILES:  # the results first: a refused file is named before anything else
         if (src / name).is_file():
             _write_document(work / name, convert_document(_read_json(src / name), src / name, log, name))
@@ -224,7 +230,7 @@ def convert_document(data: Any, source: Path, log: MigrationLog, name: str) -> d
     return ResultsDocument.from_dict(document.to_dict(), source).to_dict()  # what format 2 reads, or one line
 
 
-def _convert_records(kind: str, key: str, record: type, items: Any, source: Path, log: MigrationLog,
+def _convert_records(kind: str, key: str, record: Any, items: Any, source: Path, log: MigrationLog,
                      name: str) -> list[dict[str, Any]]:
     if not isinstance(items, list):
         raise ResultsFormatError(f"{source}: results.{key}: not a list")
@@ -263,7 +269,7 @@ def _note_absent(items: list[dict[str, Any]], known: Mapping[str, Any], required
 
 
 def _default_of(f: Any) -> str:
-    if f.name == "subscriber_kind":
+    if f.name == "subscriber_kind":  # its default is None, but the report reads None as our subscriber
         return "a trial without it as one of hdbbench-es (format 1's only subscriber)"
     value = f.default if f.default is not MISSING else f.default_factory()
     return "null (missing figure)" if value is None else f"{value!r}"
@@ -305,6 +311,6 @@ def summary_line(dest: Path, log: MigrationLog) -> str:
     files = sorted(p.name for p in dest.iterdir() if p.name in RESULTS_FILES)
     dropped = "; ".join(f"{d['file']} {d['key']}".strip() for d in log.dropped) or "nothing"
     return (f"wrote {dest} (results format {FORMAT_VERSION}: {', '.join(files) or 'no results files'}); "
-            f"dropped: {dropped}; {len(log.defaulted)} figure(s) not recorded in format {FROM_FORMAT} left out, "
-            f"see {MIGRATION_FILE}")
+            f"dropped: {dropped}; {len(log.defaulted)} note(s) on figures format {FROM_FORMAT} did not record "
+            f"in {MIGRATION_FILE}")
 

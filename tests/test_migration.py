@@ -219,6 +219,7 @@ def test_a_file_of_an_unknown_format_is_refused(source: Path, tmp_path: Path) ->
 
 @pytest.mark.parametrize("name, damage, match", [
     ("sizing.json", lambda text: text[: len(text) // 2], r"sizing\.json: cannot be read as JSON"),
+    ("status.json", lambda text: "[]", r"status\.json: not a JSON object"),
     ("results.json", lambda text: json.dumps(json.loads(text) | {"results": []}), r"results\.json: results: missing"),
     ("extraction.json", lambda text: json.dumps(_poke(json.loads(text), "summary", 0, 7)),
      r"extraction\.json: results\.summary\[0\]: not an object"),
