@@ -145,9 +145,10 @@ class ResultsDocument:
             raise ResultsFormatError(f"{source}: not an hdbbench results file")
         version = data.get("format_version")
         if version != FORMAT_VERSION:
+            advice = (f"run `hdbbench migrate {Path(source).parent}` to convert" if version == 1
+                      else "re-run the measurement with this version")
             raise ResultsFormatError(
-                f"{source}: results format {version!r}, this hdbbench reads format {FORMAT_VERSION} only; "
-                "re-run the measurement with this version (older runs are not migrated)")
+                f"{source}: results format {version!r}, this hdbbench reads format {FORMAT_VERSION} only; {advice}")
         if kind is not None and data.get("kind") != kind:
             raise ResultsFormatError(f"{source}: holds results of kind {data.get('kind')!r}, not {kind!r}")
         document = cls(str(data["kind"]), dict(data.get("scenario") or {}), dict(data.get("environment") or {}),

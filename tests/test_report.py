@@ -318,6 +318,7 @@ def test_a_run_of_an_older_format_is_refused_in_one_line(tmp_path: Path) -> None
         write_report(run)
     message = str(caught.value)
     assert message.startswith(f"{run / 'disk.json'}: results format 1, this hdbbench reads format 2") and "\n" not in message
+    assert message.endswith(f"run `hdbbench migrate {run}` to convert")
     assert not (run / "report.html").exists()
     with pytest.raises(ConfigError, match="results format 1"):
         compare.run_figures(run)
