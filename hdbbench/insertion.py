@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hdbbench import measure
+from hdbbench import delivery, measure
 from hdbbench import outside as db_side
 from hdbbench import subscriber_statistics as st
 from hdbbench.backends import backend_for_stack
@@ -188,9 +188,10 @@ class Trial:
             devices = self._start_subscribers(fleet, backend)
             if self.placement is not None:
                 self.placement.apply("subscribers", fleet.pids())
-            self.load.prepare(s.rate)
             # ZeroMQ subscriptions reach the publisher asynchronously (the "slow joiner"): events pushed
-            # in the first moments after subscribing can be dropped before the filter arrives.
+            # before the filter arrives are dropped. Each attribute's event path is proven first.
+            unproven = delivery.confirm(fleet, devices, self.load)
+            self.load.prepare(s.rate)
             time.sleep(SETTLE_S)
             # The initial values Tango sends on subscription carry the devices' last timestamps (minutes
             # old for a slow attribute): the windowed figures start with the load, not with them.
@@ -224,6 +225,7 @@ class Trial:
         summary.update(db_side.kind_figures(outside, series, s, phases, load_started, ours_before, final))
         summary["database_bytes"] = {"before": size_before, "after": size_after, "growth": size_after - size_before}
         summary["device_engine"] = self.load.engine
+        summary["delivery_unproven"] = len(unproven)  # attributes without an event through Tango before the load
         if placement is not None:
             placement["archiving_path"] = archiving_path_per_core(summary["cpu"], placement, server_of(s.backend))
             summary["placement"] = placement

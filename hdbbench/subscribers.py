@@ -168,14 +168,18 @@ class SubscriberFleet:
             time.sleep(0.5)
 
     def _started(self, device: str) -> int:
-        """AttributeStartedNumber; 0 while the device does not answer (a process that ended is noticed by
-        the caller and said in one line)."""
+        """The attributes started and subscribed: AttributeStartedNumber less the length of
+        AttributePendingList (started, not subscribed yet: AttributeAdd returns at once and the
+        subscription follows; an event pushed before it is lost). 0 while the device does not answer
+        (a process that ended is noticed by the caller and said in one line)."""
         import tango
 
         try:
-            return int(self.statistics(device).get(stats.ATTRIBUTE_STARTED_NUMBER) or 0)
+            figures = self.statistics(device, (stats.ATTRIBUTE_PENDING_LIST,))
         except tango.DevFailed:
             return 0
+        waiting = figures.get(stats.ATTRIBUTE_PENDING_LIST)
+        return int(figures.get(stats.ATTRIBUTE_STARTED_NUMBER) or 0) - len(waiting if waiting is not None else ())
 
     def _state_line(self, device: str) -> str:
         try:
