@@ -58,6 +58,7 @@ SUMMED_OVER_SUBSCRIBERS = (st.ROWS_STORED_NUMBER, st.PENDING_EVENT_NUMBER, st.LO
                            st.ATTRIBUTE_FAILURE_FREQ)
 
 SETTLE_S = 2.0
+SOURCE_LAG_LIMIT_S = 1.0  # devices this far behind their schedule did not offer a step's rate
 
 Progress = Callable[[str, float, dict[str, float]], None]  # (phase, fraction done, latest figures)
 
@@ -289,7 +290,7 @@ class Trial:
                     time.sleep(0.5)
                 phases[-1]["end_s"] = sampler.elapsed_s()
                 if s.rate_steps and (_step_failed(sampler.series, start, phases[-1]["end_s"])
-                                     or _source_rate(sampler.series, start, phases[-1]["end_s"]) < 0.9 * rate):
+                                     or _source_fell_behind(sampler.series, start, phases[-1]["end_s"])):
                     break  # the subscriber saturated, or the devices cannot offer more
         self.load.stop()
         return sampler.series, phases
@@ -346,6 +347,14 @@ def _errors_between(series: TimeSeries, start_s: float, end_s: float) -> bool:
         if inside and max(inside) > (before[-1] if before else 0):
             return True
     return False
+
+
+def _source_fell_behind(series: TimeSeries, start_s: float, end_s: float) -> bool:
+    """The devices fell behind their schedule during the step (MaxLag): they could not offer its rate.
+    Their lag, not their emitted rate over the step, says so: a facility's mix emits in bursts (every
+    10 s attribute at once), so a step's window short of its longest period sees less than the rate."""
+    times, lags = series.column("dev.max_lag_s")
+    return any(lag > SOURCE_LAG_LIMIT_S for t, lag in zip(times, lags) if start_s <= t <= end_s)
 
 
 def _source_rate(series: TimeSeries, start_s: float, end_s: float) -> float:
@@ -446,7 +455,7 @@ def stored_column(series: TimeSeries) -> tuple[list[float], list[float]]:
 def _saturation_figures(series: TimeSeries, phases: list[dict[str, float]]) -> dict[str, Any]:
     times, stored = stored_column(series)
     rates = measure.rates_per_second(times, stored)
-    steps, sources = [], []
+    steps, sources, behind = [], [], []
     for phase in phases:
         start, end = phase["start_s"], phase.get("end_s", math.inf)
         inside = [r for t, r in rates if start + 1 <= t <= end]
@@ -454,18 +463,19 @@ def _saturation_figures(series: TimeSeries, phases: list[dict[str, float]]) -> d
         errors = int(_errors_between(series, start, end))
         steps.append(measure.SaturationStep(phase["rate"], measure.percentile(inside, 50), saturated, errors))
         sources.append(_source_rate(series, start, end))
+        behind.append(_source_fell_behind(series, start, end))
     last = steps[-1] if steps else None
     if last is not None and (last.saturated or last.errors):
         limited_by = "subscriber"
-    elif steps and sources[-1] < 0.9 * steps[-1].offered_rate:
+    elif behind and behind[-1]:
         limited_by = "source"  # the devices could not push more: the subscriber's limit is higher
     else:
         limited_by = "none (last step reached)"
     return {
-        "steps": [step.__dict__ | {"source_rate": src} for step, src in zip(steps, sources)],
+        "steps": [step.__dict__ | {"source_rate": src, "source_behind": late}
+                  for step, src, late in zip(steps, sources, behind)],
         # A step the devices could not offer in full proves nothing about the subscriber: not counted.
-        "last_sustainable_rate": measure.last_sustainable(
-            [st for st, src in zip(steps, sources) if not src < 0.9 * st.offered_rate]),
+        "last_sustainable_rate": measure.last_sustainable([st for st, late in zip(steps, behind) if not late]),
         "limited_by": limited_by,
         "criterion": ("pending grew 6 samples in a row without falling below half its peak, or lost/NOK events"
                       + ("" if series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")[0] else

@@ -65,7 +65,7 @@ def test_a_tiny_scale_keeps_every_group() -> None:
 
 def test_the_facility_scenario_validates() -> None:
     scenario = load_scenario(REPO / "scenarios" / "facility.toml")
-    assert scenario.facility is not None and scenario.facility.scale == 0.5
+    assert scenario.facility is not None and scenario.facility.scale == 1.0
     assert scenario.device_profile is None and scenario.subscribers >= 2
     assert scenario.to_dict()["facility"]["inventory"].endswith("example-facility.toml")
     attributes = facility.attribute_count(load_inventory(scenario.facility.inventory), scenario.facility.scale)
