@@ -25,6 +25,7 @@ from typing import Any
 
 from hdbbench import delivery, measure
 from hdbbench import outside as db_side
+from hdbbench import saturation as sat
 from hdbbench import subscriber_statistics as st
 from hdbbench.backends import backend_for_stack
 from hdbbench.backends.registry import server_of
@@ -53,12 +54,14 @@ SUBSCRIBER_THREADS = {"hdb-writer": "writer"}
 # Statistics where several subscribers count as their worst one (the others are summed).
 WORST_OF_SUBSCRIBERS = (st.PENDING_EVENT_AGE, st.ATTRIBUTE_MAX_PENDING_NUMBER, *_AGE_STATISTICS)
 # Statistics summed over the subscribers.
-SUMMED_OVER_SUBSCRIBERS = (st.ROWS_STORED_NUMBER, st.PENDING_EVENT_NUMBER, st.LOST_EVENT_NUMBER,
+SUMMED_OVER_SUBSCRIBERS = (st.ROWS_STORED_NUMBER, st.PENDING_EVENT_NUMBER, st.ATTRIBUTE_PENDING_NUMBER, st.LOST_EVENT_NUMBER,
                            st.ATTRIBUTE_NOK_NUMBER, st.DB_ERROR_NUMBER, st.SPOOLED_EVENT_NUMBER,
                            st.ATTRIBUTE_FAILURE_FREQ)
 
 SETTLE_S = 2.0
-SOURCE_LAG_LIMIT_S = 1.0  # devices this far behind their schedule did not offer a step's rate
+# Error descriptions of Tango's event delivery dropping events (ZeroMQ's high-water mark): cppTango's
+# API_MissedEvents, "Missed some events! Zmq queue has reached HWM?", as the subscriber stores it.
+MISSED_EVENTS_MARKERS = ("missed some events", "missedevents")
 
 Progress = Callable[[str, float, dict[str, float]], None]  # (phase, fraction done, latest figures)
 
@@ -203,7 +206,7 @@ class Trial:
             load_started = datetime.now(timezone.utc)
             if outside is not None:
                 outside.start(since=load_started)
-            series, phases = self._measure(fleet, devices)
+            series, phases, t0_epoch = self._measure(fleet, devices)
             # While the subscribers still hold their database connections (a backend per connection).
             placement = self.placement.observe({"subscribers": fleet.pids()}) if self.placement else None
             drained = self._drain(fleet, devices)
@@ -211,18 +214,19 @@ class Trial:
             size_after = backend.size_bytes()
             # Rows stamped before the load started are the initial values Tango sends on subscription.
             accounting = self._account(backend.count_rows_by_attribute(since=load_started))
-            # Where the loss happened: the subscriber counts what it dropped itself; the rest never
-            # reached it (ZeroMQ dropped it in Tango's event delivery, reported as "missed events").
-            in_subscriber = int(sum(float(x.get(st.LOST_EVENT_NUMBER) or 0) for x in final.values()))
-            accounting["lost_in_subscriber"] = in_subscriber
-            accounting["lost_in_event_delivery"] = max(0, accounting["lost"] - in_subscriber)
-            accounting["error_events"] = int(sum(float(x.get(st.ATTRIBUTE_FAILURE_FREQ) or 0) for x in final.values()))
+            errors = backend.count_error_events(since=load_started)
+            accounting.update(loss_by_reason(accounting, final, errors, drained))
+            judge = sat.StepJudge(series, outside.resolution_s if outside else 0.0,
+                                  outside.watch.lags_between if outside else None, t0_epoch)
+            steps = self._judged_steps(judge, phases, backend, load_started, accounting) if s.rate_steps else None
         finally:
             self.load.stop()
             fleet.down()
             if outside is not None:  # after the subscribers' sessions ended: PostgreSQL then has every count
                 outside.finish()
-        summary = summarise(series, s, final, accounting, drained, phases)
+        summary = summarise(series, s, final, accounting, drained, phases, outside)
+        if steps is not None:
+            summary["saturation"] = sat.summary(steps, judge.resolution_s)
         summary.update(db_side.kind_figures(outside, series, s, phases, load_started, ours_before, final))
         summary["database_bytes"] = {"before": size_before, "after": size_after, "growth": size_after - size_before}
         summary["device_engine"] = self.load.engine
@@ -268,14 +272,19 @@ class Trial:
             probes[f"proc_{name}"] = process_probe(list(pids))
         return probes
 
-    def _measure(self, fleet: SubscriberFleet, devices: Sequence[str]) -> tuple[TimeSeries, list[dict[str, float]]]:
+    def _measure(self, fleet: SubscriberFleet, devices: Sequence[str]) -> tuple[TimeSeries, list[dict[str, float]], float]:
+        """The load at the trial's rate (a saturation search: at each step's rate in turn, stopping after
+        the first step that saturated or that the devices could not offer, hdbbench.saturation).
+        Returns the series, the phases (rate, start_s, end_s) and the wall-clock time of t_s = 0."""
         s = self.settings
         rates = [s.rate, *s.rate_steps]
         total_s = s.duration_s if not s.rate_steps else s.step_s * len(rates)
-        phases = []
+        phases: list[dict[str, float]] = []
         sampler = Sampler(self._probes(fleet, devices), period_s=1.0)
         self.load.start()
         with sampler:
+            judge = sat.StepJudge(sampler.series, self._outside.resolution_s if self._outside else 0.0,
+                                  self._outside.watch.lags_between if self._outside else None, sampler.started_epoch)
             for index, rate in enumerate(rates):
                 if index:
                     self.load.set_rate(rate)
@@ -283,34 +292,49 @@ class Trial:
                 phases.append({"rate": rate, "start_s": start})
                 end = start + (s.step_s if s.rate_steps else s.duration_s)
                 while sampler.elapsed_s() < end:
-                    latest = sampler.latest()
-                    self.progress(f"{s.backend} {s.label}", min(1.0, sampler.elapsed_s() / total_s), latest)
-                    if s.rate_steps and _step_failed(sampler.series, start, sampler.elapsed_s()):
-                        break
-                    time.sleep(0.5)
+                    self.progress(f"{s.backend} {s.label}", min(1.0, sampler.elapsed_s() / total_s), sampler.latest())
+                    time.sleep(min(0.5, max(0.0, end - sampler.elapsed_s())))
                 phases[-1]["end_s"] = sampler.elapsed_s()
-                if s.rate_steps and (_step_failed(sampler.series, start, phases[-1]["end_s"])
-                                     or _source_fell_behind(sampler.series, start, phases[-1]["end_s"])):
-                    break  # the subscriber saturated, or the devices cannot offer more
+                if s.rate_steps:
+                    step = judge.judge(sat.Step(rate, start, phases[-1]["end_s"]))
+                    if step.saturated or step.source_behind:
+                        break  # the subscriber saturated, or the devices cannot offer more
         self.load.stop()
-        return sampler.series, phases
+        return sampler.series, phases, sampler.started_epoch
+
+    def _judged_steps(self, judge: sat.StepJudge, phases: Sequence[dict[str, float]], backend: Any,
+                      load_started: datetime, accounting: Mapping[str, Any]) -> list[sat.Step]:
+        """The search's steps judged again after the drain, with each step's events by source time:
+        emitted (the devices' counters at the steps' bounds) against stored, and error events stored."""
+        steps = [judge.judge(sat.Step(p["rate"], p["start_s"], p["end_s"])) for p in phases]
+        bounds = judge.step_bounds_epoch(steps, load_started.timestamp())
+        emitted = judge.emitted_at_bounds(steps, int(accounting["emitted"]))
+        for step, (start, end), count in zip(steps, bounds, emitted):
+            since = datetime.fromtimestamp(start, timezone.utc)
+            until = None if math.isinf(end) else datetime.fromtimestamp(end, timezone.utc)
+            stored = sum(backend.count_rows_by_attribute(since=since, until=until).values())
+            errors = sat.error_counts(backend.count_error_events(since=since, until=until))
+            judge.add_accounting(step, count, stored, errors)
+        return steps
 
     def _drain(self, fleet: SubscriberFleet, devices: Sequence[str], timeout_s: float = 120.0) -> bool:
-        """Wait until every subscriber's queue is empty and its stored count stops moving."""
+        """Wait until every subscriber's queue is empty (HDB++'s AttributePendingNumber) and the stored
+        count has stopped moving for longer than the counter can be stale."""
         deadline = time.monotonic() + timeout_s
-        previous = None
+        quiet_s = 1.0 + (self._outside.resolution_s if self._outside is not None else 0.0)
+        previous, since = None, time.monotonic()
         while time.monotonic() < deadline:
             stats = [fleet.statistics(d, EXTRA_STATISTICS) for d in devices]
-            # Pending from HDB++'s attribute (ours: the events waiting now); stored from ours where present.
             pending = sum(float(x.get(st.ATTRIBUTE_PENDING_NUMBER) or 0) for x in stats)
             stored = db_side.ours_rows_stored(stats)
             if stored is None:  # a kind without our statistics: the database's own count
                 stored = float(self._outside.counter.rows_inserted()) if self._outside is not None else 0.0
-            if pending == 0 and stored == previous:
+            if stored != previous or pending:
+                previous, since = stored, time.monotonic()
+            elif time.monotonic() - since >= quiet_s:
                 return True
-            previous = stored
-            self.progress("draining", 1.0, {f"sub.{st.PENDING_EVENT_NUMBER}": pending})
-            time.sleep(1.0)
+            self.progress("draining", 1.0, {f"sub.{st.ATTRIBUTE_PENDING_NUMBER}": pending})
+            time.sleep(0.5)
         return False
 
     def _account(self, stored: dict[str, int]) -> dict[str, Any]:
@@ -327,77 +351,91 @@ class Trial:
         }
 
 
-def _saturated_until(series: TimeSeries, end_s: float) -> bool:
-    """Elettra's criterion over the HDB++ max-pending figure (AttributeMaxPendingNumber, the queue's
-    high-water mark, which a real hdbpp-es publishes too) sampled since the trial began (a queue that
-    keeps growing across steps is saturation too), up to end_s."""
-    times, pending = series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")
-    if not times:  # a subscriber without it: the same rule over the growth of the visibility lag
-        times, pending = series.column(db_side.LAG_COLUMN)
-    return measure.elettra_saturated([p for t, p in zip(times, pending) if t <= end_s])
-
-
-def _errors_between(series: TimeSeries, start_s: float, end_s: float) -> bool:
-    """Lost events, attributes in error (NOK), or error events such as Tango's "missed events"
-    (AttributeFailureFreq counts them over the statistics window = the whole trial) during the step."""
-    for name in (st.LOST_EVENT_NUMBER, st.ATTRIBUTE_NOK_NUMBER, st.ATTRIBUTE_FAILURE_FREQ):
-        times, values = series.column(f"sub.{name}")
-        before = [v for t, v in zip(times, values) if t < start_s]
-        inside = [v for t, v in zip(times, values) if start_s <= t <= end_s]
-        if inside and max(inside) > (before[-1] if before else 0):
-            return True
-    return False
-
-
-def _source_fell_behind(series: TimeSeries, start_s: float, end_s: float) -> bool:
-    """The devices fell behind their schedule during the step (MaxLag): they could not offer its rate.
-    Their lag, not their emitted rate over the step, says so: a facility's mix emits in bursts (every
-    10 s attribute at once), so a step's window short of its longest period sees less than the rate."""
-    times, lags = series.column("dev.max_lag_s")
-    return any(lag > SOURCE_LAG_LIMIT_S for t, lag in zip(times, lags) if start_s <= t <= end_s)
-
-
-def _source_rate(series: TimeSeries, start_s: float, end_s: float) -> float:
-    """What the devices actually emitted per second during the step."""
-    times, emitted = series.column("dev.emitted")
-    inside = [(t, e) for t, e in zip(times, emitted) if start_s <= t <= end_s]
-    if len(inside) < 2 or inside[-1][0] <= inside[0][0]:
-        return math.nan
-    return (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0])
-
-
-def _step_failed(series: TimeSeries, start_s: float, now_s: float) -> bool:
-    return _saturated_until(series, now_s) or _errors_between(series, start_s, now_s)
-
-
 def summarise(series: TimeSeries, s: TrialSettings, final: dict[str, dict[str, Any]], accounting: dict[str, Any],
-              drained: bool, phases: list[dict[str, float]]) -> dict[str, Any]:
-    times, stored = series.column(f"sub.{st.ROWS_STORED_NUMBER}")
+              drained: bool, phases: list[dict[str, float]], outside: db_side.Outside | None) -> dict[str, Any]:
+    """The trial's figures. Rates, the sustained share and the CPU per event come from the database's
+    own counter (the same for every kind), our subscriber's RowsStoredNumber only where the backend
+    cannot be read from outside; pending figures from HDB++'s attributes, which every kind publishes."""
+    times, stored = outside.stored_counter(series) if outside is not None else stored_column(series)
     rates = measure.rates_per_second(times, stored)
     end_s = phases[0]["end_s"] if phases else None
     steady = measure.steady(rates, s.warmup_s, end_s if not s.rate_steps else None)
-    _, pending = series.column(f"sub.{st.PENDING_EVENT_NUMBER}")
+    _, pending = series.column(f"sub.{st.ATTRIBUTE_PENDING_NUMBER}")
+    _, max_pending = series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")
     _, pending_age = series.column(f"sub.{st.PENDING_EVENT_AGE}")
     figures: dict[str, Any] = {
         "backend": s.backend, "label": s.label, "offered_rate": s.rate, "subscribers": s.subscribers,
         "lib_overrides": dict(s.lib_overrides), "duration_s": s.duration_s, "warmup_s": s.warmup_s,
-        "stored_rate": measure.distribution(steady).to_dict(),
-        "pending_events": {"max": max(pending, default=math.nan), "p99": measure.percentile(pending, 99)},
+        "stored_rate": measure.distribution(steady).to_dict() | {"source": _counter_name(outside)},
+        "pending_events": {"max": max(pending, default=None), "p99": measure.percentile(pending, 99) if pending else None,
+                           "high_water_mark": max(max_pending, default=None),
+                           "source": "HDB++ AttributePendingNumber, AttributeMaxPendingNumber (summed over "
+                                     "subscribers; absent when the kind does not publish them)"},
         "pending_age_s": {"max": max(pending_age, default=math.nan), "p99": measure.percentile(pending_age, 99)},
         **{key: _age_figures(series, end_s, final, names) for key, names in AGE_FIGURES.items()},
-        "cpu": _cpu_figures(series, s.warmup_s, end_s),
+        "cpu": _cpu_figures(series, s.warmup_s, end_s, counter=(times, stored)),
         "subscriber_cpu_by_thread": _cpu_figures(series, s.warmup_s, end_s, prefix="threads_subscribers.",
-                                                 suffix="_cpu_s"),
+                                                 suffix="_cpu_s", counter=(times, stored)),
         "accounting": accounting,
         "drained": drained,
         "sampling_failures": dict(series.failures),
         "subscriber_final": final,
     }
-    if s.rate_steps:
-        figures["saturation"] = _saturation_figures(series, phases)
-    elif steady:
+    if not s.rate_steps and steady:
         figures["sustained_share"] = measure.sustained_share(steady, s.rate, slack=0.02)
     return figures
+
+
+def _counter_name(outside: db_side.Outside | None) -> str:
+    return "database counter" if outside is not None else f"subscriber's {st.ROWS_STORED_NUMBER}"
+
+
+def loss_by_reason(accounting: Mapping[str, Any], final: Mapping[str, Mapping[str, Any]],
+                   errors: Mapping[str, Mapping[str, int]], drained: bool) -> dict[str, Any]:
+    """Where the events the devices emitted and the database lacks were lost, as far as the outside
+    figures and the kind's own attributes tell:
+
+    * ``left_in_subscriber_queue`` — the trial did not drain: HDB++'s AttributePendingNumber at the end;
+    * ``in_subscriber`` — our subscriber's own loss counter (queue or spool full), where published;
+    * ``event_delivery`` — never reached the subscriber: for ours, the rest by elimination; for another
+      kind, the loss of the attributes for which it stored Tango's "missed events" error (ZeroMQ's
+      high-water mark dropped their events before any queue of the subscriber);
+    * ``unattributed`` — the rest: lost inside the subscriber or in delivery, and the kind does not say.
+    The reasons add up to ``lost``."""
+    rest = int(accounting["lost"])
+    reasons: dict[str, int] = {}
+
+    def take(reason: str, count: int) -> None:
+        nonlocal rest
+        share = max(0, min(rest, int(count)))
+        if share:
+            reasons[reason] = reasons.get(reason, 0) + share
+        rest -= share
+
+    pending = int(sum(float(x.get(st.ATTRIBUTE_PENDING_NUMBER) or 0) for x in final.values()))
+    if not drained:
+        take("left_in_subscriber_queue", pending)
+    ours = [float(x[st.LOST_EVENT_NUMBER]) for x in final.values() if x.get(st.LOST_EVENT_NUMBER) is not None]
+    missed = {name for name, per in errors.items()
+              if any(marker in desc.lower() for desc in per for marker in MISSED_EVENTS_MARKERS)}
+    if ours:
+        take("in_subscriber", int(sum(ours)))
+        take("event_delivery", rest)
+    else:
+        take("event_delivery", sum(int(r["lost"]) for r in accounting["per_attribute"] if r["attribute"] in missed))
+        take("unattributed", rest)
+    missed_rows = sum(count for name, per in errors.items() for desc, count in per.items()
+                      if any(marker in desc.lower() for marker in MISSED_EVENTS_MARKERS))
+    return {
+        "lost_by_reason": reasons,
+        "lost_in_subscriber": reasons.get("in_subscriber", 0) if ours else None,
+        "lost_in_event_delivery": reasons.get("event_delivery", 0),
+        "error_events": sum(sum(per.values()) for per in errors.values()),   # stored error rows (outside)
+        "missed_event_errors": missed_rows,
+        "attributes_with_missed_events": len(missed),
+        "error_events_reported": int(sum(float(x.get(st.ATTRIBUTE_FAILURE_FREQ) or 0) for x in final.values())),
+        "not_drained": None if drained else {"left_in_subscriber_queue": pending, "not_stored": int(accounting["lost"])},
+    }
 
 
 def _age_figures(series: TimeSeries, end_s: float | None, final: dict[str, dict[str, Any]],
@@ -418,13 +456,11 @@ def _age_figures(series: TimeSeries, end_s: float | None, final: dict[str, dict[
 
 
 def _cpu_figures(series: TimeSeries, warmup_s: float, end_s: float | None, prefix: str = "proc_",
-                 suffix: str = ".cpu_s") -> dict[str, Any]:
+                 suffix: str = ".cpu_s", counter: tuple[list[float], list[float]] | None = None) -> dict[str, Any]:
     """Cores used and CPU µs per stored event over the steady part, per column `prefix`<group>`suffix`
     (process groups by default). Stored events are counted by the database where it can (the same
     counter for every subscriber kind), else by our subscriber."""
-    times, stored = series.column(db_side.COUNTER_COLUMN)
-    if not times:
-        times, stored = stored_column(series)
+    times, stored = counter if counter is not None else stored_column(series)
     window = [i for i, t in enumerate(times) if t >= warmup_s and (end_s is None or t <= end_s)]
     out: dict[str, Any] = {}
     if len(window) < 2:
@@ -450,34 +486,3 @@ def stored_column(series: TimeSeries) -> tuple[list[float], list[float]]:
     database's own count of inserted rows."""
     times, stored = series.column(f"sub.{st.ROWS_STORED_NUMBER}")
     return (times, stored) if times else series.column(db_side.COUNTER_COLUMN)
-
-
-def _saturation_figures(series: TimeSeries, phases: list[dict[str, float]]) -> dict[str, Any]:
-    times, stored = stored_column(series)
-    rates = measure.rates_per_second(times, stored)
-    steps, sources, behind = [], [], []
-    for phase in phases:
-        start, end = phase["start_s"], phase.get("end_s", math.inf)
-        inside = [r for t, r in rates if start + 1 <= t <= end]
-        saturated = _saturated_until(series, end)
-        errors = int(_errors_between(series, start, end))
-        steps.append(measure.SaturationStep(phase["rate"], measure.percentile(inside, 50), saturated, errors))
-        sources.append(_source_rate(series, start, end))
-        behind.append(_source_fell_behind(series, start, end))
-    last = steps[-1] if steps else None
-    if last is not None and (last.saturated or last.errors):
-        limited_by = "subscriber"
-    elif behind and behind[-1]:
-        limited_by = "source"  # the devices could not push more: the subscriber's limit is higher
-    else:
-        limited_by = "none (last step reached)"
-    return {
-        "steps": [step.__dict__ | {"source_rate": src, "source_behind": late}
-                  for step, src, late in zip(steps, sources, behind)],
-        # A step the devices could not offer in full proves nothing about the subscriber: not counted.
-        "last_sustainable_rate": measure.last_sustainable([st for st, late in zip(steps, behind) if not late]),
-        "limited_by": limited_by,
-        "criterion": ("pending grew 6 samples in a row without falling below half its peak, or lost/NOK events"
-                      + ("" if series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")[0] else
-                         " (pending: the visibility lag, as the subscriber has no AttributeMaxPendingNumber)")),
-    }

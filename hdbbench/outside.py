@@ -101,6 +101,11 @@ class VisibilityWatch:
             seen = len(self.events)
         return {"visible_probe_events": float(seen), **({"lag_s": worst} if worst is not None else {})}
 
+    def lags_between(self, start_epoch: float, end_epoch: float) -> list[tuple[float, float]]:
+        """(source time, lag s) of the probe events seen so far whose source time lies in [start, end]."""
+        with self._lock:
+            return [(source, lag) for source, lag in self.events if start_epoch <= source <= end_epoch]
+
     def lag_figures(self, start_epoch: float, end_epoch: float) -> dict[str, Any]:
         """p50/p99/max of the lags of the probe events whose source time lies in [start, end]."""
         with self._lock:
@@ -122,6 +127,16 @@ class Outside:
         self.watch = VisibilityWatch(backend.outside_reader(), probe_attributes(attributes))
         self.baseline: int | None = None
         self.total: int | None = None
+
+    @property
+    def resolution_s(self) -> float:
+        """How stale the inserted-row counter can be (hdbbench.backends.base.OutsideReader)."""
+        return float(self.counter.resolution_s)
+
+    def stored_counter(self, series: TimeSeries) -> tuple[list[float], list[float]]:
+        """The counter's samples, a flush that came a sample late spread over the samples it missed."""
+        times, counts = series.column(COUNTER_COLUMN)
+        return times, measure.spread_counter_flushes(times, counts, self.resolution_s)
 
     @staticmethod
     def available(backend: Any) -> bool:
@@ -164,11 +179,12 @@ class Outside:
                 load_seconds: float) -> dict[str, Any]:
         """The trial's outside figures: stored rate (per-second distribution over the steady part, and
         rows over the whole trial), visibility lag over the steady part, and what the counter is."""
-        times, counts = series.column(COUNTER_COLUMN)
+        times, counts = self.stored_counter(series)
         rates = measure.steady(measure.rates_per_second(times, counts), warmup_s, end_s)
         start = load_started.timestamp() + warmup_s
         return {
             "counter": self.counter.counter,
+            "counter_resolution_s": self.resolution_s,
             "stored_rate": measure.distribution(rates).to_dict(),
             "rows_inserted": self.total,
             "visibility_lag_s": self.watch.lag_figures(start, load_started.timestamp() + load_seconds),
@@ -178,8 +194,9 @@ class Outside:
 
 # The trial figures that come from our subscriber's own statistics (hdbbench-es publishes them; another
 # kind, or ours in strict mode, does not: they then read as missing). Extra detail, never a comparison.
-OURS_FIELDS = ("stored_rate", "pending_events", "pending_age_s", "event_age_at_commit_s", "event_age_at_reception_s",
-               "time_in_subscriber_s", "subscriber_cpu_by_thread")
+# The stored rate, the pending figures (HDB++'s attributes) and the verdicts are read for every kind alike.
+OURS_FIELDS = ("pending_age_s", "event_age_at_commit_s", "event_age_at_reception_s", "time_in_subscriber_s",
+               "subscriber_cpu_by_thread", "subscriber_reported.stored_rate")
 
 
 def ours_rows_stored(statistics: Sequence[dict[str, Any]]) -> float | None:
@@ -191,15 +208,18 @@ def ours_rows_stored(statistics: Sequence[dict[str, Any]]) -> float | None:
 def kind_figures(outside: Outside | None, series: TimeSeries, settings: Any, phases: Sequence[dict[str, float]],
                  load_started: datetime, ours_before: float | None, final: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The fields a trial adds for the comparison of subscriber kinds: which kind, the outside figures, and
-    which figures are our subscriber's own (with its own count of rows stored over the same stretch)."""
+    what our subscriber said of itself over the same stretch (rows stored, its per-second stored rate)."""
     end_s = phases[0].get("end_s") if phases else None
     load_s = phases[-1].get("end_s", 0.0) if phases else 0.0
+    steady_end = end_s if not settings.rate_steps else None
     figures = None
     if outside is not None:
-        figures = outside.figures(series, settings.warmup_s, end_s if not settings.rate_steps else None,
-                                  load_started, load_s)
+        figures = outside.figures(series, settings.warmup_s, steady_end, load_started, load_s)
     ours_after = ours_rows_stored(list(final.values()))
     stored = ours_after - ours_before if ours_after is not None and ours_before is not None else None
+    times, counts = series.column(f"sub.{st.ROWS_STORED_NUMBER}")
+    rates = measure.steady(measure.rates_per_second(times, counts), settings.warmup_s, steady_end)
     return {"subscriber_kind": settings.kind.name, "outside": figures,
             "subscriber_reported": {"fields": list(OURS_FIELDS), "published": stored is not None,
-                                    "rows_stored": stored}}
+                                    "rows_stored": stored,
+                                    "stored_rate": measure.distribution(rates).to_dict() if rates else None}}

@@ -51,9 +51,11 @@ class Sampler:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._t0 = 0.0
+        self.started_epoch = 0.0  # wall-clock time of t_s = 0, to place samples beside source timestamps
 
     def start(self) -> Sampler:
         self._t0 = time.monotonic()
+        self.started_epoch = time.time()
         self._thread = threading.Thread(target=self._loop, name="sampler", daemon=True)
         self._thread.start()
         return self

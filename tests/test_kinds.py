@@ -161,17 +161,3 @@ def test_a_kinds_environment_reaches_its_subscriber(tango_host: str, tmp_path: P
     assert environ["HDBBENCH_KIND_PROBE"] == "yes"
     assert environ["TANGO_HOST"] == tango_host  # a kind cannot move the subscriber off our Tango database
     assert os.environ.get("HDBBENCH_KIND_PROBE") is None
-
-
-def test_saturation_uses_the_visibility_lag_when_max_pending_is_absent() -> None:
-    from hdbbench.insertion import _saturated_until
-    from hdbbench.sampling import TimeSeries
-
-    growing = TimeSeries(columns=["vis.lag_s"], rows=[{"t_s": float(t), "vis.lag_s": 0.2 + 0.5 * t} for t in range(10)])
-    steady = TimeSeries(columns=["vis.lag_s"], rows=[{"t_s": float(t), "vis.lag_s": 0.2 + 0.05 * (t % 2)}
-                                                     for t in range(10)])
-    assert _saturated_until(growing, 9.0) and not _saturated_until(steady, 9.0)
-    # AttributeMaxPendingNumber, where published, decides (here: flat, so not saturated despite the lag)
-    both = TimeSeries(columns=["vis.lag_s", "sub.AttributeMaxPendingNumber"],
-                      rows=[{**row, "sub.AttributeMaxPendingNumber": 10.0} for row in growing.rows])
-    assert not _saturated_until(both, 9.0)

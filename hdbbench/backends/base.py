@@ -126,9 +126,14 @@ class Backend(abc.ABC):
     def bulk_writer(self) -> BulkWriter: ...
 
     @abc.abstractmethod
-    def count_rows_by_attribute(self, since: datetime | None = None) -> dict[str, int]:
+    def count_rows_by_attribute(self, since: datetime | None = None, until: datetime | None = None) -> dict[str, int]:
         """Stored events per attribute name (every data table; array elements count once per event),
-        only those with data_time >= since when given."""
+        only those with since <= data_time < until where given."""
+
+    @abc.abstractmethod
+    def count_error_events(self, since: datetime, until: datetime | None = None) -> dict[str, dict[str, int]]:
+        """Stored error events (rows with an att_error_desc_id) per attribute name and error description,
+        since <= data_time < until: what a subscriber stored of the error events it received."""
 
     @abc.abstractmethod
     def size_bytes(self) -> int:
@@ -272,6 +277,8 @@ class OutsideReader(Protocol):
     inserted data rows, and the source times of an attribute's rows as they become visible."""
 
     counter: str  # which counter `rows_inserted` reads and how fresh it is, for the results
+    # How stale the counter can be (s): a rate over a window of w seconds is exact to resolution_s / w.
+    resolution_s: float
 
     def rows_inserted(self) -> int:
         """The database's cumulative count of rows inserted into the HDB++ data tables (differences matter)."""

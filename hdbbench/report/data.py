@@ -194,6 +194,18 @@ def column(series: Mapping[str, Sequence[float]], name: str) -> list[tuple[float
     return [(t, v) for t, v in zip(times, values) if math.isfinite(t) and math.isfinite(v)]
 
 
+def step_points(trial: Mapping[str, Any]) -> list[tuple[float, float, bool]]:
+    """(offered, stored, saturated) per step of a search: the counter's rate over the step where recorded
+    (older runs: the per-second median), steps the devices could not offer left out."""
+    out = []
+    for s in dig(trial, "saturation", "steps") or []:
+        if s.get("source_behind"):
+            continue
+        stored = num(s.get("stored_rate")) if "stored_rate" in s else num(s.get("stored_median"))
+        out.append((num(s.get("offered_rate")) or 0.0, stored or 0.0, bool(s.get("saturated")) or bool(s.get("errors"))))
+    return out
+
+
 def archiving_cpu_us(trial: Mapping[str, Any], backend: str) -> float | None:
     """CPU µs per stored event of the archiving path: subscribers + this backend's database server."""
     cpu = trial.get("cpu") or {}

@@ -28,6 +28,11 @@ _OUTSIDE_FIGURES: tuple[tuple[str, str, str, bool], ...] = (
     ("visibility_p99", "visibility lag p99", "s", False),
     ("visibility_max", "visibility lag max", "s", False),
     ("lost", "events lost (devices' counters against rows, all trials)", "events", False),
+    ("lost_event_delivery", "lost: in Tango's event delivery", "events", False),
+    ("lost_in_subscriber", "lost: in the subscriber (its own count)", "events", False),
+    ("lost_left_in_subscriber_queue", "lost: left in the subscriber's queue (not drained)", "events", False),
+    ("lost_unattributed", "lost: unattributed (the kind does not say)", "events", False),
+    ("error_events", "error events stored (all trials)", "events", False),
     ("saturation_rate", "last sustainable rate", "events/s", True),
     ("cpu_us_per_event", "archiving CPU per event", "µs", False),
 )
@@ -43,7 +48,13 @@ def kind_figures(view: Insertion, backend: str) -> dict[str, float | None]:
     main = view.one(backend, "throughput")
     sat = view.one(backend, "saturation")
     trial: Mapping[str, Any] = main.trial if main else {}
-    lost = [num(dig(t.trial, "accounting", "lost")) for t in view.trials if t.backend == backend]
+    mine = [t for t in view.trials if t.backend == backend]
+    lost = [num(dig(t.trial, "accounting", "lost")) for t in mine]
+
+    def total(*keys: str) -> float | None:
+        values = [v for t in mine if (v := num(dig(t.trial, "accounting", *keys))) is not None]
+        return sum(values) if values else (0.0 if mine and lost else None)
+
     return {
         "db_stored_median": num(dig(trial, "outside", "stored_rate", "median")),
         "rows_inserted": num(dig(trial, "outside", "rows_inserted")),
@@ -51,9 +62,12 @@ def kind_figures(view: Insertion, backend: str) -> dict[str, float | None]:
         "visibility_p99": num(dig(trial, "outside", "visibility_lag_s", "p99")),
         "visibility_max": num(dig(trial, "outside", "visibility_lag_s", "max")),
         "lost": sum(v for v in lost if v is not None) if lost else None,
+        **{f"lost_{reason}": total("lost_by_reason", reason)
+           for reason in ("event_delivery", "in_subscriber", "left_in_subscriber_queue", "unattributed")},
+        "error_events": total("error_events"),
         "saturation_rate": num(dig(sat.trial, "saturation", "last_sustainable_rate")) if sat else None,
         "cpu_us_per_event": data.archiving_cpu_us(dict(trial), backend) if main else None,
-        "ours_stored_median": num(dig(trial, "stored_rate", "median")),
+        "ours_stored_median": num(dig(trial, "subscriber_reported", "stored_rate", "median")),
         "ours_rows_stored": num(dig(trial, "subscriber_reported", "rows_stored")),
         "ours_event_age_p99": num(dig(trial, "event_age_at_commit_s", "p99")),
     }
@@ -86,10 +100,19 @@ def _cell(base: float | None, value: float | None, first: bool) -> str:
 def kinds_sections(run_dir: Path, document: Mapping[str, Any] | None) -> list[Section]:
     """The kinds section when the run measured several subscriber kinds; none otherwise."""
     kinds, table = kinds_table(run_dir, document or {})
-    return [kinds_section(kinds, table)] if len(kinds) > 1 else []
+    if len(kinds) < 2:
+        return []
+    curves: dict[str, dict[str, list[tuple[float, float, bool]]]] = {}
+    for kind in kinds:
+        view = data.insertion_view(run_dir, document or {}, kind)
+        for backend in view.backends:
+            if (sat := view.one(backend, "saturation")) is not None:
+                curves.setdefault(backend, {})[kind] = data.step_points(sat.trial)
+    return [kinds_section(kinds, table, curves)]
 
 
-def kinds_section(kinds: Sequence[str], table: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> Section:
+def kinds_section(kinds: Sequence[str], table: Mapping[str, Mapping[str, Mapping[str, float | None]]],
+                  curves_by_backend: Mapping[str, Mapping[str, list[tuple[float, float, bool]]]] | None = None) -> Section:
     section = Section("kinds", "Subscriber kinds side by side")
     head = ["backend", "figure"] + [kinds[0]] + [f"{k} (ratio to {kinds[0]})" for k in kinds[1:]]
     rows = [[backend, f"{label} ({unit})"] + [_cell(figs[kinds[0]].get(key), figs.get(k, {}).get(key), k == kinds[0])
@@ -104,6 +127,13 @@ def kinds_section(kinds: Sequence[str], table: Mapping[str, Mapping[str, Mapping
     values = {k: [table[b].get(k, {}).get("db_stored_median") for b in table] for k in kinds}
     section.figures.append(("Stored rate per backend and subscriber kind, from the database's own counter",
                             plots.bars(list(table), values, plots.Colours(kinds), "events/s")))
+    for backend, curves in (curves_by_backend or {}).items():
+        if any(curves.values()):
+            section.figures.append((f"{backend}: stored rate per saturation step (database counter) against the "
+                                    "offered rate, per kind (× = saturated)", plots.saturation(curves, plots.Colours(kinds))))
+    lags = {k: [table[b].get(k, {}).get("visibility_p99") for b in table] for k in kinds}
+    section.figures.append(("Visibility lag p99 (throughput trial), from outside", plots.bars(
+        list(table), lags, plots.Colours(kinds), "s")))
     section.note = (__doc__ or "").split("\n\n", 1)[1].replace("\n", " ").strip()
     section.finding = finding(kinds, table)
     return section
@@ -121,6 +151,10 @@ def finding(kinds: Sequence[str], table: Mapping[str, Mapping[str, Mapping[str, 
                      f"{kind}: no stored rate to compare"]
             if lag is not None:
                 parts.append(f"its visibility lag p99 is {lag:.2f}× as long")
+            sustainable = ratio(figs[first].get("saturation_rate"), mine.get("saturation_rate"))
+            if sustainable is not None:
+                parts.append(f"its last sustainable rate is {fmt(mine.get('saturation_rate'))} events/s "
+                             f"({sustainable:.2f}× that of {first})")
             if (lost := mine.get("lost")):
                 parts.append(f"it lost {fmt(lost)} events")
             out.sentences.append(f"{backend}: " + ", ".join(parts) + ".")

@@ -141,20 +141,25 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
     if not trials:
         section.missing = "No saturation search in this run ([measurements] saturation is not set)."
         return section
-    steps = {b: [(num(s.get("offered_rate")) or 0.0, num(s.get("stored_median")) or 0.0, bool(s.get("saturated"))
-                  or bool(s.get("errors"))) for s in dig(t.trial, "saturation", "steps") or []]
-             for b, t in trials.items()}
-    section.figures.append(("Stored median per step against the offered rate (× = saturated or errors)",
+    steps = {b: data.step_points(t.trial) for b, t in trials.items()}
+    section.figures.append(("Stored rate per step (database counter) against the offered rate (× = saturated)",
                             plots.saturation(steps, colours)))
     last = {b: num(dig(t.trial, "saturation", "last_sustainable_rate")) for b, t in trials.items()}
     section.figures.append(("Last sustainable rate", plots.bars(["last sustainable rate"],
                                                                 {b: [v] for b, v in last.items()}, colours,
                                                                 "events/s")))
-    rows = [[b, fmt(o), fmt(m), "yes" if s else "no"] for b, pts in steps.items() for o, m, s in pts]
+    rows = [[b, fmt(num(s.get("offered_rate"))), fmt(num(s.get("source_rate"))), fmt(num(s.get("stored_rate"))),
+             fmt(num(s.get("stored_median"))), fmt(num(s.get("visibility_lag_growth_s"))),
+             fmt(num(s.get("lost"))), fmt(num(s.get("errors"))),
+             "source behind" if s.get("source_behind") else (", ".join(s.get("rules") or []) or "–")]
+            for b, t in trials.items() for s in dig(t.trial, "saturation", "steps") or []]
     criterion = next((dig(t.trial, "saturation", "criterion") for t in trials.values()), "") or ""
-    section.tables.append(html_table(["backend", "offered", "stored median", "saturated"], rows, f"rule: {criterion}"))
+    section.tables.append(html_table(["backend", "offered", "emitted", "stored (counter)", "stored median/s",
+                                      "lag growth (s)", "lost", "error events", "saturated by"], rows,
+                                     f"events/s unless stated; rule: {criterion}"))
     section.finding = text.saturation(last, {b: max((p[0] for p in s), default=0.0) for b, s in steps.items()},
-                                      {b: any(p[2] for p in s) for b, s in steps.items()})
+                                      {b: any(p[2] for p in s) for b, s in steps.items()},
+                                      {b: list(dig(t.trial, "saturation", "ended_by") or []) for b, t in trials.items()})
     return section
 
 
@@ -196,17 +201,30 @@ def cpu_section(view: Insertion) -> Section:
 
 def loss_section(view: Insertion) -> Section:
     section = Section("loss", "Loss accounting")
-    rows = [(t.label, int(num(dig(t.trial, "accounting", k)) or 0)) for t in view.trials
-            for k in ("emitted",)]
-    full = [(t.label, *(int(num(dig(t.trial, "accounting", k)) or 0) for k in ("emitted", "stored", "lost",
-                                                                                   "duplicates")))
-            for t in view.trials]
-    if not rows:
+    full: list[tuple[str, int, int, int, int]] = [
+        (t.label, *(int(num(dig(t.trial, "accounting", k)) or 0) for k in ("emitted", "stored", "lost", "duplicates")))
+        for t in view.trials]  # type: ignore[misc]
+    if not full:
         section.missing = "No trials in this run."
         return section
-    section.tables.append(html_table(["trial", "emitted", "stored", "lost", "duplicates"],
-                                 [[r[0]] + [f"{v:,}" for v in r[1:]] for r in full], "per trial, all attributes"))
-    section.finding = text.loss(full)  # type: ignore[arg-type]
+    reasons = {t.label: dict(dig(t.trial, "accounting", "lost_by_reason") or {}) for t in view.trials}
+    shown = list(dict.fromkeys(r for by in reasons.values() for r in by))
+    errors = {t.label: (int(num(dig(t.trial, "accounting", "error_events")) or 0),
+                        int(num(dig(t.trial, "accounting", "missed_event_errors")) or 0)) for t in view.trials}
+    section.tables.append(html_table(
+        ["trial", "emitted", "stored", "lost", *[f"lost: {r.replace('_', ' ')}" for r in shown], "duplicates",
+         "error events stored", "of which missed events"],
+        [[label, f"{emitted:,}", f"{stored:,}", f"{lost:,}", *(f"{reasons[label].get(k, 0):,}" for k in shown),
+          f"{duplicates:,}", f"{errors[label][0]:,}", f"{errors[label][1]:,}"]
+         for label, emitted, stored, lost, duplicates in full],
+        "per trial, all attributes: the devices' counters against the rows; the reasons add up to the loss "
+        "(hdbbench.insertion.loss_by_reason)"))
+    section.finding = text.loss(full, reasons)
+    undrained = [t.label for t in view.trials if dig(t.trial, "accounting", "not_drained")]
+    if undrained:
+        section.finding.warnings.append("did not drain within the timeout: " + ", ".join(
+            f"{label} ({int(num(dig(t.trial, 'accounting', 'not_drained', 'left_in_subscriber_queue')) or 0):,} "
+            "left in the subscriber's queue)" for t in view.trials if (label := t.label) in undrained))
     return section
 
 

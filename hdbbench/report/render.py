@@ -59,7 +59,8 @@ def render_section(section: Section) -> str:
         return out + f"<p class='missing'>{html.escape(section.missing)}</p></section>"
     for caption, svg in section.figures:
         out += f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
-    out += "".join(section.tables)
+    if section.tables:  # plots first; the tables behind them are folded away
+        out += (f"<details><summary>Tables ({len(section.tables)})</summary>{''.join(section.tables)}</details>")
     if section.note:
         out += f"<p class='note'>{html.escape(section.note)}</p>"
     if section.finding:

@@ -230,11 +230,13 @@ def subscriber_sweep(points: Mapping[str, Sequence[tuple[int, float]]], slopes: 
 
 
 def saturation(last: Mapping[str, float | None], highest_offered: Mapping[str, float],
-               saturated: Mapping[str, bool]) -> Finding:
+               saturated: Mapping[str, bool], ended_by: Mapping[str, Sequence[str]] | None = None) -> Finding:
     finding = Finding()
     ordered = best(last)
     for backend, rate in ordered:
-        state = ("saturated at the next step" if saturated.get(backend)
+        rules = ", ".join(r.replace("_", " ") for r in (ended_by or {}).get(backend) or [])
+        state = (f"saturated at the next step ({rules})" if saturated.get(backend) and rules
+                 else "saturated at the next step" if saturated.get(backend)
                  else f"never saturated up to the last step ({fmt(highest_offered.get(backend), 'events/s')})")
         finding.sentences.append(f"{backend}: last sustainable rate {fmt(rate, 'events/s')}, {state}.")
     missing = [b for b, v in last.items() if v is None]
@@ -292,8 +294,9 @@ def cpu(us_per_event: Mapping[str, float | None]) -> Finding:
     return finding
 
 
-def loss(rows: Sequence[tuple[str, int, int, int, int]]) -> Finding:
-    """rows: (trial label, emitted, stored, lost, duplicates)."""
+def loss(rows: Sequence[tuple[str, int, int, int, int]],
+         reasons: Mapping[str, Mapping[str, int]] | None = None) -> Finding:
+    """rows: (trial label, emitted, stored, lost, duplicates); reasons: trial label → reason → events."""
     finding = Finding()
     emitted = sum(r[1] for r in rows)
     lost_rows = [r for r in rows if r[3] > 0 or r[4] > 0]
@@ -303,7 +306,8 @@ def loss(rows: Sequence[tuple[str, int, int, int, int]]) -> Finding:
         finding.recommendation = "The no-loss claim holds for this run."
     else:
         for label, _, _, lost_n, dup in lost_rows:
-            finding.sentences.append(f"{label}: {lost_n:,} lost, {dup:,} duplicates.")
+            by = ", ".join(f"{n:,} {reason.replace('_', ' ')}" for reason, n in ((reasons or {}).get(label) or {}).items())
+            finding.sentences.append(f"{label}: {lost_n:,} lost{f' ({by})' if by else ''}, {dup:,} duplicates.")
         finding.recommendation = "A no-loss claim fails for the trials above: read their logs before using their rates."
     return finding
 

@@ -136,9 +136,32 @@ class MySQLBackend(MySQLFaults, MySQLExtraction, Backend):
     def cluster(self) -> list[str]:
         return ["nothing to do: InnoDB tables are clustered by their primary key (att_conf_id, data_time[, idx])"]
 
-    def count_rows_by_attribute(self, since: datetime | None = None) -> dict[str, int]:
+    def count_rows_by_attribute(self, since: datetime | None = None, until: datetime | None = None) -> dict[str, int]:
+        # Arrays are stored one row per element: an event is one distinct data_time.
+        query = "SELECT att_conf_id, COUNT(DISTINCT data_time) FROM {table} WHERE data_time >= ? AND data_time < ? GROUP BY att_conf_id"
         counts: dict[str, int] = {}
-        since_utc = (since or datetime(1970, 1, 1, tzinfo=timezone.utc)).astimezone(timezone.utc).replace(tzinfo=None)
+        for name, _, count in self._per_data_table(query, since, until):
+            counts[name] = counts.get(name, 0) + count
+        return counts
+
+    def count_error_events(self, since: datetime, until: datetime | None = None) -> dict[str, dict[str, int]]:
+        query = ("SELECT t.att_conf_id, e.error_desc, COUNT(DISTINCT t.data_time) FROM {table} t JOIN att_error_desc e"
+                 " USING (att_error_desc_id) WHERE t.data_time >= ? AND t.data_time < ? GROUP BY 1, 2")
+        counts: dict[str, dict[str, int]] = {}
+        for name, desc, count in self._per_data_table(query, since, until):
+            per = counts.setdefault(name, {})
+            per[desc] = per.get(desc, 0) + count
+        return counts
+
+    def _per_data_table(self, query: str, since: datetime | None, until: datetime | None) -> list[tuple[str, str, int]]:
+        """`query` (att_conf_id, [description,] count; placeholders since, until; {table}) over every data
+        table of an attribute in att_conf, as (attribute name, description or '', count)."""
+        def naive(at: datetime | None, default: datetime) -> datetime:  # the session time zone is UTC
+            return (at or default).astimezone(timezone.utc).replace(tzinfo=None)
+
+        bounds = (naive(since, datetime(1970, 1, 1, tzinfo=timezone.utc)),
+                  naive(until, datetime(9999, 1, 1, tzinfo=timezone.utc)))
+        out: list[tuple[str, str, int]] = []
         conn = self.connect(self.database)
         try:
             cur = conn.cursor()
@@ -147,14 +170,12 @@ class MySQLBackend(MySQLFaults, MySQLExtraction, Backend):
             rows = cur.fetchall()
             names = {att_id: name for att_id, name, _ in rows}
             for table in sorted({f"att_{kind}" for _, _, kind in rows}):
-                # Arrays are stored one row per element: an event is one distinct data_time.
-                cur.execute(f"SELECT att_conf_id, COUNT(DISTINCT data_time) FROM {quote_ident(table)}"
-                            " WHERE data_time >= ? GROUP BY att_conf_id", (since_utc,))
-                for att_id, count in cur.fetchall():
-                    counts[names[att_id]] = counts.get(names[att_id], 0) + int(count)
+                cur.execute(query.format(table=quote_ident(table)), bounds)
+                for row in cur.fetchall():
+                    out.append((names[row[0]], str(row[1]) if len(row) == 3 else "", int(row[-1])))
         finally:
             conn.close()
-        return counts
+        return out
 
     def size_bytes(self) -> int:
         conn = self.connect(self.database)

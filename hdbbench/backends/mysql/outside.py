@@ -31,6 +31,7 @@ COUNTER = ("SHOW GLOBAL STATUS Handler_write less the rows of the database's con
 
 class MySQLOutsideReader:
     counter = COUNTER
+    resolution_s = 0.0  # summed over the live sessions at each read
 
     def __init__(self, conn: Any) -> None:
         self.conn = conn

@@ -150,17 +150,33 @@ class PostgresBackend(PgFaults, PgExtraction, Backend):
                         targets.append((leaf, (pk[0], pk[1])))
         return targets
 
-    def count_rows_by_attribute(self, since: datetime | None = None) -> dict[str, int]:
+    def count_rows_by_attribute(self, since: datetime | None = None, until: datetime | None = None) -> dict[str, int]:
         counts: dict[str, int] = {}
         since = since or datetime(1970, 1, 1, tzinfo=timezone.utc)
+        until = until or datetime(9999, 1, 1, tzinfo=timezone.utc)
         with self.connect() as conn:
             names = dict(conn.execute("SELECT att_conf_id, att_name FROM att_conf").fetchall())
             tables = [row[0] for row in conn.execute("SELECT DISTINCT table_name FROM att_conf").fetchall()]
             for table in tables:
-                query = sql.SQL("SELECT att_conf_id, count(*) FROM {} WHERE data_time >= %s GROUP BY att_conf_id"
-                                ).format(sql.Identifier(table))
-                for att_id, count in conn.execute(query, (since,)).fetchall():
+                query = sql.SQL("SELECT att_conf_id, count(*) FROM {} WHERE data_time >= %s AND data_time < %s"
+                                " GROUP BY att_conf_id").format(sql.Identifier(table))
+                for att_id, count in conn.execute(query, (since, until)).fetchall():
                     counts[names[att_id]] = counts.get(names[att_id], 0) + int(count)
+        return counts
+
+    def count_error_events(self, since: datetime, until: datetime | None = None) -> dict[str, dict[str, int]]:
+        counts: dict[str, dict[str, int]] = {}
+        until = until or datetime(9999, 1, 1, tzinfo=timezone.utc)
+        with self.connect() as conn:
+            names = dict(conn.execute("SELECT att_conf_id, att_name FROM att_conf").fetchall())
+            tables = [row[0] for row in conn.execute("SELECT DISTINCT table_name FROM att_conf").fetchall()]
+            for table in tables:
+                query = sql.SQL("SELECT t.att_conf_id, e.error_desc, count(*) FROM {} t JOIN att_error_desc e"
+                                " USING (att_error_desc_id) WHERE t.data_time >= %s AND t.data_time < %s"
+                                " GROUP BY 1, 2").format(sql.Identifier(table))
+                for att_id, desc, count in conn.execute(query, (since, until)).fetchall():
+                    per = counts.setdefault(names[att_id], {})
+                    per[str(desc)] = per.get(str(desc), 0) + int(count)
         return counts
 
     def size_bytes(self) -> int:

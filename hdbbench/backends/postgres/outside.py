@@ -35,6 +35,7 @@ SELECT COALESCE(sum(s.n_tup_ins), 0) FROM pg_stat_user_tables s JOIN data d ON s
 
 class PgOutsideReader:
     counter = COUNTER
+    resolution_s = 1.0  # PGSTAT_MIN_INTERVAL: a busy server process publishes its counts once a second
 
     def __init__(self, conn: Any) -> None:
         self.conn = conn

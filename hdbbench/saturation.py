@@ -1,0 +1,238 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The saturation search's verdicts, read from outside the subscriber: the same rules for every kind.
+
+A search offers a rising rate, one step of `step_s` seconds per rate, and stops at the first step
+that saturates. A step is **saturated** when any of these rules fires (each is named in the results,
+so a reader sees why a step failed):
+
+* ``stored_rate`` — over the step (after its first second) the database's own counter grew by less
+  than the devices emitted, by more than `STORED_TOLERANCE` plus the counter's resolution (a counter
+  that may be `r` s stale is exact to r / window: PostgreSQL's, published once a second, allows 14 %
+  more over a 7-s window; MariaDB's none);
+* ``visibility_lag`` — the visibility lag of the probe attributes' events grew through the step by
+  more than `LAG_GROWTH_LIMIT_S` (least-squares line over the events whose source time lies in the
+  step, times the step's length): a queue that keeps growing, whoever holds it;
+* ``lost`` — events emitted during the step (by source time) that were never stored: the devices'
+  counters against the rows, after the drain (more than `LOST_TOLERANCE` of the step's events, to
+  allow for the boundary between steps, sampled once a second), or our subscriber's own loss counter;
+* ``error_events`` — the subscriber stored error events with source times in the step (such as
+  Tango's "Missed some events" when ZeroMQ dropped events), or its HDB++ ``AttributeNokNumber`` /
+  ``AttributeFailureFreq`` rose;
+* ``pending`` — supporting evidence from HDB++'s ``AttributeMaxPendingNumber``, where the kind
+  publishes it: Elettra's rule (it grew six samples in a row without falling below half its peak).
+
+A step the devices could not offer (their schedule fell more than `SOURCE_LAG_LIMIT_S` behind)
+proves nothing about the subscriber: it is marked ``source_behind`` and not counted. The search
+decides to stop from what it can see at the end of each step; the recorded verdicts are computed
+again after the drain, when every row of every step is visible and the loss per step is known, so a
+step can only become saturated afterwards, never the reverse.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from hdbbench import measure
+from hdbbench import outside as db_side
+from hdbbench import subscriber_statistics as st
+from hdbbench.sampling import TimeSeries
+
+STORED_TOLERANCE = 0.05
+LAG_GROWTH_LIMIT_S = 0.5
+LOST_TOLERANCE = 0.005
+SOURCE_LAG_LIMIT_S = 1.0  # devices this far behind their schedule did not offer a step's rate
+MIN_LAG_EVENTS = 10       # fewer probe events in a step: no lag verdict
+RULES = ("stored_rate", "visibility_lag", "lost", "error_events", "pending")
+# HDB++ attributes (every kind publishes them) and ours whose rise during a step means error events or loss.
+ERROR_ATTRIBUTES = (st.ATTRIBUTE_NOK_NUMBER, st.ATTRIBUTE_FAILURE_FREQ)
+LOSS_ATTRIBUTES = (st.LOST_EVENT_NUMBER,)
+
+Lags = Callable[[float, float], Sequence[tuple[float, float]]]  # (start, end epoch) -> [(source epoch, lag s)]
+
+
+def criterion_text(counter_resolution_s: float) -> str:
+    return (f"saturated when the database's counter stored < {1 - STORED_TOLERANCE:.0%} of what the devices emitted "
+            f"over the step (less the counter's {counter_resolution_s:g}-s resolution), the visibility lag grew "
+            f"> {LAG_GROWTH_LIMIT_S:g} s through the step, events of the step were lost (> {LOST_TOLERANCE:.1%}), "
+            "error events were stored or counted (AttributeNokNumber, AttributeFailureFreq), or HDB++'s "
+            "AttributeMaxPendingNumber grew 6 samples in a row (Elettra); steps the devices could not offer "
+            "are not counted")
+
+
+@dataclass
+class Step:
+    """One step of a search, as recorded in results.json (``saturation.steps[]``)."""
+
+    offered_rate: float
+    start_s: float
+    end_s: float
+    source_rate: float | None = None
+    source_behind: bool = False
+    stored_rate: float | None = None          # database counter over the step, after its first second
+    stored_median: float | None = None        # median of the counter's per-second rates in the step
+    emitted_events: int | None = None         # by source time (the devices' counters at the step's bounds)
+    stored_events: int | None = None          # rows with source times in the step, after the drain
+    lost: int | None = None
+    error_events: int = 0
+    visibility_lag_p99_s: float | None = None
+    visibility_lag_growth_s: float | None = None
+    max_pending: float | None = None          # HDB++ AttributeMaxPendingNumber at the step's end, if published
+    rules: list[str] = field(default_factory=list)
+
+    @property
+    def saturated(self) -> bool:
+        return bool(self.rules)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["saturated"] = self.saturated
+        out["errors"] = self.error_events  # the field readers of older runs know
+        return out
+
+
+def value_at(times: Sequence[float], values: Sequence[float], at: float) -> float | None:
+    """A cumulative column's value at `at`, linear between samples (None outside the sampled span)."""
+    if not times or at < times[0] or at > times[-1]:
+        return None
+    for i in range(1, len(times)):
+        if times[i] >= at:
+            t0, t1 = times[i - 1], times[i]
+            return values[i] if t1 == t0 else values[i - 1] + (values[i] - values[i - 1]) * (at - t0) / (t1 - t0)
+    return values[-1]
+
+
+def lag_growth_s(lags: Sequence[tuple[float, float]], start: float, end: float) -> float | None:
+    """How much the lag grew from `start` to `end` (epoch), by the least-squares line over the events."""
+    points = [(s, lag) for s, lag in lags if start <= s <= end]
+    if len(points) < MIN_LAG_EVENTS:
+        return None
+    fit = measure.fit_line([p[0] for p in points], [p[1] for p in points])
+    return fit.slope * (end - start) if math.isfinite(fit.slope) else None
+
+
+class StepJudge:
+    """Applies the rules to the steps of one search (see the module docstring)."""
+
+    def __init__(self, series: TimeSeries, counter_resolution_s: float, lags: Lags | None, t0_epoch: float) -> None:
+        self.series = series
+        self.resolution_s = counter_resolution_s
+        self.lags = lags
+        self.t0_epoch = t0_epoch
+
+    def stored_counter(self) -> tuple[list[float], list[float]]:
+        """The database's counter (flushes spread out), else our RowsStoredNumber (no outside reader)."""
+        times, counts = self.series.column(db_side.COUNTER_COLUMN)
+        if times:
+            return times, measure.spread_counter_flushes(times, counts, self.resolution_s)
+        return self.series.column(f"sub.{st.ROWS_STORED_NUMBER}")
+
+    def source_behind(self, start_s: float, end_s: float) -> bool:
+        """The devices fell behind their schedule during the step (MaxLag): they could not offer its rate.
+        Their lag, not their emitted rate over the step, says so: a facility's mix emits in bursts (every
+        10-s attribute at once), so a step's window shorter than its longest period sees less than the rate."""
+        times, lags = self.series.column("dev.max_lag_s")
+        return any(lag > SOURCE_LAG_LIMIT_S for t, lag in zip(times, lags) if start_s <= t <= end_s)
+
+    def judge(self, step: Step) -> Step:
+        """Fill the step's live figures and rules (what the series and the lags seen so far show)."""
+        start, end = step.start_s, step.end_s
+        emitted_t, emitted = self.series.column("dev.emitted")
+        stored_t, stored = self.stored_counter()
+        step.source_rate = _rate(emitted_t, emitted, start, end)
+        step.source_behind = self.source_behind(start, end)
+        inside = [r for t, r in measure.rates_per_second(stored_t, stored) if start + 1 <= t <= end]
+        step.stored_median = measure.percentile(inside, 50) if inside else None
+        window = (start + 1.0, end)
+        step.stored_rate = _rate(stored_t, stored, *window)
+        source = _rate(emitted_t, emitted, *window)
+        rules: list[str] = []
+        if step.stored_rate is not None and source and window[1] > window[0]:
+            allowance = STORED_TOLERANCE + self.resolution_s / (window[1] - window[0])
+            if step.stored_rate < source * (1 - allowance):
+                rules.append("stored_rate")
+        if self.lags is not None:
+            lags = self.lags(self.t0_epoch + start, self.t0_epoch + end)
+            step.visibility_lag_growth_s = lag_growth_s(lags, self.t0_epoch + window[0], self.t0_epoch + end)
+            values = [lag for _, lag in lags]
+            step.visibility_lag_p99_s = measure.percentile(values, 99) if values else None
+            if step.visibility_lag_growth_s is not None and step.visibility_lag_growth_s > LAG_GROWTH_LIMIT_S:
+                rules.append("visibility_lag")
+        if self._rose(LOSS_ATTRIBUTES, start, end):
+            rules.append("lost")
+        if self._rose(ERROR_ATTRIBUTES, start, end):
+            rules.append("error_events")
+        times, pending = self.series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")
+        if times:
+            step.max_pending = next((p for t, p in zip(reversed(times), reversed(pending)) if t <= end), None)
+            if measure.elettra_saturated([p for t, p in zip(times, pending) if t <= end]):
+                rules.append("pending")
+        step.rules = [r for r in RULES if r in rules]
+        return step
+
+    def _rose(self, names: Sequence[str], start_s: float, end_s: float) -> bool:
+        for name in names:
+            times, values = self.series.column(f"sub.{name}")
+            before = [v for t, v in zip(times, values) if t < start_s]
+            inside = [v for t, v in zip(times, values) if start_s <= t <= end_s]
+            if inside and max(inside) > (before[-1] if before else 0):
+                return True
+        return False
+
+    def add_accounting(self, step: Step, emitted: int, stored: int, error_events: int) -> Step:
+        """The step's loss and error events by source time, known after the drain."""
+        step.emitted_events, step.stored_events = emitted, stored
+        step.lost = max(0, emitted - stored)
+        step.error_events = error_events
+        rules = set(step.rules)
+        if step.lost > LOST_TOLERANCE * max(emitted, 1):
+            rules.add("lost")
+        if error_events:
+            rules.add("error_events")
+        step.rules = [r for r in RULES if r in rules]
+        return step
+
+    def step_bounds_epoch(self, steps: Sequence[Step], load_started_epoch: float) -> list[tuple[float, float]]:
+        """The source-time window of each step: from the load's start to the second step, ..., the last
+        step to the end of time (events pushed as the load stopped belong to the last step)."""
+        starts = [load_started_epoch] + [self.t0_epoch + s.start_s for s in steps[1:]]
+        return list(zip(starts, starts[1:] + [math.inf]))
+
+    def emitted_at_bounds(self, steps: Sequence[Step], total: int) -> list[int]:
+        """Events emitted per step: the devices' counter at the steps' starts (interpolated), the total at the end."""
+        times, emitted = self.series.column("dev.emitted")
+        marks = [0.0] + [value_at(times, emitted, s.start_s) or 0.0 for s in steps[1:]] + [float(total)]
+        return [max(0, int(round(b - a))) for a, b in zip(marks, marks[1:])]
+
+
+def _rate(times: Sequence[float], counts: Sequence[float], start: float, end: float) -> float | None:
+    a, b = value_at(times, counts, start), value_at(times, counts, end)
+    if a is None or b is None or end <= start:
+        return None
+    return (b - a) / (end - start)
+
+
+def summary(steps: Sequence[Step], counter_resolution_s: float) -> dict[str, Any]:
+    """results.json ``saturation`` of a search: the steps, the last sustainable rate and what ended it."""
+    counted = [s for s in steps if not s.source_behind]
+    first_bad = next((s for s in counted if s.saturated), None)
+    last = None
+    for s in counted:
+        if s.saturated:
+            break
+        last = s.offered_rate
+    if first_bad is not None:
+        limited_by, ended_by = "subscriber", list(first_bad.rules)
+    elif steps and steps[-1].source_behind:
+        limited_by, ended_by = "source", ["source_behind"]  # the devices could not push more
+    else:
+        limited_by, ended_by = "none (last step reached)", []
+    return {"steps": [s.to_dict() for s in steps], "last_sustainable_rate": last, "limited_by": limited_by,
+            "ended_by": ended_by, "criterion": criterion_text(counter_resolution_s),
+            "lost": sum(s.lost or 0 for s in steps), "error_events": sum(s.error_events for s in steps)}
+
+
+def error_counts(errors: Mapping[str, Mapping[str, int]]) -> int:
+    return sum(sum(per.values()) for per in errors.values())

@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The saturation rules (hdbbench.saturation) on series written out by hand: each rule fires on the
+evidence it names and not on a subscriber that kept up; the summary ends the search at the first
+saturated step and names the rules. The search itself runs end to end in tests/test_saturation_run.py."""
+
+from __future__ import annotations
+
+from hdbbench import measure
+from hdbbench import saturation as sat
+from hdbbench.sampling import TimeSeries
+
+RATE = 1000.0
+
+
+def series(stored_per_s: float, seconds: int = 10, **extra: list[float]) -> TimeSeries:
+    """1 Hz samples of the devices' counter (RATE/s), the database's counter and any extra columns."""
+    rows = []
+    for t in range(seconds + 1):
+        row = {"t_s": float(t), "dev.emitted": RATE * t, "db.rows_inserted": stored_per_s * t, "dev.max_lag_s": 0.0}
+        row.update({name: values[t] for name, values in extra.items()})
+        rows.append(row)
+    return TimeSeries(columns=[c for c in rows[0] if c != "t_s"], rows=rows)
+
+
+def judge(s: TimeSeries, resolution_s: float = 0.0, lags: list[tuple[float, float]] | None = None) -> sat.Step:
+    source = (lambda a, b: [p for p in lags if a <= p[0] <= b]) if lags is not None else None
+    return sat.StepJudge(s, resolution_s, source, t0_epoch=0.0).judge(sat.Step(RATE, 0.0, 10.0))
+
+
+def test_a_subscriber_that_keeps_up_saturates_no_rule() -> None:
+    step = judge(series(RATE), lags=[(t / 10, 0.2) for t in range(100)])
+    assert not step.saturated and step.rules == []
+    assert step.stored_rate == RATE and abs(step.visibility_lag_growth_s or 1.0) < 1e-9
+
+
+def test_stored_rate_below_the_emitted_rate_saturates() -> None:
+    assert judge(series(RATE * 0.90)).rules == ["stored_rate"]
+    assert judge(series(RATE * 0.97)).rules == []          # within the 5 % tolerance
+
+
+def test_a_stale_counter_widens_the_tolerance_by_its_resolution() -> None:
+    # 13 % short over a 9-s window: beyond 5 % for an exact counter, within 5 % + 1/9 for one a second stale
+    assert judge(series(RATE * 0.87), resolution_s=0.0).rules == ["stored_rate"]
+    assert judge(series(RATE * 0.87), resolution_s=1.0).rules == []
+    assert judge(series(RATE * 0.75), resolution_s=1.0).rules == ["stored_rate"]
+
+
+def test_a_growing_visibility_lag_saturates() -> None:
+    growing = [(t / 10, 0.2 + 0.1 * t / 10) for t in range(100)]   # +0.1 s per s: +0.9 s over the window
+    step = judge(series(RATE), lags=growing)
+    assert step.rules == ["visibility_lag"] and step.visibility_lag_growth_s > sat.LAG_GROWTH_LIMIT_S
+    jitter = [(t / 10, 0.2 + 0.3 * (t % 2)) for t in range(100)]  # large but not growing
+    assert judge(series(RATE), lags=jitter).rules == []
+
+
+def test_error_events_and_our_loss_counter_saturate() -> None:
+    nok = [0.0] * 5 + [3.0] * 6
+    assert judge(series(RATE, **{"sub.AttributeNokNumber": nok})).rules == ["error_events"]
+    lost = [0.0] * 8 + [10.0] * 3
+    assert judge(series(RATE, **{"sub.LostEventNumber": lost})).rules == ["lost"]
+
+
+def test_elettra_pending_rule_is_supporting_evidence() -> None:
+    rising = [100.0 * (t + 1) for t in range(11)]
+    step = judge(series(RATE, **{"sub.AttributeMaxPendingNumber": rising}))
+    assert step.rules == ["pending"] and step.max_pending == 1100.0
+
+
+def test_loss_by_source_time_after_the_drain() -> None:
+    j = sat.StepJudge(series(RATE), 0.0, None, 0.0)
+    step = j.judge(sat.Step(RATE, 0.0, 10.0))
+    assert j.add_accounting(step, emitted=10_000, stored=10_000, error_events=0).rules == []
+    assert j.add_accounting(step, emitted=10_000, stored=10_000 - 30, error_events=0).rules == []  # boundary noise
+    assert j.add_accounting(step, emitted=10_000, stored=9_000, error_events=0).rules == ["lost"]
+    assert step.lost == 1_000
+    assert j.add_accounting(step, emitted=10_000, stored=9_000, error_events=2).rules == ["lost", "error_events"]
+
+
+def test_summary_ends_at_the_first_saturated_step_and_names_its_rules() -> None:
+    steps = [sat.Step(r, 0, 1) for r in (1000.0, 1250.0, 1562.5, 1953.0)]
+    steps[2].rules = ["stored_rate", "visibility_lag"]
+    steps[3].rules = ["lost"]
+    out = sat.summary(steps, 1.0)
+    assert out["last_sustainable_rate"] == 1250.0 and out["limited_by"] == "subscriber"
+    assert out["ended_by"] == ["stored_rate", "visibility_lag"]
+    assert [s["saturated"] for s in out["steps"]] == [False, False, True, True]
+    behind = [sat.Step(1000.0, 0, 1), sat.Step(1250.0, 0, 1, source_behind=True)]
+    out = sat.summary(behind, 0.0)
+    assert out["last_sustainable_rate"] == 1000.0 and out["limited_by"] == "source"
+    assert sat.summary([sat.Step(1000.0, 0, 1)], 0.0)["limited_by"] == "none (last step reached)"
+
+
+def test_step_bounds_cover_the_load_and_split_the_emitted_count() -> None:
+    j = sat.StepJudge(series(RATE, seconds=20), 0.0, None, t0_epoch=100.0)
+    steps = [sat.Step(RATE, 0.0, 10.0), sat.Step(RATE, 10.0, 20.0)]
+    bounds = j.step_bounds_epoch(steps, load_started_epoch=99.5)
+    assert bounds[0] == (99.5, 110.0) and bounds[1][0] == 110.0 and bounds[1][1] == float("inf")
+    assert j.emitted_at_bounds(steps, total=20_500) == [10_000, 10_500]
+
+
+def test_a_counter_published_in_flushes_is_spread_over_the_samples_it_missed() -> None:
+    # Flushed every 1.1 s, read every 1.0 s: one second in eleven sees no flush, and reads as a stall.
+    times = [float(t) for t in range(30)]
+    counts = [1000.0 * 1.1 * int(t / 1.1) for t in times]
+    aliased = [r for _, r in measure.rates_per_second(times, counts)]
+    spread = [r for _, r in measure.rates_per_second(times, measure.spread_counter_flushes(times, counts, 1.0))]
+    assert min(aliased) == 0.0
+    assert min(spread[1:]) > 800.0 and max(spread) < 1300.0
+    # A real stall (no row for 5 s) is longer than one late flush: it stays
+    stalled = [0.0, 1000.0, 2000.0, 2000.0, 2000.0, 2000.0, 2000.0, 2000.0, 7000.0]
+    assert measure.spread_counter_flushes([float(t) for t in range(9)], stalled, 1.0) == stalled
+    assert measure.spread_counter_flushes(times, counts, 0.0) == counts   # an exact counter is read as it is
