@@ -217,7 +217,8 @@ class Trial:
             errors = backend.count_error_events(since=load_started)
             accounting.update(loss_by_reason(accounting, final, errors, drained))
             judge = sat.StepJudge(series, outside.resolution_s if outside else 0.0,
-                                  outside.watch.lags_between if outside else None, t0_epoch)
+                                  outside.watch.lags_between if outside else None, t0_epoch,
+                                  outside.stored_counter if outside else None)
             steps = self._judged_steps(judge, phases, backend, load_started, accounting) if s.rate_steps else None
         finally:
             self.load.stop()
@@ -283,8 +284,12 @@ class Trial:
         sampler = Sampler(self._probes(fleet, devices), period_s=1.0)
         self.load.start()
         with sampler:
-            judge = sat.StepJudge(sampler.series, self._outside.resolution_s if self._outside else 0.0,
-                                  self._outside.watch.lags_between if self._outside else None, sampler.started_epoch)
+            outside = self._outside
+            if outside is not None:
+                outside.t0_epoch = sampler.started_epoch
+            judge = sat.StepJudge(sampler.series, outside.resolution_s if outside else 0.0,
+                                  outside.watch.lags_between if outside else None, sampler.started_epoch,
+                                  outside.stored_counter if outside else None)
             for index, rate in enumerate(rates):
                 if index:
                     self.load.set_rate(rate)

@@ -65,28 +65,6 @@ def rates_per_second(times_s: Sequence[float], counts: Sequence[float]) -> list[
     return rates
 
 
-def spread_counter_flushes(times_s: Sequence[float], counts: Sequence[float], resolution_s: float,
-                           sample_period_s: float = 1.0) -> list[float]:
-    """A cumulative counter that its server publishes in flushes (PostgreSQL's statistics: once a second
-    while busy), read at about the same period, aliases: some samples see no flush, the next sees two,
-    and per-second rates swing between 0 and twice the truth. A flat stretch short enough for one late
-    flush to explain (at most `resolution_s` + 1.5 sample periods between the samples where the counter
-    moved) is replaced by the straight line between those samples. Longer flat stretches are real
-    stalls and stay as read; so does a counter with resolution 0 (exact at every read)."""
-    out = [float(c) for c in counts]
-    if resolution_s <= 0 or len(out) < 3:
-        return out
-    moved = [0] + [i for i in range(1, len(out)) if out[i] != out[i - 1]]
-    longest = resolution_s + 1.5 * sample_period_s
-    for a, b in zip(moved, moved[1:]):
-        span = times_s[b] - times_s[a]
-        if b - a < 2 or span <= 0 or span > longest:
-            continue
-        for i in range(a + 1, b):
-            out[i] = out[a] + (out[b] - out[a]) * (times_s[i] - times_s[a]) / span
-    return out
-
-
 def steady(series: Sequence[tuple[float, float]], start_s: float, end_s: float | None = None) -> list[float]:
     """Values whose timestamps fall after warm-up (and before the tail, when given)."""
     return [v for t, v in series if t >= start_s and (end_s is None or t <= end_s)]

@@ -33,6 +33,7 @@ PROBE_ATTRIBUTES = 8
 COUNTER_COLUMN = "db.rows_inserted"
 LAG_COLUMN = "vis.lag_s"
 SETTLE_TIMEOUT_S = 5.0
+FLUSH_POLL_PERIOD_S = 0.1  # how often a counter published in flushes is read, to place each flush in time
 
 
 def probe_attributes(attributes: Sequence[str], count: int = PROBE_ATTRIBUTES) -> list[str]:
@@ -116,6 +117,64 @@ class VisibilityWatch:
                 "resolution_s": self.period_s, "probe_attributes": len(self.attributes)}
 
 
+class FlushTracker:
+    """A counter its server publishes in flushes (PostgreSQL's statistics: once a second while busy),
+    read every `FLUSH_POLL_PERIOD_S` on its own thread, keeping the instants where it moved. Read once
+    a second like the other probes it aliases (some seconds see no flush, and read as a stall); the
+    flush instants, known to a tenth of a second, give its value at any instant instead: each flush
+    holds the rows committed since the previous one (or over the last `resolution_s` after a pause),
+    so the value rises linearly over that stretch up to the flush."""
+
+    def __init__(self, reader: OutsideReader, period_s: float = FLUSH_POLL_PERIOD_S) -> None:
+        self.reader = reader
+        self.period_s = period_s
+        self.points: list[tuple[float, int]] = []   # (epoch first seen, value), one per change
+        self.failures = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self.read()
+        self._thread = threading.Thread(target=self._loop, name="counter-flushes", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+            self._thread = None
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.period_s):
+            try:
+                self.read()
+            except Exception:  # a failing read costs one read (a database restarted on purpose)
+                self.failures += 1
+
+    def read(self) -> int:
+        value = self.reader.rows_inserted()
+        with self._lock:
+            if not self.points or value != self.points[-1][1]:
+                self.points.append((time.time(), value))
+        return value
+
+    def latest(self) -> int:
+        with self._lock:
+            return self.points[-1][1] if self.points else 0
+
+    def value_at(self, epoch: float) -> float:
+        with self._lock:
+            points = list(self.points)
+        if not points or epoch <= points[0][0]:
+            return float(points[0][1]) if points else 0.0
+        for (e0, c0), (e1, c1) in zip(points, points[1:]):
+            if epoch < e1:
+                rise_from = max(e0, e1 - self.reader.resolution_s)
+                return float(c0) if epoch <= rise_from else c0 + (c1 - c0) * (epoch - rise_from) / (e1 - rise_from)
+        return float(points[-1][1])
+
+
 class Outside:
     """The outside figures of one trial: the counter probe, the visibility watch and their summary."""
 
@@ -127,6 +186,8 @@ class Outside:
         self.watch = VisibilityWatch(backend.outside_reader(), probe_attributes(attributes))
         self.baseline: int | None = None
         self.total: int | None = None
+        self.flushes = FlushTracker(self.counter) if self.resolution_s > 0 else None
+        self.t0_epoch: float | None = None  # wall-clock time of the series' t_s = 0, once known
 
     @property
     def resolution_s(self) -> float:
@@ -134,24 +195,33 @@ class Outside:
         return float(self.counter.resolution_s)
 
     def stored_counter(self, series: TimeSeries) -> tuple[list[float], list[float]]:
-        """The counter's samples, a flush that came a sample late spread over the samples it missed."""
+        """The counter at the series' sample times: as sampled when it is exact at every read, else its
+        value at those instants from the flushes' times (`FlushTracker`)."""
         times, counts = series.column(COUNTER_COLUMN)
-        return times, measure.spread_counter_flushes(times, counts, self.resolution_s)
+        if self.flushes is None or self.t0_epoch is None:
+            return times, counts
+        return times, [self.flushes.value_at(self.t0_epoch + t) for t in times]
 
     @staticmethod
     def available(backend: Any) -> bool:
         return isinstance(backend, OutsideFigures)
 
     def probes(self) -> dict[str, Callable[[], dict[str, float]]]:
-        return {"db": lambda: {"rows_inserted": float(self.counter.rows_inserted())}, "vis": self.watch.probe}
+        flushes = self.flushes
+        read = (lambda: float(flushes.latest())) if flushes is not None else (lambda: float(self.counter.rows_inserted()))
+        return {"db": lambda: {"rows_inserted": read()}, "vis": self.watch.probe}
 
     def start(self, since: datetime) -> None:
         self.baseline = self.counter.baseline()
+        if self.flushes is not None:
+            self.flushes.start()
         self.watch.start(since)
 
     def finish(self) -> None:
         """After the subscribers have stopped (their sessions ended, so PostgreSQL has every count):
         the total, once two reads a moment apart agree. Before `start` (a failed trial): only closes."""
+        if self.flushes is not None:
+            self.flushes.stop()
         if self.baseline is None:
             self.close()
             return

@@ -116,18 +116,21 @@ def lag_growth_s(lags: Sequence[tuple[float, float]], start: float, end: float) 
 class StepJudge:
     """Applies the rules to the steps of one search (see the module docstring)."""
 
-    def __init__(self, series: TimeSeries, counter_resolution_s: float, lags: Lags | None, t0_epoch: float) -> None:
+    def __init__(self, series: TimeSeries, counter_resolution_s: float, lags: Lags | None, t0_epoch: float,
+                 counter: Callable[[TimeSeries], tuple[list[float], list[float]]] | None = None) -> None:
         self.series = series
+        self.counter = counter
         self.resolution_s = counter_resolution_s
         self.lags = lags
         self.t0_epoch = t0_epoch
 
     def stored_counter(self) -> tuple[list[float], list[float]]:
-        """The database's counter (flushes spread out), else our RowsStoredNumber (no outside reader)."""
+        """The database's counter (at the samples' instants: hdbbench.outside.Outside.stored_counter), else
+        our RowsStoredNumber (a backend without an outside reader)."""
+        if self.counter is not None:
+            return self.counter(self.series)
         times, counts = self.series.column(db_side.COUNTER_COLUMN)
-        if times:
-            return times, measure.spread_counter_flushes(times, counts, self.resolution_s)
-        return self.series.column(f"sub.{st.ROWS_STORED_NUMBER}")
+        return (times, counts) if times else self.series.column(f"sub.{st.ROWS_STORED_NUMBER}")
 
     def source_behind(self, start_s: float, end_s: float) -> bool:
         """The devices fell behind their schedule during the step (MaxLag): they could not offer its rate.

@@ -5,7 +5,6 @@ saturated step and names the rules. The search itself runs end to end in tests/t
 
 from __future__ import annotations
 
-from hdbbench import measure
 from hdbbench import saturation as sat
 from hdbbench.sampling import TimeSeries
 
@@ -96,17 +95,3 @@ def test_step_bounds_cover_the_load_and_split_the_emitted_count() -> None:
     bounds = j.step_bounds_epoch(steps, load_started_epoch=99.5)
     assert bounds[0] == (99.5, 110.0) and bounds[1][0] == 110.0 and bounds[1][1] == float("inf")
     assert j.emitted_at_bounds(steps, total=20_500) == [10_000, 10_500]
-
-
-def test_a_counter_published_in_flushes_is_spread_over_the_samples_it_missed() -> None:
-    # Flushed every 1.1 s, read every 1.0 s: one second in eleven sees no flush, and reads as a stall.
-    times = [float(t) for t in range(30)]
-    counts = [1000.0 * 1.1 * int(t / 1.1) for t in times]
-    aliased = [r for _, r in measure.rates_per_second(times, counts)]
-    spread = [r for _, r in measure.rates_per_second(times, measure.spread_counter_flushes(times, counts, 1.0))]
-    assert min(aliased) == 0.0
-    assert min(spread[1:]) > 800.0 and max(spread) < 1300.0
-    # A real stall (no row for 5 s) is longer than one late flush: it stays
-    stalled = [0.0, 1000.0, 2000.0, 2000.0, 2000.0, 2000.0, 2000.0, 2000.0, 7000.0]
-    assert measure.spread_counter_flushes([float(t) for t in range(9)], stalled, 1.0) == stalled
-    assert measure.spread_counter_flushes(times, counts, 0.0) == counts   # an exact counter is read as it is

@@ -59,8 +59,11 @@ def render_section(section: Section) -> str:
         return out + f"<p class='missing'>{html.escape(section.missing)}</p></section>"
     for caption, svg in section.figures:
         out += f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
-    if section.tables:  # plots first; the tables behind them are folded away
-        out += (f"<details><summary>Tables ({len(section.tables)})</summary>{''.join(section.tables)}</details>")
+    # Plots first; the tables behind them folded away (a table that folds itself, with its own summary, as is).
+    out += "".join(t for t in section.tables if t.startswith("<details"))
+    plain = [t for t in section.tables if not t.startswith("<details")]
+    if plain:
+        out += f"<details><summary>{'Table' if len(plain) == 1 else f'Tables ({len(plain)})'}</summary>{''.join(plain)}</details>"
     if section.note:
         out += f"<p class='note'>{html.escape(section.note)}</p>"
     if section.finding:
