@@ -15,6 +15,7 @@ WriterLoopOptions writer_options(const LibConfig &lib) {
     o.flush_interval = lib.flush_interval;
     o.reconnect_min = lib.reconnect_min;
     o.reconnect_max = lib.reconnect_max;
+    o.max_events_per_s = lib.max_events_per_s;
     return o;
 }
 }  // namespace

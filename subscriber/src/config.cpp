@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "rate_cap.h"
+
 namespace hdbbench {
 
 std::string to_lower(std::string s) {
@@ -149,6 +151,11 @@ LibConfig LibConfig::parse(const std::vector<std::string> &lines) {
             c.reconnect_min = std::chrono::milliseconds(parse_uint(key, v, 1));
         } else if (key == "reconnect_max_ms") {
             c.reconnect_max = std::chrono::milliseconds(parse_uint(key, v, 1));
+        } else if (key == "max_events_per_s") {
+            c.max_events_per_s = parse_uint(key, v, 0);
+            if (c.max_events_per_s > RateCap::kMaxEventsPerS)
+                throw ConfigError("LibConfiguration: max_events_per_s must be <= " +
+                                  std::to_string(RateCap::kMaxEventsPerS) + ", got '" + v + "'");
         }
         // Other keys (log_file, log_console, log_syslog, log_file_name, ...) are accepted and kept in raw.
     }

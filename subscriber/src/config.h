@@ -45,6 +45,9 @@ struct LibConfig {
     std::chrono::milliseconds spool_sync_ms{100};  // write_ahead: flush+fsync period (0: every record)
     std::chrono::milliseconds reconnect_min{250};
     std::chrono::milliseconds reconnect_max{30000};
+    // Writer rate cap in data/error events per second (ours; 0: none): a subscriber slow on purpose,
+    // the contestant that the tests of the saturation verdicts expect to fail (rate_cap.h).
+    std::uint64_t max_events_per_s = 0;
     std::map<std::string, std::string> raw;  // every key as given
 
     // Parse key=value lines; blank lines and lines starting with '#' are ignored.

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "rate_cap.h"
+
 namespace hdbbench {
 
 using steady = std::chrono::steady_clock;
@@ -97,16 +99,27 @@ bool WriterLoop::write(std::vector<Record> &batch) {
     return true;
 }
 
+bool WriterLoop::wait_until(steady::time_point t) {
+    // wait_for() also returns when woken, hence the loop until the time is reached.
+    for (auto now = steady::now(); now < t; now = steady::now())
+        if (wait_for(t - now)) return false;
+    return true;
+}
+
 void WriterLoop::run() {
     std::chrono::milliseconds backoff = opts_.reconnect_min;
     std::vector<Record> batch;
     bool ever_connected = false;
     std::optional<steady::time_point> stop_deadline;
+    const std::size_t batch_size = capped_batch_size(opts_.batch_size, opts_.max_events_per_s);
+    RateCap cap(opts_.max_events_per_s, batch_size);
+    std::optional<steady::time_point> next_batch_at;
     for (;;) {
         if (stopping()) {
             if (!stop_deadline) stop_deadline = steady::now() + opts_.drain_at_stop;
             if (!connected_ || steady::now() > *stop_deadline) break;
             if (batch.empty()) {
+                // The drain is not capped (drain_at_stop bounds it): full batches.
                 batch = queue_.pop_batch(opts_.batch_size, std::chrono::milliseconds(0), std::chrono::milliseconds(0));
                 if (batch.empty()) break;
             }
@@ -116,10 +129,16 @@ void WriterLoop::run() {
             continue;
         }
         if (batch.empty()) {
-            batch = queue_.pop_batch(opts_.batch_size, opts_.flush_interval, std::chrono::milliseconds(500));
+            // Events wait in the queue (and are lost when it is full) while the cap holds the writer.
+            if (next_batch_at && !wait_until(*next_batch_at)) continue;
+            batch = queue_.pop_batch(batch_size, opts_.flush_interval, std::chrono::milliseconds(500));
             if (batch.empty()) continue;
         }
-        if (write(batch)) batch.clear();
+        const std::size_t events = cap.active() ? count_events(batch) : 0;
+        if (write(batch)) {
+            batch.clear();
+            if (cap.active()) next_batch_at = cap.next_allowed(events, steady::now());
+        }
     }
     inflight_ = 0;
 }

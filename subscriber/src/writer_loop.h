@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The writer loop (thread `hdb-writer`): the only user of the database. It takes batches from the
 // EventQueue, stores them through its Writer, keeps a batch across a lost connection (reconnecting
-// with exponential back-off) and reports every written batch to an observer.
+// with exponential back-off) and reports every written batch to an observer. With a rate cap
+// (max_events_per_s) it waits between batches so as to write no more than that many events a second.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -25,6 +27,9 @@ struct WriterLoopOptions {
     std::chrono::milliseconds flush_interval{10};
     std::chrono::milliseconds reconnect_min{250}, reconnect_max{30000};
     std::chrono::seconds drain_at_stop{5};  // how long stop() keeps writing what is queued
+    // Data/error events per second at most (0: no cap); it also bounds the batch size (rate_cap.h).
+    // Not applied to the drain at stop, which drain_at_stop bounds, so that Stop/Init stay prompt.
+    std::uint64_t max_events_per_s = 0;
 };
 
 class WriterLoop : private StoppableThread {
@@ -42,6 +47,8 @@ public:
 private:
     void run() override;
     bool ensure_connected(std::chrono::milliseconds &backoff, bool &ever_connected);
+    // Sleep until `t` (the rate cap's schedule); false when stop was requested meanwhile.
+    bool wait_until(std::chrono::steady_clock::time_point t);
     // Write one batch; false when the connection was lost (the batch is kept for a retry).
     bool write(std::vector<Record> &batch);
     void set_error(const std::string &e);

@@ -17,7 +17,7 @@ namespace {
 const std::vector<std::string> kFragments = {
     "libname=", "backend=", "connect_string=", "host=", "port=", "user=", "password=", "dbname=",
     "batch_size=", "ignore_duplicates=", "lightschema=", "logging_level=", "flush_interval_ms=",
-    "queue_capacity=", "spool_dir=", "spool_limit_mb=", "hdbpp_strict=", "json_array=", "reconnect_min_ms=",
+    "queue_capacity=", "spool_dir=", "spool_limit_mb=", "hdbpp_strict=", "json_array=", "reconnect_min_ms=", "max_events_per_s=",
     "tango://", "host:10000/", "a/b/c/d", ";strategy=", ";ttl=", "|", "RUN", "SHUTDOWN", "=", ";", "/", ":",
     "#", " ", "\t", "'", "\"", "\\", "--", "0", "1", "-1", "18446744073709551616", "99999999999999999999999",
     "4294967296", "nan", "inf", "1e308", "timescaledb", "mysql", "postgresql", "DEBUG", "\xc3\xa9", "\xf0\x9d\x84\x9e",
