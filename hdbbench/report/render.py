@@ -59,16 +59,30 @@ def render_section(section: Section) -> str:
         return out + f"<p class='missing'>{html.escape(section.missing)}</p></section>"
     for caption, svg in section.figures:
         out += f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
-    # Plots first; the tables behind them folded away (a table that folds itself, with its own summary, as is).
-    out += "".join(t for t in section.tables if t.startswith("<details"))
-    plain = [t for t in section.tables if not t.startswith("<details")]
-    if plain:
-        out += f"<details><summary>{'Table' if len(plain) == 1 else f'Tables ({len(plain)})'}</summary>{''.join(plain)}</details>"
+    out += "".join(fold_tables(section.tables))
     if section.note:
         out += f"<p class='note'>{html.escape(section.note)}</p>"
     if section.finding:
         out += render_finding(section.finding)
     return out + "</section>"
+
+
+def fold_tables(tables: Sequence[str]) -> list[str]:
+    """Plots first, the tables behind them folded away: each run of plain tables in one fold, in their
+    order; a table that folds itself (with its own summary) as it is."""
+    out: list[str] = []
+    run: list[str] = []
+    for table in [*tables, ""]:
+        if table and not table.startswith("<details"):
+            run.append(table)
+            continue
+        if run:
+            out.append(f"<details><summary>{'Table' if len(run) == 1 else f'Tables ({len(run)})'}</summary>"
+                       f"{''.join(run)}</details>")
+            run = []
+        if table:
+            out.append(table)
+    return out
 
 
 def render_page(title: str, sections: Sequence[Section], notes: Sequence[str], subtitle: str = "") -> str:

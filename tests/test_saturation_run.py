@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Acceptance of the saturation verdicts with a contestant that fails them: a saturation search with
+ours and a *capped* kind, ours in strict mode run as a foreign binary (so only HDB++'s attributes are
+visible) whose writer stores at most CAP events/s (``max_events_per_s``) from a small queue
+(``queue_capacity``), so that it falls behind above CAP and then loses events.
+
+The capped kind's last sustainable rate must be within one step of CAP, its loss accounted by reason,
+and its throughput trial must have the outside figures (stored-rate distribution from the database's
+counter, visibility lag, loss); ours, in the same run, reaches the end of the range with nothing lost.
+Two backends: TimescaleDB (a counter published once a second) and MariaDB (exact at every read).
+Real servers, devices and subscribers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hdbbench.results import TrialSummary, load_results
+from hdbbench.servers.endpoints import StackEndpoints
+from hdbbench.subscribers import DEFAULT_BINARY
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built: {DEFAULT_BINARY}")
+
+BACKENDS = ("timescaledb", "mysql")
+CAP = 2000
+START, STEP, STEPS = 1000.0, 0.25, 6          # 1000, 1250, 1563, 1953, 2441, 3052 events/s
+RATES = [START * (1 + STEP) ** k for k in range(STEPS)]
+
+
+def capped_scenario(tmp: Path) -> Path:
+    """scenarios/small.toml with ours and the capped kind, a throughput trial and a saturation search."""
+    text = (REPO / "scenarios" / "small.toml").read_text()
+    text = text.split("[load]")[0].replace('backends = ["timescaledb", "postgresql", "mysql"]',
+                                           f"backends = {list(BACKENDS)!r}".replace("'", '"'))
+    text += f'''[[subscribers.kinds]]
+name = "hdbbench-es"
+
+[[subscribers.kinds]]
+name = "capped"
+binary = "{DEFAULT_BINARY}"
+lib_configuration = {{ hdbpp_strict = "1", max_events_per_s = "{CAP}", queue_capacity = "2000" }}
+
+[load]
+rate = 500
+duration_s = 6
+warmup_s = 1
+
+[measurements]
+throughput = true
+saturation = {{ start_rate = {START:g}, step = {STEP}, step_s = 8, max_steps = {STEPS} }}
+'''
+    path = tmp / "small-capped.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture(scope="module")
+def capped_run(stack_endpoints: StackEndpoints, test_state_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from hdbbench.runner import RunOptions, run_scenario
+    from hdbbench.scenario import load_scenario
+
+    tmp = tmp_path_factory.mktemp("capped")
+    return run_scenario(load_scenario(capped_scenario(tmp)), RunOptions(state_dir=test_state_dir, runs_root=tmp / "runs"))
+
+
+def _trials(run: Path, trial: str) -> dict[tuple[str, str], dict[str, Any]]:
+    doc = load_results(run / "results.json")
+    return {(t["backend"], t["subscriber_kind"]): TrialSummary.from_dict(t).to_dict()
+            for t in doc["results"]["trials"] if t["label"].endswith(trial)}
+
+
+def test_the_capped_kind_saturates_within_one_step_of_its_cap(capped_run: Path) -> None:
+    for (backend, kind), trial in _trials(capped_run, "saturation").items():
+        search = trial["saturation"]
+        if kind != "capped":
+            continue
+        last = search["last_sustainable_rate"]
+        below = max(r for r in RATES if r <= CAP)
+        assert last is not None and below / (1 + STEP) - 1 <= last <= below + 1, (backend, search)
+        assert search["limited_by"] == "subscriber" and search["ended_by"], (backend, search)
+        first_bad = next(s for s in search["steps"] if s["saturated"])
+        assert set(first_bad["rules"]) <= {"stored_rate", "visibility_lag", "lost", "error_events", "pending"}
+        assert first_bad["offered_rate"] > CAP
+
+
+def test_the_capped_kind_loses_events_accounted_by_reason(capped_run: Path) -> None:
+    for (backend, kind), trial in _trials(capped_run, "saturation").items():
+        acc = trial["accounting"]
+        if kind != "capped":
+            continue
+        assert acc["lost"] > 0, backend
+        assert sum(acc["lost_by_reason"].values()) == acc["lost"], (backend, acc["lost_by_reason"])
+        # a foreign kind publishes no loss counter of its own: its queue-full loss cannot be named by it
+        assert acc["lost_in_subscriber"] is None and "in_subscriber" not in acc["lost_by_reason"]
+        assert trial["saturation"]["lost"] > 0
+        assert any("lost" in s["rules"] for s in trial["saturation"]["steps"]), backend
+
+
+def test_ours_reaches_the_end_of_the_range_with_nothing_lost(capped_run: Path) -> None:
+    for (backend, kind), trial in _trials(capped_run, "saturation").items():
+        if kind != "hdbbench-es":
+            continue
+        search = trial["saturation"]
+        assert search["limited_by"] in ("none (last step reached)", "source"), (backend, search)
+        assert not any(s["saturated"] for s in search["steps"]), (backend, search["steps"])
+        assert trial["accounting"]["lost"] == 0 and trial["accounting"]["lost_by_reason"] == {}, backend
+
+
+def test_every_kinds_throughput_trial_has_the_outside_figures(capped_run: Path) -> None:
+    trials = _trials(capped_run, "throughput")
+    assert set(trials) == {(b, k) for b in BACKENDS for k in ("hdbbench-es", "capped")}
+    for (backend, kind), trial in trials.items():
+        rate = trial["stored_rate"]
+        assert rate["count"] > 0 and rate["median"] > 0 and rate["source"] == "database counter", (backend, kind)
+        lag = trial["outside"]["visibility_lag_s"]
+        assert lag["count"] > 0 and 0 <= lag["p50"] <= lag["p99"], (backend, kind)
+        assert trial["accounting"]["lost"] == 0 and "lost_by_reason" in trial["accounting"], (backend, kind)
+        assert trial["pending_events"]["high_water_mark"] is not None, (backend, kind)  # HDB++'s, every kind
+
+
+def test_report_and_compare_set_the_verdicts_side_by_side(capped_run: Path) -> None:
+    from hdbbench.report import compare
+    from hdbbench.report.page import write_report
+
+    html = write_report(capped_run).read_text()
+    section = html.split("<section id='kinds'>", 1)[1].split("<section ", 1)[0]
+    assert "capped (ratio to hdbbench-es)" in section and "last sustainable rate" in section
+    assert "stored rate per saturation step" in section and "lost: unattributed" in section
+    assert "saturated by" in html.split("<section id='saturation'>", 1)[1].split("<section ", 1)[0]
+    rows = compare.compare_rows([compare.run_figures(capped_run), compare.run_figures(capped_run)])
+    sustainable = {row.backend: row.figures[0].value for row in rows if row.criterion == "saturation_rate"}
+    for backend in BACKENDS:
+        assert sustainable[f"{backend} · capped"] < sustainable[backend], (backend, sustainable)
