@@ -133,7 +133,8 @@ def register(tango_host: str, plans: Sequence[DevicePlan], auto_start: bool = Fa
         db.add_server(server, infos, with_dserver=True)
         for d in devs:
             props = {"Attributes": [s.to_json() for s in d.specs], "Seed": [str(d.seed)],
-                     "AutoStart": [str(auto_start).lower()], "Timestamps": [d.timestamps]}
+                     "AutoStart": [str(auto_start).lower()], "Timestamps": [d.timestamps],
+                     "Phases": [d.phases]}
             if engine == "cpp":
                 props["PushThreads"] = [str(push_threads)]
             db.put_device_property(d.name, props)
