@@ -10,11 +10,11 @@ characters (a fixed text and the event index). Every attribute is code-pushed, a
 without error events, so that each event is one row (the insertion benchmark's loss accounting).
 
 `plan_facility` deals the attributes of every group round-robin over the devices, so each device
-carries a slice of the whole mix, with seeded schedule phases by default (each attribute offset by its
-own fraction of its period, as a facility's polling phases are; ``phases = "aligned"`` fires every
-attribute of a rate at once, for stress); `up` launches them with the device launcher (hdbbench.devices),
-either engine. Without a layout, a device carries at most ATTRIBUTES_PER_DEVICE attributes and a
-server DEVICES_PER_SERVER device(s).
+carries a slice of the whole mix, with seeded schedule phases by default (each attribute offset by
+its own fraction of its period, as a facility's polling phases are; ``phases = "aligned"`` fires
+every attribute of a rate at once, for stress); `up` launches them with the device launcher
+(hdbbench.devices), either engine. Without a layout, a device carries at most ATTRIBUTES_PER_DEVICE
+attributes and a server DEVICES_PER_SERVER device(s).
 
 HDB++ subscribers archive at most MAX_ATTRIBUTES_PER_SUBSCRIBER attributes each (`check_subscribers`).
 """

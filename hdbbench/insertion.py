@@ -351,8 +351,9 @@ def _errors_between(series: TimeSeries, start_s: float, end_s: float) -> bool:
 
 def _source_fell_behind(series: TimeSeries, start_s: float, end_s: float) -> bool:
     """The devices fell behind their schedule during the step (MaxLag): they could not offer its rate.
-    Their lag, not their emitted rate over the step, says so: a facility's mix emits in bursts (every
-    10 s attribute at once), so a step's window short of its longest period sees less than the rate."""
+    Their lag, not their emitted rate over the step, says so: a facility's mix has periods up to a
+    minute (and with aligned phases every 10 s attribute fires at once), so a step's window short of
+    its longest period does not see the rate."""
     times, lags = series.column("dev.max_lag_s")
     return any(lag > SOURCE_LAG_LIMIT_S for t, lag in zip(times, lags) if start_s <= t <= end_s)
 

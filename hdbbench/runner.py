@@ -203,7 +203,8 @@ def _device_engine(scenario: Scenario) -> str:
 
         inventory = load_inventory(scenario.facility.inventory)
         plans = facility.plan_facility(inventory, scenario.facility.scale, scenario.servers,
-                                       scenario.devices_per_server, scenario.seed, phases=scenario.facility.phases)
+                                       scenario.devices_per_server, scenario.seed,
+                                       phases=scenario.facility.phases)
         engine = device_launcher.resolve_engine(scenario.device_engine)  # every facility attribute is pushed
         device_launcher.check_engine(facility.engine_profile(inventory, plans), engine)
         return engine

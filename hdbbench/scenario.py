@@ -335,7 +335,8 @@ def _facility_devices(reader: Table) -> FacilityDevices | None:
         if reader.has("scale"):
             raise reader.fail("scale", "applies to an inventory only (give inventory = \"...\")")
         if reader.has("phases"):
-            raise reader.fail("phases", "applies to an inventory only (a profile's devices take [profile] phases)")
+            raise reader.fail("phases", "applies to an inventory only "
+                                        "(a profile's devices take [profile] phases)")
         return None
     if reader.has("profile"):
         raise reader.fail("inventory", "give exactly one of profile and inventory")
@@ -343,7 +344,8 @@ def _facility_devices(reader: Table) -> FacilityDevices | None:
 
     path = _file(reader, "inventory")
     load_inventory(path)  # refused now, before anything starts
-    return FacilityDevices(path, reader.positive("scale", 1.0), reader.choice("phases", PHASE_MODES, "seeded"))
+    return FacilityDevices(path, reader.positive("scale", 1.0),
+                           reader.choice("phases", PHASE_MODES, "seeded"))
 
 
 def _facility_layout(facility: FacilityDevices) -> tuple[int, int]:

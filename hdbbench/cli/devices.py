@@ -32,8 +32,9 @@ def devices() -> None:
 @click.option("--scale", type=float, default=1.0, show_default=True,
               help="with --inventory: multiplies each group's attribute count (at least one per group)")
 @click.option("--phases", type=click.Choice(PHASE_MODES),
-              help="with --inventory: schedule phases, seeded (default: each attribute offset by its own fraction "
-                   "of its period) or aligned (every attribute of a rate at once); a profile sets [profile] phases")
+              help="with --inventory: schedule phases, seeded (default: each attribute offset by its own "
+                   "fraction of its period) or aligned (every attribute of a rate at once); a profile sets "
+                   "[profile] phases")
 @click.option("--servers", type=int, help="server processes (default: the profile's)")
 @click.option("--devices-per-server", type=int, help="devices per server (default: the profile's)")
 @click.option("--seed", type=int, help="seed (default: the profile's)")
@@ -47,16 +48,17 @@ def devices() -> None:
               help="pushing threads per server process (C++ engine)")
 @click.option("--timeout", "timeout_s", type=float, default=60.0, show_default=True, help="s to wait for export")
 @state_dir_option
-def up_cmd(profile: Path | None, inventory: Path | None, scale: float, phases: str | None, servers: int | None,
-           devices_per_server: int | None, seed: int | None, tango_host: str | None, start: bool, engine: str,
-           push_threads: int, timeout_s: float, state_dir: Path) -> None:
+def up_cmd(profile: Path | None, inventory: Path | None, scale: float, phases: str | None,
+           servers: int | None, devices_per_server: int | None, seed: int | None, tango_host: str | None,
+           start: bool, engine: str, push_threads: int, timeout_s: float, state_dir: Path) -> None:
     """Validate the profile (or inventory), register the devices, start the servers and wait until they answer."""
     if (profile is None) == (inventory is None):
         raise ConfigError("devices up: give exactly one of --profile and --inventory")
     if inventory is None and scale != 1.0:
         raise ConfigError("devices up: --scale applies to --inventory only")
     if inventory is None and phases is not None:
-        raise ConfigError("devices up: --phases applies to --inventory only (a profile sets [profile] phases)")
+        raise ConfigError("devices up: --phases applies to --inventory only "
+                          "(a profile sets [profile] phases)")
     common = dict(servers=servers, devices_per_server=devices_per_server, state_dir=dev.fleet_dir(state_dir),
                   auto_start=start, timeout_s=timeout_s, push_threads=push_threads)
     if inventory is not None:

@@ -179,8 +179,8 @@ def load_profile(path: str | Path) -> Profile:
     if not specs:
         raise top.fail(None, "the profile defines no [[attribute]] or [[matrix]] entry")
     _check_names(specs)
-    return Profile(name, description, path, seed, servers, per_server, prefix, tuple(s for s, _ in specs), timestamps,
-                   phases)
+    return Profile(name, description, path, seed, servers, per_server, prefix, tuple(s for s, _ in specs),
+                   timestamps, phases)
 
 
 def _check_attribute_name(entry: Table) -> None:

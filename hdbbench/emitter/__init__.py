@@ -72,7 +72,7 @@ __all__ = [
     "ALARM", "CHANGING", "DEFAULT_ENUM_LABELS", "DEFAULT_MODEL", "DEFAULT_STATES", "ERROR_DESC",
     "ERROR_REASON", "FORMATS", "INVALID", "MAX_DIM", "MODELS", "MODES", "PHASE_MODES", "QUALITY_NAMES",
     "STATE_NAMES", "TIMESTAMP_MODES", "TYPES", "VALID", "WARNING", "WRITE_TYPES", "AttrSpec", "AttrState",
-    "AttrStats", "Block", "Checksum", "Emitter", "Event", "EventStream", "Sink", "SpecError", "TypeInfo", "Values",
-    "block_size", "canonical_bytes", "event_digest", "integer_step", "predict_checksum", "predict_event",
-    "predict_events", "replace_spec", "stream_key", "validate_spec",
+    "AttrStats", "Block", "Checksum", "Emitter", "Event", "EventStream", "Sink", "SpecError", "TypeInfo",
+    "Values", "block_size", "canonical_bytes", "event_digest", "integer_step", "predict_checksum",
+    "predict_event", "predict_events", "replace_spec", "stream_key", "validate_spec",
 ]
