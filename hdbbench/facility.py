@@ -40,6 +40,8 @@ ATTRIBUTES_PER_DEVICE = 500
 # One device per server process: here a C++ generator server with 4 devices of ~400 attributes each
 # aborted at start-up (an uncaught DevFailed), one device of the same size per process did not.
 DEVICES_PER_SERVER = 1
+# A facility polls each attribute at its own phase: its simulated devices spread theirs too by default.
+FACILITY_PHASES = "seeded"
 _TYPE_NAMES = {name.lower(): name for name in em.TYPES}
 
 
@@ -49,7 +51,7 @@ class FacilityDevices:
 
     inventory: Path
     scale: float = 1.0
-    phases: str = "seeded"             # schedule phases of the devices: em.PHASE_MODES
+    phases: str = FACILITY_PHASES      # schedule phases of the devices: em.PHASE_MODES
 
 
 def _slug(label: str) -> str:
@@ -114,8 +116,11 @@ def default_layout(attributes: int) -> tuple[int, int]:
 
 def plan_facility(inventory: Inventory, scale: float, servers: int | None = None,
                   devices_per_server: int | None = None, seed: int = 1,
-                  device_prefix: str | None = None, phases: str = "seeded") -> list[launcher.DevicePlan]:
+                  device_prefix: str | None = None,
+                  phases: str = FACILITY_PHASES) -> list[launcher.DevicePlan]:
     """Device plans carrying the facility's attributes, each group dealt round-robin over the devices."""
+    if phases not in em.PHASE_MODES:
+        raise ConfigError(f"phases must be one of {', '.join(em.PHASE_MODES)}, got {phases!r}")
     specs = [spec for _, group_specs in facility_specs(inventory, scale) for spec in group_specs]
     layout = default_layout(len(specs))
     n_srv, n_dev = servers or layout[0], devices_per_server or layout[1]
@@ -127,8 +132,6 @@ def plan_facility(inventory: Inventory, scale: float, servers: int | None = None
     dealt: list[list[em.AttrSpec]] = [[] for _ in plans]
     for index, spec in enumerate(specs):
         dealt[index % len(plans)].append(spec)
-    if phases not in em.PHASE_MODES:
-        raise ConfigError(f"phases must be one of {', '.join(em.PHASE_MODES)}, got {phases!r}")
     return [launcher.DevicePlan(device, server, seed, tuple(attrs), "push", phases)
             for (device, server), attrs in zip(plans, dealt) if attrs]
 
@@ -159,12 +162,12 @@ def engine_profile(inventory: Inventory, plans: Sequence[launcher.DevicePlan]) -
     specs = tuple(s for plan in plans for s in plan.specs)
     return launcher.Profile(_profile_name(inventory), f"inventory {inventory.name}", inventory.source,
                             plans[0].seed if plans else 1, 1, 1, "sim/facility", specs, "push",
-                            plans[0].phases if plans else "seeded")
+                            plans[0].phases if plans else FACILITY_PHASES)
 
 
 def up(tango_host: str, inventory_path: str | Path, scale: float, *, servers: int | None = None,
-       devices_per_server: int | None = None, seed: int = 1, engine: str = "auto", phases: str = "seeded",
-       **kwargs: Any) -> launcher.Fleet:
+       devices_per_server: int | None = None, seed: int = 1, engine: str = "auto",
+       phases: str = FACILITY_PHASES, **kwargs: Any) -> launcher.Fleet:
     """Validate the inventory, plan its devices at `scale` and launch them (hdbbench.devices)."""
     inventory = load_inventory(inventory_path)  # refused before anything starts
     plans = plan_facility(inventory, scale, servers, devices_per_server, seed, phases=phases)

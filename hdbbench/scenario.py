@@ -92,7 +92,7 @@ from hdbbench.backends.model import SchemaVariant
 from hdbbench.backends.registry import BACKENDS
 from hdbbench.emitter import PHASE_MODES
 from hdbbench.errors import ConfigError
-from hdbbench.facility import FacilityDevices
+from hdbbench.facility import FACILITY_PHASES, FacilityDevices
 from hdbbench.faults.part import FaultsPart, parse_faults
 from hdbbench.placement import Placement, placement_from
 from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, parse_kinds
@@ -345,7 +345,7 @@ def _facility_devices(reader: Table) -> FacilityDevices | None:
     path = _file(reader, "inventory")
     load_inventory(path)  # refused now, before anything starts
     return FacilityDevices(path, reader.positive("scale", 1.0),
-                           reader.choice("phases", PHASE_MODES, "seeded"))
+                           reader.choice("phases", PHASE_MODES, FACILITY_PHASES))
 
 
 def _facility_layout(facility: FacilityDevices) -> tuple[int, int]:

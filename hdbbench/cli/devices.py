@@ -66,8 +66,8 @@ def up_cmd(profile: Path | None, inventory: Path | None, scale: float, phases: s
 
         load_as(inventory, "inventory")  # refused before anything starts
         fleet = facility.up(find_tango_host(state_dir, tango_host), inventory, scale,
-                            seed=1 if seed is None else seed, engine=engine, phases=phases or "seeded",
-                            **common)  # type: ignore[arg-type]
+                            seed=1 if seed is None else seed, engine=engine,
+                            phases=phases or facility.FACILITY_PHASES, **common)  # type: ignore[arg-type]
     else:
         load_as(profile, "device profile")  # type: ignore[arg-type]  # refused before anything starts
         fleet = dev.up(find_tango_host(state_dir, tango_host), profile, seed=seed,  # type: ignore[arg-type]
