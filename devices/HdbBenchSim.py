@@ -61,6 +61,9 @@ class HdbBenchSim(Device):
     AutoStart = device_property(dtype=bool, default_value=False, doc="start emitting at init")
     Timestamps = device_property(dtype=str, default_value="schedule",
                                  doc="source timestamps of pushed events: 'schedule' (due time) or 'push' (push time)")
+    Phases = device_property(dtype=str, default_value="aligned",
+                             doc="schedule phases: 'aligned' (every attribute of a rate at once) or 'seeded' "
+                                 "(each offset by a seeded fraction of its period)")
 
     # ---------------------------------------------------------------- life cycle
     def init_device(self) -> None:
@@ -73,13 +76,13 @@ class HdbBenchSim(Device):
         try:
             self._specs = [em.AttrSpec.from_json(line) for line in self.Attributes if line.strip()]
             self._emitter = em.Emitter(self.Seed, self.get_name(), self._specs, self._push,
-                                       timestamps=self.Timestamps)
+                                       timestamps=self.Timestamps, phases=self.Phases)
         except (ValueError, TypeError, em.SpecError) as exc:
             # Never exit on bad configuration: FAULT with the reason, no generated attributes.
             self._specs = []
             self._emitter = em.Emitter(self.Seed, self.get_name(), [], self._push)
             self.set_state(DevState.FAULT)
-            self.set_status(f"bad Attributes or Timestamps property: {exc}")
+            self.set_status(f"bad Attributes, Timestamps or Phases property: {exc}")
             return
         self._placeholders = {s.name.lower(): self._tango_value(s, em.EventStream(
             self.Seed, "placeholder", s).raw_value(0)) for s in self._specs}

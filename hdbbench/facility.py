@@ -10,9 +10,11 @@ characters (a fixed text and the event index). Every attribute is code-pushed, a
 without error events, so that each event is one row (the insertion benchmark's loss accounting).
 
 `plan_facility` deals the attributes of every group round-robin over the devices, so each device
-carries a slice of the whole mix; `up` launches them with the device launcher (hdbbench.devices),
-either engine. Without a layout, a device carries at most ATTRIBUTES_PER_DEVICE attributes and a
-server DEVICES_PER_SERVER device(s).
+carries a slice of the whole mix, with seeded schedule phases by default (each attribute offset by
+its own fraction of its period, as a facility's polling phases are; ``phases = "aligned"`` fires
+every attribute of a rate at once, for stress); `up` launches them with the device launcher
+(hdbbench.devices), either engine. Without a layout, a device carries at most ATTRIBUTES_PER_DEVICE
+attributes and a server DEVICES_PER_SERVER device(s).
 
 HDB++ subscribers archive at most MAX_ATTRIBUTES_PER_SUBSCRIBER attributes each (`check_subscribers`).
 """
@@ -38,6 +40,8 @@ ATTRIBUTES_PER_DEVICE = 500
 # One device per server process: here a C++ generator server with 4 devices of ~400 attributes each
 # aborted at start-up (an uncaught DevFailed), one device of the same size per process did not.
 DEVICES_PER_SERVER = 1
+# A facility polls each attribute at its own phase: its simulated devices spread theirs too by default.
+FACILITY_PHASES = "seeded"
 _TYPE_NAMES = {name.lower(): name for name in em.TYPES}
 
 
@@ -47,6 +51,7 @@ class FacilityDevices:
 
     inventory: Path
     scale: float = 1.0
+    phases: str = FACILITY_PHASES      # schedule phases of the devices: em.PHASE_MODES
 
 
 def _slug(label: str) -> str:
@@ -111,8 +116,11 @@ def default_layout(attributes: int) -> tuple[int, int]:
 
 def plan_facility(inventory: Inventory, scale: float, servers: int | None = None,
                   devices_per_server: int | None = None, seed: int = 1,
-                  device_prefix: str | None = None) -> list[launcher.DevicePlan]:
+                  device_prefix: str | None = None,
+                  phases: str = FACILITY_PHASES) -> list[launcher.DevicePlan]:
     """Device plans carrying the facility's attributes, each group dealt round-robin over the devices."""
+    if phases not in em.PHASE_MODES:
+        raise ConfigError(f"phases must be one of {', '.join(em.PHASE_MODES)}, got {phases!r}")
     specs = [spec for _, group_specs in facility_specs(inventory, scale) for spec in group_specs]
     layout = default_layout(len(specs))
     n_srv, n_dev = servers or layout[0], devices_per_server or layout[1]
@@ -124,7 +132,7 @@ def plan_facility(inventory: Inventory, scale: float, servers: int | None = None
     dealt: list[list[em.AttrSpec]] = [[] for _ in plans]
     for index, spec in enumerate(specs):
         dealt[index % len(plans)].append(spec)
-    return [launcher.DevicePlan(device, server, seed, tuple(attrs), "push")
+    return [launcher.DevicePlan(device, server, seed, tuple(attrs), "push", phases)
             for (device, server), attrs in zip(plans, dealt) if attrs]
 
 
@@ -153,15 +161,16 @@ def engine_profile(inventory: Inventory, plans: Sequence[launcher.DevicePlan]) -
     """The facility as a launcher profile, for the engine checks (every attribute it serves)."""
     specs = tuple(s for plan in plans for s in plan.specs)
     return launcher.Profile(_profile_name(inventory), f"inventory {inventory.name}", inventory.source,
-                            plans[0].seed if plans else 1, 1, 1, "sim/facility", specs, "push")
+                            plans[0].seed if plans else 1, 1, 1, "sim/facility", specs, "push",
+                            plans[0].phases if plans else FACILITY_PHASES)
 
 
 def up(tango_host: str, inventory_path: str | Path, scale: float, *, servers: int | None = None,
        devices_per_server: int | None = None, seed: int = 1, engine: str = "auto",
-       **kwargs: Any) -> launcher.Fleet:
+       phases: str = FACILITY_PHASES, **kwargs: Any) -> launcher.Fleet:
     """Validate the inventory, plan its devices at `scale` and launch them (hdbbench.devices)."""
     inventory = load_inventory(inventory_path)  # refused before anything starts
-    plans = plan_facility(inventory, scale, servers, devices_per_server, seed)
+    plans = plan_facility(inventory, scale, servers, devices_per_server, seed, phases=phases)
     chosen = launcher.resolve_engine(engine)  # every facility attribute is code-pushed
     launcher.check_engine(engine_profile(inventory, plans), chosen, kwargs.get("push_threads", 1))
     return launcher.up_plans(tango_host, plans, str(inventory.source), engine=chosen, **kwargs)

@@ -119,7 +119,8 @@ def _device_plans(scenario: Any) -> list[Any]:
         from hdbbench.sizing import load_inventory
 
         return list(facility.plan_facility(load_inventory(scenario.facility.inventory), scenario.facility.scale,
-                                           scenario.servers, scenario.devices_per_server, scenario.seed))
+                                           scenario.servers, scenario.devices_per_server, scenario.seed,
+                                           phases=scenario.facility.phases))
     return list(devices.plan_fleet(devices.load_profile(scenario.device_profile), scenario.servers,
                                    scenario.devices_per_server, scenario.seed))
 

@@ -203,7 +203,8 @@ def _device_engine(scenario: Scenario) -> str:
 
         inventory = load_inventory(scenario.facility.inventory)
         plans = facility.plan_facility(inventory, scenario.facility.scale, scenario.servers,
-                                       scenario.devices_per_server, scenario.seed)
+                                       scenario.devices_per_server, scenario.seed,
+                                       phases=scenario.facility.phases)
         engine = device_launcher.resolve_engine(scenario.device_engine)  # every facility attribute is pushed
         device_launcher.check_engine(facility.engine_profile(inventory, plans), engine)
         return engine
@@ -220,7 +221,8 @@ def _start_devices(scenario: Scenario, tango_host: str, devices_dir: Path, engin
 
         return facility.up(tango_host, scenario.facility.inventory, scenario.facility.scale,
                            servers=scenario.servers, devices_per_server=scenario.devices_per_server,
-                           seed=scenario.seed, engine=engine, state_dir=devices_dir, tie_to_parent=True)
+                           seed=scenario.seed, engine=engine, phases=scenario.facility.phases,
+                           state_dir=devices_dir, tie_to_parent=True)
     return device_launcher.up(tango_host, scenario.device_profile, servers=scenario.servers,
                               devices_per_server=scenario.devices_per_server, seed=scenario.seed,
                               state_dir=devices_dir, tie_to_parent=True, engine=engine)

@@ -134,8 +134,9 @@ class StepJudge:
 
     def source_behind(self, start_s: float, end_s: float) -> bool:
         """The devices fell behind their schedule during the step (MaxLag): they could not offer its rate.
-        Their lag, not their emitted rate over the step, says so: a facility's mix emits in bursts (every
-        10-s attribute at once), so a step's window shorter than its longest period sees less than the rate."""
+        Their lag, not their emitted rate over the step, says so: a facility's mix has periods up to a
+        minute (and with aligned phases every 10-s attribute fires at once), so a step's window shorter
+        than its longest period does not see the rate."""
         times, lags = self.series.column("dev.max_lag_s")
         return any(lag > SOURCE_LAG_LIMIT_S for t, lag in zip(times, lags) if start_s <= t <= end_s)
 

@@ -25,6 +25,9 @@ The resolved scenario (every default filled in) is saved in the run directory.
     # instead of profile: a facility's inventory at a scale (hdbbench.facility; exactly one of the two)
     # inventory = "inventories/example-facility.toml"
     # scale = 0.5                # multiplies each group's attribute count; rates keep the mix's proportions
+    # phases = "seeded"          # seeded (default: each attribute offset by its own fraction of its period,
+                                 # as a facility's polling) | aligned (every attribute of a rate at once);
+                                 # a profile's devices take [profile] phases (default aligned)
 
     [subscribers]
     count = 1
@@ -87,8 +90,9 @@ from typing import Any
 
 from hdbbench.backends.model import SchemaVariant
 from hdbbench.backends.registry import BACKENDS
+from hdbbench.emitter import PHASE_MODES
 from hdbbench.errors import ConfigError
-from hdbbench.facility import FacilityDevices
+from hdbbench.facility import FACILITY_PHASES, FacilityDevices
 from hdbbench.faults.part import FaultsPart, parse_faults
 from hdbbench.placement import Placement, placement_from
 from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, parse_kinds
@@ -326,10 +330,13 @@ def _device_profile(reader: Table) -> Path:
 
 
 def _facility_devices(reader: Table) -> FacilityDevices | None:
-    """[devices] inventory + scale (hdbbench.facility), refused together with a profile."""
+    """[devices] inventory + scale + phases (hdbbench.facility), refused together with a profile."""
     if not reader.has("inventory"):
         if reader.has("scale"):
             raise reader.fail("scale", "applies to an inventory only (give inventory = \"...\")")
+        if reader.has("phases"):
+            raise reader.fail("phases", "applies to an inventory only "
+                                        "(a profile's devices take [profile] phases)")
         return None
     if reader.has("profile"):
         raise reader.fail("inventory", "give exactly one of profile and inventory")
@@ -337,7 +344,8 @@ def _facility_devices(reader: Table) -> FacilityDevices | None:
 
     path = _file(reader, "inventory")
     load_inventory(path)  # refused now, before anything starts
-    return FacilityDevices(path, reader.positive("scale", 1.0))
+    return FacilityDevices(path, reader.positive("scale", 1.0),
+                           reader.choice("phases", PHASE_MODES, FACILITY_PHASES))
 
 
 def _facility_layout(facility: FacilityDevices) -> tuple[int, int]:

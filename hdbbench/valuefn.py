@@ -55,6 +55,15 @@ def stream_base(seed: int, key: str) -> int:
     return mix64(mix64((seed + GAMMA) & M64) ^ fnv1a64(key.encode()))
 
 
+def schedule_phase(seed: int, key: str) -> float:
+    """The attribute's phase with ``phases = "seeded"``: a fraction of its period in [0, 1).
+
+    unit(mix64(base)) is the word of counter 0, which no event draws from (event k uses counter k + 1),
+    so the phase is independent of the values and the same for any rate.
+    """
+    return (mix64(stream_base(seed, key)) >> 11) * 2.0 ** -53
+
+
 def event_words(base: int, ks: np.ndarray) -> np.ndarray:
     """word(k) = mix64(base + (k + 1)·GAMMA) for each k (uint64)."""
     k1 = ks.astype(np.uint64) + _U64(1)

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from hdbbench import emitter as em
-from hdbbench.devices import PROFILES_DIR, load_profile
+from hdbbench import valuefn as vf
+from hdbbench.devices import PROFILES_DIR, load_profile, plan_fleet
 from hdbbench.errors import ConfigError
 
 DEV = "sim/test/d0"
@@ -152,6 +153,51 @@ def test_unknown_timestamp_mode_is_refused(tmp_path: Path) -> None:
     path.write_text('[profile]\nname = "t"\ntimestamps = "sometimes"\n\n[[attribute]]\nname = "a"\n')
     with pytest.raises(ConfigError, match=r"p\.toml:3: \[profile\] timestamps"):
         load_profile(path)
+
+
+def _first_offsets(emi: em.Emitter, clock: FakeClock, rec: Recorder, period_s: float) -> dict[str, int]:
+    """Each attribute's first event after now, as µs after now (steps through one period)."""
+    start, seen = int(clock.t * 1e6), {name: len(evs) for name, evs in rec.events.items()}
+    clock.t += period_s - 1e-6
+    emi.step()
+    return {name: evs[seen.get(name, 0)][1] - start for name, evs in rec.events.items()}
+
+
+def test_seeded_phases_spread_a_period_aligned_ones_coincide_and_rate_changes_keep_them() -> None:
+    specs = [em.AttrSpec(name=f"a{i}", rate_hz=2.0) for i in range(40)]
+    offsets = {}
+    for phases in em.PHASE_MODES:
+        clock, rec = FakeClock(), Recorder()
+        emi = em.Emitter(7, DEV, specs, rec, clock, phases=phases)
+        emi.start()
+        first = _first_offsets(emi, clock, rec, 0.5)
+        assert len(first) == len(specs)
+        clock.t += 10.0
+        emi.step()
+        emi.set_rate(4.0)  # a period of 250 ms: each attribute keeps its fraction of the period
+        after = _first_offsets(emi, clock, rec, 0.25)
+        assert all(abs(after[n] / 250_000 - first[n] / 500_000) < 4e-6 for n in first)
+        offsets[phases] = sorted(first.values())
+    assert offsets["aligned"] == [0] * len(specs)
+    seeded = offsets["seeded"]
+    assert len(set(seeded)) == len(specs)  # no two attributes at once
+    assert all(any(q * 125_000 <= o < (q + 1) * 125_000 for o in seeded) for q in range(4))
+    phase = vf.schedule_phase(7, em.stream_key(DEV, "a0"))
+    assert 0.0 <= phase < 1.0 and seeded.count(round(phase * 500_000)) == 1
+
+
+def test_unknown_phase_mode_is_refused_and_profiles_default_to_aligned(tmp_path: Path) -> None:
+    with pytest.raises(em.SpecError, match="phases must be one of aligned, seeded, got 'random'"):
+        em.Emitter(1, DEV, [em.AttrSpec(name="a")], lambda *a: None, phases="random")
+    path = tmp_path / "p.toml"
+    path.write_text('[profile]\nname = "t"\nphases = "random"\n\n[[attribute]]\nname = "a"\n')
+    with pytest.raises(ConfigError, match=r"p\.toml:3: \[profile\] phases: must be one of aligned, seeded"):
+        load_profile(path)
+    path.write_text('[profile]\nname = "t"\n\n[[attribute]]\nname = "a"\n')
+    assert load_profile(path).phases == "aligned"
+    assert {p.phases for p in plan_fleet(load_profile(path), 2, 2)} == {"aligned"}
+    path.write_text('[profile]\nname = "t"\nphases = "seeded"\n\n[[attribute]]\nname = "a"\n')
+    assert {p.phases for p in plan_fleet(load_profile(path), 2, 2)} == {"seeded"}
 
 
 def test_checksum_is_order_independent_and_matches_digests() -> None:

@@ -73,6 +73,24 @@ def test_the_facility_scenario_validates() -> None:
     assert scenario.servers * scenario.devices_per_server > 1
 
 
+def test_facility_devices_have_seeded_phases_unless_the_scenario_says_aligned(tmp_path: Path) -> None:
+    inventory = load_inventory(INVENTORY)
+    assert {p.phases for p in facility.plan_facility(inventory, 0.01, servers=2)} == {"seeded"}
+    shipped = load_scenario(REPO / "scenarios" / "facility.toml").facility
+    assert shipped is not None and shipped.phases == "seeded"
+    scenario = load_scenario(_facility_scenario(tmp_path, f'inventory = "{INVENTORY}"\nphases = "aligned"'))
+    assert scenario.facility is not None and scenario.facility.phases == "aligned"
+    assert scenario.to_dict()["facility"]["phases"] == "aligned"
+    plans = facility.plan_facility(inventory, 0.01, phases=scenario.facility.phases)
+    assert {p.phases for p in plans} == {"aligned"}
+    with pytest.raises(ConfigError, match="phases must be one of aligned, seeded, got 'random'"):
+        facility.plan_facility(inventory, 0.01, phases="random")
+    fleet = launcher.Fleet("localhost:10000", "facility", tmp_path, {p.name: p for p in plans})
+    fleet.save()
+    recorded = launcher.load_fleet(tmp_path)
+    assert recorded is not None and {p.phases for p in recorded.devices.values()} == {"aligned"}
+
+
 def _facility_scenario(tmp_path: Path, devices: str, subscribers: str = "count = 2") -> Path:
     path = tmp_path / "fac.toml"
     path.write_text(f'name = "fac"\nbackends = ["timescaledb"]\n[devices]\n{devices}\n[subscribers]\n{subscribers}\n')
@@ -88,6 +106,10 @@ def _facility_scenario(tmp_path: Path, devices: str, subscribers: str = "count =
     (f'inventory = "{INVENTORY}"\nprofile = "devices/profiles/all-types.toml"', "count = 2",
      "[devices] inventory: give exactly one of profile and inventory"),
     ('scale = 0.5', "count = 2", "[devices] scale: applies to an inventory only"),
+    (f'inventory = "{INVENTORY}"\nphases = "random"', "count = 2",
+     "[devices] phases: must be one of aligned, seeded"),
+    ('profile = "devices/profiles/all-types.toml"\nphases = "seeded"', "count = 2",
+     "[devices] phases: applies to an inventory only (a profile's devices take [profile] phases)"),
     (f'inventory = "{INVENTORY}"\nscale = 0', "count = 2", "[devices] scale: must be > 0"),
     ('profile = "devices/profiles/scalar-heavy-accelerator.toml"\nservers = 300', "count = 1",
      "12,000 per subscriber"),

@@ -28,6 +28,7 @@ EARLY = range(0, 8)           # events compared one by one
 LATE = range(1022, 1026)      # across a block boundary, after a long walk
 CHECKSUM_EVENTS = 1026        # events 0..1025
 BYTES_EVENTS = 3
+T0_US = 1_700_000_000_000_000  # schedules start here (µs since the epoch)
 
 
 def _bits(x: float) -> str:
@@ -101,14 +102,68 @@ def primitives() -> dict[str, Any]:
         "draw": [[int(k), slot, f"{int(d[i, slot]):016x}"] for i, k in enumerate(ks) for slot in range(4)],
         "unit": [[f"{int(w):016x}", _bits(float(vf.unit(np.array([w], dtype=np.uint64))[0]))] for w in d[:, 2]],
         "sin2pi": [[_bits(t), _bits(float(vf.sin2pi(np.array([t]))[0]))] for t in phases],
+        "schedule_phase": [[seed, key, _bits(vf.schedule_phase(seed, key))]
+                           for seed in (0, SEED) for key in [*keys, *schedule_keys()]],
         "blake2b64": [[b.hex(), hashlib.blake2b(b, digest_size=8).digest().hex()] for b in blobs],
     }
 
 
+def schedule_specs() -> list[em.AttrSpec]:
+    """Rates with whole and fractional periods in µs; three of one rate, to see them spread or not."""
+    rates = {"fast": 7.0, "one_a": 1.0, "one_b": 1.0, "one_c": 1.0, "third": 3.0, "slow": 0.1}
+    specs = [em.AttrSpec(name=name, rate_hz=rate, p_alarm=0.2) for name, rate in rates.items()]
+    return [*specs, em.AttrSpec(name="text", type="DevString", rate_hz=2.0, p_error=0.3)]
+
+
+def schedule_keys() -> list[str]:
+    return [em.stream_key(DEVICE, s.name) for s in schedule_specs()]
+
+
+# A start, rate changes of every attribute and of some, a burst of some, each followed by takes.
+# Times are µs after T0_US; ["rate", hz, t, names] with names [] for every push attribute.
+SCHEDULE_SCRIPT: list[list[Any]] = [
+    ["start", 0], ["take", 2_500_000], ["take", 4_250_000], ["rate", 2.0, 4_250_000, []], ["take", 6_500_000],
+    ["rate", 5.0, 7_000_000, ["one_a", "third"]], ["take", 9_000_000], ["burst", 2, ["fast", "slow"]],
+    ["take", 9_500_000], ["take", 12_750_000], ["take", 30_000_000],
+]
+
+
+def schedule(phases: str) -> dict[str, Any]:
+    """The events (k, timestamp) and checksums of the script, run by the Python Emitter on given times."""
+    specs = schedule_specs()
+    events: dict[str, list[list[int]]] = {s.name: [] for s in specs}
+
+    def sink(st: em.AttrState, ev: em.Event, ts_us: int) -> None:
+        events[st.spec.name].append([ev.k, ts_us])
+
+    def at(offset_us: int) -> float:
+        now = (T0_US + offset_us) / 1e6
+        assert int(now * 1e6) == T0_US + offset_us, "pick times the emitter reads back exactly"
+        return now
+
+    emitter = em.Emitter(SEED, DEVICE, specs, sink, phases=phases)
+    for op in SCHEDULE_SCRIPT:
+        if op[0] == "start":
+            emitter.start(now=at(op[1]))
+        elif op[0] == "take":
+            emitter.step(now=at(op[1]))
+        elif op[0] == "rate":
+            emitter.set_rate(op[1], op[3] or None, now=at(op[2]))
+        else:
+            emitter.burst(op[1], op[2] or None)
+    stats = emitter.stats(now=at(SCHEDULE_SCRIPT[-1][1]))
+    return {"phases": phases, "specs": [json.loads(s.to_json()) for s in specs],
+            "events": [events[s.name] for s in specs],
+            "checksums": [[st.emitted, f"{st.checksum_sum:016x}"] for st in stats]}
+
+
 def document() -> str:
     doc = {"about": "test vectors of devices/spec/value-function.md, written by make_vectors.py",
-           "device": DEVICE, "seed": SEED, "primitives": primitives(), "cases": [case(s) for s in case_specs()]}
-    return json.dumps(doc, separators=(",", ":")).replace('{"spec"', '\n{"spec"') + "\n"
+           "device": DEVICE, "seed": SEED, "primitives": primitives(), "t0_us": T0_US,
+           "schedule_script": SCHEDULE_SCRIPT, "schedules": [schedule(p) for p in em.PHASE_MODES],
+           "cases": [case(s) for s in case_specs()]}
+    text = json.dumps(doc, separators=(",", ":"))
+    return text.replace('{"spec"', '\n{"spec"').replace('{"phases"', '\n{"phases"') + "\n"
 
 
 if __name__ == "__main__":

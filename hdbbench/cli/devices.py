@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from hdbbench import devices as dev
+from hdbbench.emitter import PHASE_MODES
 from hdbbench.cli.options import find_tango_host, state_dir_option, tango_host_option
 from hdbbench.errors import ConfigError
 from hdbbench.inputs import load_as
@@ -30,6 +31,10 @@ def devices() -> None:
                    "sizes and rates (archive periods as push rates of 1/period)")
 @click.option("--scale", type=float, default=1.0, show_default=True,
               help="with --inventory: multiplies each group's attribute count (at least one per group)")
+@click.option("--phases", type=click.Choice(PHASE_MODES),
+              help="with --inventory: schedule phases, seeded (default: each attribute offset by its own "
+                   "fraction of its period) or aligned (every attribute of a rate at once); a profile sets "
+                   "[profile] phases")
 @click.option("--servers", type=int, help="server processes (default: the profile's)")
 @click.option("--devices-per-server", type=int, help="devices per server (default: the profile's)")
 @click.option("--seed", type=int, help="seed (default: the profile's)")
@@ -43,14 +48,17 @@ def devices() -> None:
               help="pushing threads per server process (C++ engine)")
 @click.option("--timeout", "timeout_s", type=float, default=60.0, show_default=True, help="s to wait for export")
 @state_dir_option
-def up_cmd(profile: Path | None, inventory: Path | None, scale: float, servers: int | None,
-           devices_per_server: int | None, seed: int | None, tango_host: str | None, start: bool, engine: str,
-           push_threads: int, timeout_s: float, state_dir: Path) -> None:
+def up_cmd(profile: Path | None, inventory: Path | None, scale: float, phases: str | None,
+           servers: int | None, devices_per_server: int | None, seed: int | None, tango_host: str | None,
+           start: bool, engine: str, push_threads: int, timeout_s: float, state_dir: Path) -> None:
     """Validate the profile (or inventory), register the devices, start the servers and wait until they answer."""
     if (profile is None) == (inventory is None):
         raise ConfigError("devices up: give exactly one of --profile and --inventory")
     if inventory is None and scale != 1.0:
         raise ConfigError("devices up: --scale applies to --inventory only")
+    if inventory is None and phases is not None:
+        raise ConfigError("devices up: --phases applies to --inventory only "
+                          "(a profile sets [profile] phases)")
     common = dict(servers=servers, devices_per_server=devices_per_server, state_dir=dev.fleet_dir(state_dir),
                   auto_start=start, timeout_s=timeout_s, push_threads=push_threads)
     if inventory is not None:
@@ -58,7 +66,8 @@ def up_cmd(profile: Path | None, inventory: Path | None, scale: float, servers: 
 
         load_as(inventory, "inventory")  # refused before anything starts
         fleet = facility.up(find_tango_host(state_dir, tango_host), inventory, scale,
-                            seed=1 if seed is None else seed, engine=engine, **common)  # type: ignore[arg-type]
+                            seed=1 if seed is None else seed, engine=engine,
+                            phases=phases or facility.FACILITY_PHASES, **common)  # type: ignore[arg-type]
     else:
         load_as(profile, "device profile")  # type: ignore[arg-type]  # refused before anything starts
         fleet = dev.up(find_tango_host(state_dir, tango_host), profile, seed=seed,  # type: ignore[arg-type]

@@ -133,7 +133,8 @@ def register(tango_host: str, plans: Sequence[DevicePlan], auto_start: bool = Fa
         db.add_server(server, infos, with_dserver=True)
         for d in devs:
             props = {"Attributes": [s.to_json() for s in d.specs], "Seed": [str(d.seed)],
-                     "AutoStart": [str(auto_start).lower()], "Timestamps": [d.timestamps]}
+                     "AutoStart": [str(auto_start).lower()], "Timestamps": [d.timestamps],
+                     "Phases": [d.phases]}
             if engine == "cpp":
                 props["PushThreads"] = [str(push_threads)]
             db.put_device_property(d.name, props)
@@ -155,8 +156,9 @@ def _start_server(fleet: Fleet, instance: str, devices: tuple[str, ...], tie_to_
     log = logs / f"{instance}.log"
     env = dict(os.environ, TANGO_HOST=fleet.tango_host, TANGO_ZMQ_EVENT_PORT=str(ev),
                TANGO_ZMQ_HEARTBEAT_PORT=str(hb), PYTHONUNBUFFERED="1")
-    # The publisher side drops past its high-water mark too (1,000 by default); a simulator pushes
-    # every attribute at the same instant, so give a burst room. An explicit setting wins.
+    # The publisher side drops past its high-water mark too (1,000 by default); with aligned phases a
+    # simulator pushes every attribute of a rate at the same instant, so give a burst room. An explicit
+    # setting wins.
     env.setdefault("TANGO_DS_EVENT_BUFFER_HWM", "100000")
     program = [str(gen_binary())] if fleet.engine == "cpp" else [sys.executable, str(SERVER_SCRIPT)]
     cmd = [*program, instance, "-ORBendPoint", f"giop:tcp:{address}:{orb}"]

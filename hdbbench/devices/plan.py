@@ -18,6 +18,7 @@ class DevicePlan:
     seed: int
     specs: tuple[em.AttrSpec, ...]
     timestamps: str = "schedule"
+    phases: str = "aligned"
 
     def spec(self, attribute: str) -> em.AttrSpec:
         for s in self.specs:
@@ -35,5 +36,5 @@ def plan_fleet(profile: Profile, servers: int | None = None, devices_per_server:
         raise ConfigError("servers and devices per server must be >= 1")
     base = profile.seed if seed is None else seed
     return [DevicePlan(f"{profile.device_prefix}/s{si:02d}d{di:03d}", f"{profile.name}-s{si:02d}", base,
-                       profile.attributes, profile.timestamps)
+                       profile.attributes, profile.timestamps, profile.phases)
             for si in range(n_srv) for di in range(n_dev)]

@@ -46,6 +46,7 @@ class Profile:
     device_prefix: str
     attributes: tuple[em.AttrSpec, ...]
     timestamps: str = "schedule"       # source timestamps: em.TIMESTAMP_MODES
+    phases: str = "aligned"            # schedule phases: em.PHASE_MODES
 
 
 def _canonical(field_name: str, value: Any) -> Any:
@@ -150,6 +151,7 @@ def load_profile(path: str | Path) -> Profile:
     servers = head.count("servers", 1)
     per_server = head.count("devices_per_server", 1)
     timestamps = head.choice("timestamps", em.TIMESTAMP_MODES, "schedule")
+    phases = head.choice("phases", em.PHASE_MODES, "aligned")
     prefix = head.string("device_prefix", f"sim/{name}")
     if not _DEVICE_PREFIX.match(prefix):
         raise head.fail("device_prefix", f"{prefix!r} must be 'domain/family'")
@@ -177,7 +179,8 @@ def load_profile(path: str | Path) -> Profile:
     if not specs:
         raise top.fail(None, "the profile defines no [[attribute]] or [[matrix]] entry")
     _check_names(specs)
-    return Profile(name, description, path, seed, servers, per_server, prefix, tuple(s for s, _ in specs), timestamps)
+    return Profile(name, description, path, seed, servers, per_server, prefix, tuple(s for s, _ in specs),
+                   timestamps, phases)
 
 
 def _check_attribute_name(entry: Table) -> None:

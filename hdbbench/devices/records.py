@@ -62,7 +62,7 @@ class Fleet:
         return json.dumps({
             "tango_host": self.tango_host, "profile": self.profile, "engine": self.engine,
             "devices": {n: {"server": d.server, "seed": d.seed, "attributes": [s.to_json() for s in d.specs],
-                            "timestamps": d.timestamps}
+                            "timestamps": d.timestamps, "phases": d.phases}
                         for n, d in self.devices.items()},
             "servers": [asdict(s) for s in self.servers]}, indent=1)
 
@@ -80,7 +80,7 @@ def load_fleet(state_dir: str | Path = DEFAULT_STATE_DIR) -> Fleet | None:
         return None
     data = json.loads(path.read_text())
     devices = {n: DevicePlan(n, d["server"], d["seed"], tuple(em.AttrSpec.from_json(s) for s in d["attributes"]),
-                             d.get("timestamps", "schedule"))
+                             d.get("timestamps", "schedule"), d.get("phases", "aligned"))
                for n, d in data["devices"].items()}
     servers = [ServerRecord(**{**s, "devices": tuple(s["devices"])}) for s in data["servers"]]
     return Fleet(data["tango_host"], data["profile"], Path(state_dir), devices, servers, data.get("engine", "python"))

@@ -35,9 +35,11 @@ depend on timing) can recompute it with `event_digest` from what it stored.
 Timestamps
 ----------
 The runtime `Emitter` stamps event k with its *scheduled* time in integer microseconds: after a start
-(or a rate change) at epoch (t0, k0), ``ts(k) = t0 + round((k - k0) * 1e6 / rate)``; a burst stamps its
-events 1 µs apart from ``max(now, last + 1 µs)``. Per attribute, timestamps are strictly increasing,
-so the HDB++ primary key (att_conf_id, data_time) never collides.
+(or a rate change) at epoch (t0, k0), ``ts(k) = t0 + round((k - k0 + phase) * 1e6 / rate)``; a burst stamps
+its events 1 µs apart from ``max(now, last + 1 µs)``. Per attribute, timestamps are strictly increasing,
+so the HDB++ primary key (att_conf_id, data_time) never collides. ``phase`` is 0 with ``phases =
+"aligned"`` (every attribute of a rate due at the same instants) and ``schedule_phase(seed, key)``, a
+fraction of the period in [0, 1), with ``phases = "seeded"`` (spread as a facility's polling phases).
 
 Modules
 -------
@@ -54,7 +56,7 @@ Every public name is re-exported here: ``from hdbbench import emitter as em; em.
 from __future__ import annotations
 
 from hdbbench.emitter.digest import Checksum, Event, canonical_bytes, event_digest, stream_key
-from hdbbench.emitter.pacing import TIMESTAMP_MODES, AttrState, AttrStats, Emitter, Sink
+from hdbbench.emitter.pacing import PHASE_MODES, TIMESTAMP_MODES, AttrState, AttrStats, Emitter, Sink
 from hdbbench.emitter.spec import AttrSpec, SpecError, replace_spec, validate_spec
 from hdbbench.emitter.stream import (
     Block, EventStream, block_size, predict_checksum, predict_event, predict_events,
@@ -68,9 +70,9 @@ from hdbbench.emitter.values import Values, integer_step
 
 __all__ = [
     "ALARM", "CHANGING", "DEFAULT_ENUM_LABELS", "DEFAULT_MODEL", "DEFAULT_STATES", "ERROR_DESC",
-    "ERROR_REASON", "FORMATS", "INVALID", "MAX_DIM", "MODELS", "MODES", "QUALITY_NAMES", "STATE_NAMES",
-    "TIMESTAMP_MODES", "TYPES", "VALID", "WARNING", "WRITE_TYPES", "AttrSpec", "AttrState", "AttrStats",
-    "Block", "Checksum", "Emitter", "Event", "EventStream", "Sink", "SpecError", "TypeInfo", "Values",
-    "block_size", "canonical_bytes", "event_digest", "integer_step", "predict_checksum", "predict_event",
-    "predict_events", "replace_spec", "stream_key", "validate_spec",
+    "ERROR_REASON", "FORMATS", "INVALID", "MAX_DIM", "MODELS", "MODES", "PHASE_MODES", "QUALITY_NAMES",
+    "STATE_NAMES", "TIMESTAMP_MODES", "TYPES", "VALID", "WARNING", "WRITE_TYPES", "AttrSpec", "AttrState",
+    "AttrStats", "Block", "Checksum", "Emitter", "Event", "EventStream", "Sink", "SpecError", "TypeInfo",
+    "Values", "block_size", "canonical_bytes", "event_digest", "integer_step", "predict_checksum",
+    "predict_event", "predict_events", "replace_spec", "stream_key", "validate_spec",
 ]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from hdbbench.emitter.digest import Checksum, Event, stream_key
 from hdbbench.emitter.spec import AttrSpec, SpecError
 from hdbbench.emitter.stream import EventStream
+from hdbbench.valuefn import schedule_phase
 
 
 # --------------------------------------------------------------------------------------------
@@ -32,6 +33,7 @@ class AttrState:
     spec: AttrSpec
     stream: EventStream
     rate_hz: float
+    phase: float = 0.0                  # fraction of the period the schedule is offset by (0: aligned)
     next_k: int = 0
     running: bool = False
     epoch_us: int = 0
@@ -46,7 +48,8 @@ class AttrState:
     recent: deque[tuple[float, int]] = field(default_factory=lambda: deque(maxlen=64))
 
     def due_us(self, k: int) -> int:
-        return self.epoch_us + round((k - self.epoch_k) * 1e6 / self.rate_hz)
+        # int + float: the count converts to a double first, as the C++ engine does.
+        return self.epoch_us + round((k - self.epoch_k + self.phase) * 1e6 / self.rate_hz)
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ class AttrStats:
 
 
 TIMESTAMP_MODES = ("schedule", "push")
+PHASE_MODES = ("aligned", "seeded")
 
 
 class Emitter:
@@ -76,9 +80,12 @@ class Emitter:
     MAX_CATCH_UP = 5000  # events of one attribute per step, so one late attribute cannot starve others
 
     def __init__(self, seed: int, device: str, specs: Sequence[AttrSpec], sink: Sink,
-                 clock: Callable[[], float] = time.time, timestamps: str = "schedule") -> None:
+                 clock: Callable[[], float] = time.time, timestamps: str = "schedule",
+                 phases: str = "aligned") -> None:
         if timestamps not in TIMESTAMP_MODES:
             raise SpecError(f"timestamps must be one of {', '.join(TIMESTAMP_MODES)}, got {timestamps!r}")
+        if phases not in PHASE_MODES:
+            raise SpecError(f"phases must be one of {', '.join(PHASE_MODES)}, got {phases!r}")
         # "schedule": an event carries its due time (deterministic, whatever the pusher's lateness);
         # "push": the time it is pushed, as a real device stamps a value when it reads it. Event age
         # at commit then measures the archiving path, not the simulator's lateness (reported as lag).
@@ -87,7 +94,11 @@ class Emitter:
         if len(set(names)) != len(names):
             raise SpecError("duplicate attribute names (Tango names are case-insensitive)")
         self.seed, self.device, self._sink, self._clock = int(seed), device, sink, clock
-        self.attrs = [AttrState(i, s, EventStream(seed, stream_key(device, s.name), s), s.rate_hz)
+        # "aligned": every attribute of a rate is due at the same instants (a stress burst each period);
+        # "seeded": each is offset by its own fraction of the period, as a facility's polling phases are.
+        keys = [stream_key(device, s.name) for s in specs]
+        self.attrs = [AttrState(i, s, EventStream(seed, keys[i], s), s.rate_hz,
+                                schedule_phase(self.seed, keys[i]) if phases == "seeded" else 0.0)
                       for i, s in enumerate(specs)]
         self._by_name = {s.spec.name.lower(): s for s in self.attrs}
         self._heap: list[tuple[int, int, int]] = []  # (due_us, index, generation)
@@ -148,18 +159,20 @@ class Emitter:
         """Stop everything and rewind to event 0 with zeroed statistics: the next run repeats the first."""
         with self._lock:
             for st in self.attrs:
-                self.attrs[st.index] = AttrState(st.index, st.spec, st.stream, st.spec.rate_hz,
+                self.attrs[st.index] = AttrState(st.index, st.spec, st.stream, st.spec.rate_hz, st.phase,
                                                  last_ts_us=st.last_ts_us, generation=st.generation + 1)
             self._by_name = {s.spec.name.lower(): s for s in self.attrs}
             self._heap.clear()
             self.push_failures = 0
 
     def _rearm(self, st: AttrState, now_us: int) -> None:
+        # The schedule restarts from now; the phase (in due_us) keeps each attribute's fraction of
+        # the new period, so a rate change does not line every attribute up again.
         st.generation += 1
         st.epoch_k = st.next_k
         st.epoch_us = max(now_us, st.last_ts_us + 1)
         if st.spec.mode == "push":
-            heapq.heappush(self._heap, (st.epoch_us, st.index, st.generation))
+            heapq.heappush(self._heap, (st.due_us(st.epoch_k), st.index, st.generation))
 
     # -- emission
     def step(self, now: float | None = None, budget: int | None = None) -> int:

@@ -100,7 +100,8 @@ void HdbBenchGen::stop_pushers() {
 
 void HdbBenchGen::read_properties() {
     Tango::DbData data;
-    for (const char *n : {"Attributes", "Seed", "AutoStart", "Timestamps", "PushThreads"}) data.push_back(Tango::DbDatum(n));
+    for (const char *n : {"Attributes", "Seed", "AutoStart", "Timestamps", "PushThreads", "Phases"})
+        data.push_back(Tango::DbDatum(n));
     if (Tango::Util::instance()->_UseDb) get_db_device()->get_property(data);
     attributes_prop_.clear();
     if (!data[0].is_empty()) data[0] >> attributes_prop_;
@@ -108,6 +109,7 @@ void HdbBenchGen::read_properties() {
     if (!data[2].is_empty()) data[2] >> auto_start_;
     if (!data[3].is_empty()) data[3] >> timestamps_;
     if (!data[4].is_empty()) data[4] >> push_threads_;
+    if (!data[5].is_empty()) data[5] >> phases_;
 }
 
 void HdbBenchGen::init_device() {
@@ -119,14 +121,18 @@ void HdbBenchGen::init_device() {
         read_properties();
         if (timestamps_ != "schedule" && timestamps_ != "push")
             throw std::runtime_error("Timestamps must be 'schedule' or 'push', got '" + timestamps_ + "'");
+        if (phases_ != "aligned" && phases_ != "seeded")
+            throw std::runtime_error("Phases must be 'aligned' or 'seeded', got '" + phases_ + "'");
         if (push_threads_ < 1 || push_threads_ > 64) throw std::runtime_error("PushThreads must be in 1..64");
         for (const auto &line : attributes_prop_)
             if (line.find_first_not_of(" \t\r\n") != std::string::npos) specs.push_back(hdbgen::parse_spec(line));
         scheduler_ = std::make_unique<hdbgen::Scheduler>(static_cast<uint64_t>(seed_), get_name(), specs,
-                                                         timestamps_ == "push", push_threads_);
+                                                         timestamps_ == "push", push_threads_,
+                                                         phases_ == "seeded" ? hdbgen::Phases::Seeded
+                                                                             : hdbgen::Phases::Aligned);
     } catch (const std::exception &e) {
         // Never exit on a bad configuration: FAULT with the reason, no generated attributes.
-        fault_ = std::string("bad Attributes, Timestamps or PushThreads property: ") + e.what();
+        fault_ = std::string("bad Attributes, Timestamps, Phases or PushThreads property: ") + e.what();
         specs.clear();
         scheduler_ = std::make_unique<hdbgen::Scheduler>(static_cast<uint64_t>(seed_), get_name(), specs, false, 1);
     } catch (const Tango::DevFailed &e) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tango shell of the C++ generator (class HdbBenchGen): the interface of devices/HdbBenchSim.py for
 // code-pushed attributes, driven by hdbgen::Scheduler. Properties: Attributes (one JSON AttrSpec per
-// element, as the launcher writes them for both engines), Seed, AutoStart, Timestamps, PushThreads.
+// element, as the launcher writes them for both engines), Seed, AutoStart, Timestamps, Phases, PushThreads.
 #pragma once
 
 #include <tango.h>
@@ -53,6 +53,7 @@ private:
     Tango::DevLong64 seed_ = 1;
     bool auto_start_ = false;
     std::string timestamps_ = "schedule";
+    std::string phases_ = "aligned";
     Tango::DevLong push_threads_ = 1;
 
     std::unique_ptr<hdbgen::Scheduler> scheduler_;

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "valuefn.h"
+
 namespace hdbgen {
 
 namespace {
@@ -22,7 +24,7 @@ std::string lower(std::string s) {
 int64_t round_even_i64(double x) { return static_cast<int64_t>(std::nearbyint(x)); }
 
 Scheduler::Scheduler(uint64_t seed, const std::string &device, const std::vector<AttrSpec> &specs, bool stamp_at_push,
-                     int groups)
+                     int groups, Phases phases)
     : stamp_at_push_(stamp_at_push) {
     std::vector<std::string> seen;
     for (const auto &s : specs) {
@@ -35,7 +37,9 @@ Scheduler::Scheduler(uint64_t seed, const std::string &device, const std::vector
     for (int g = 0; g < n_groups; ++g) groups_.push_back(std::make_unique<Group>());
     for (size_t i = 0; i < specs.size(); ++i) {
         const int g = static_cast<int>(i % static_cast<size_t>(n_groups));
-        attrs_.push_back(std::make_unique<Attr>(i, g, specs[i], seed, lower(device + "/" + specs[i].name)));
+        const std::string key = lower(device + "/" + specs[i].name);
+        const double phase = phases == Phases::Seeded ? schedule_phase(seed, key) : 0.0;
+        attrs_.push_back(std::make_unique<Attr>(i, g, specs[i], seed, key, phase));
         groups_[g]->members.push_back(i);
     }
 }
@@ -65,10 +69,12 @@ void Scheduler::for_selected(const std::vector<size_t> *which, F f) {
 }
 
 void Scheduler::rearm(Attr &a, int64_t now_us) {
+    // The schedule restarts from now; the phase (in due_us) keeps each attribute's fraction of the new
+    // period, so a rate change does not line every attribute up again.
     a.generation += 1;
     a.epoch_k = a.stream.next_k();
     a.epoch_us = std::max(now_us, a.last_ts_us.load() + 1);
-    groups_[a.group]->heap.push({a.epoch_us, a.index, a.generation});
+    groups_[a.group]->heap.push({a.due_us(a.epoch_k), a.index, a.generation});
 }
 
 void Scheduler::start(const std::vector<size_t> *which, int64_t now_us) {

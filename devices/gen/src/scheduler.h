@@ -46,6 +46,10 @@ struct Batch {
     }
 };
 
+// Phases = aligned: every attribute of a rate is due at the same instants (a burst each period, for
+// stress); seeded: each is offset by schedule_phase(seed, key) of its period, as a facility's polling.
+enum class Phases { Aligned, Seeded };
+
 struct AttrStats {
     std::string name;
     bool running;
@@ -69,7 +73,7 @@ public:
     static constexpr size_t kMaxCatchUp = 5000;  // events of one attribute per take: no starving the others
 
     Scheduler(uint64_t seed, const std::string &device, const std::vector<AttrSpec> &specs, bool stamp_at_push,
-              int groups);
+              int groups, Phases phases = Phases::Aligned);
 
     size_t size() const { return attrs_.size(); }
     int groups() const { return static_cast<int>(groups_.size()); }
@@ -106,6 +110,7 @@ private:
         AttrSpec spec;
         Stream stream;
         double rate_hz;
+        double phase;  // fraction of the period the schedule is offset by (0: aligned)
         bool running = false;
         int64_t epoch_us = 0;
         uint64_t epoch_k = 0;
@@ -116,10 +121,11 @@ private:
         uint64_t count = 0, sum = 0, errors = 0;
         std::deque<std::pair<double, uint64_t>> recent;  // (time s, count), one per >= 50 ms, at most 64
         LastEvent last;
-        Attr(size_t i, int g, const AttrSpec &s, uint64_t seed, const std::string &key)
-            : index(i), group(g), spec(s), stream(seed, key, s), rate_hz(s.rate_hz) {}
+        Attr(size_t i, int g, const AttrSpec &s, uint64_t seed, const std::string &key, double phase_)
+            : index(i), group(g), spec(s), stream(seed, key, s), rate_hz(s.rate_hz), phase(phase_) {}
         int64_t due_us(uint64_t k) const {
-            return epoch_us + round_even_i64(static_cast<double>(static_cast<int64_t>(k - epoch_k)) * 1e6 / rate_hz);
+            const double periods = static_cast<double>(static_cast<int64_t>(k - epoch_k)) + phase;
+            return epoch_us + round_even_i64(periods * 1e6 / rate_hz);
         }
     };
     struct Entry {

@@ -34,6 +34,12 @@ inline uint64_t draw(uint64_t word, uint64_t slot) { return mix64(word + (slot +
 
 inline double unit(uint64_t w) { return static_cast<double>(w >> 11) * 0x1.0p-53; }
 
+// The attribute's phase with Phases = seeded, a fraction of its period in [0, 1): the word of counter 0,
+// which no event draws from (event k uses counter k + 1).
+inline double schedule_phase(uint64_t seed, const std::string &key) {
+    return unit(mix64(stream_base(seed, key)));
+}
+
 inline double sin2pi(double t) {
     constexpr double kTwoPi = 6.283185307179586;
     constexpr double kTerms[7] = {-1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362880.0,

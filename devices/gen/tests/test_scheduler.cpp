@@ -2,6 +2,10 @@
 // The generator's runtime on a fake clock: schedules, bursts, rewind, rates, lag.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
 #include "scheduler.h"
 
 using namespace hdbgen;
@@ -81,4 +85,43 @@ TEST(Scheduler, RefusesDuplicateNamesAndBadRates) {
     EXPECT_THROW(sch.set_rate(0.0, nullptr, kT0), std::invalid_argument);
     EXPECT_EQ(sch.find("A"), 0);
     EXPECT_EQ(sch.find("zz"), -1);
+}
+
+TEST(Scheduler, SeededPhasesSpreadAPeriodAlignedOnesCoincideAndRateChangesKeepThem) {
+    std::vector<AttrSpec> specs;
+    for (int i = 0; i < 40; ++i) specs.push_back(spec("a" + std::to_string(i), 2.0));
+    const int64_t t1 = kT0 + 10'000'000;
+    for (const Phases phases : {Phases::Aligned, Phases::Seeded}) {
+        Scheduler sch(7, "sim/test/d0", specs, false, 1, phases);
+        sch.start(nullptr, kT0);
+        Batch first;
+        sch.take_due(0, kT0 + 499'999, SIZE_MAX, first);  // one period: the first event of each attribute
+        ASSERT_EQ(first.items.size(), specs.size());
+        std::vector<int64_t> offsets;
+        for (const auto &it : first.items) offsets.push_back(it.ts_us - kT0);
+        std::sort(offsets.begin(), offsets.end());
+        if (phases == Phases::Aligned) {
+            EXPECT_EQ(offsets.front(), 0);
+            EXPECT_EQ(offsets.back(), 0);
+        } else {
+            EXPECT_EQ(std::unique(offsets.begin(), offsets.end()), offsets.end());  // no two at once
+            for (int64_t quarter = 0; quarter < 4; ++quarter)
+                EXPECT_TRUE(std::any_of(offsets.begin(), offsets.end(), [&](int64_t o) {
+                    return o >= quarter * 125'000 && o < (quarter + 1) * 125'000;
+                })) << "no attribute in quarter " << quarter << " of the period";
+        }
+        Batch rest;
+        sch.take_due(0, t1, SIZE_MAX, rest);
+        sch.set_rate(4.0, nullptr, t1);  // a period of 250 ms: each keeps its fraction of the period
+        Batch after;
+        sch.take_due(0, t1 + 249'999, SIZE_MAX, after);
+        ASSERT_EQ(after.items.size(), specs.size());
+        for (size_t i = 0; i < after.items.size(); ++i) {
+            const auto &it = after.items[i];
+            const auto before = std::find_if(first.items.begin(), first.items.end(),
+                                             [&](const PushItem &p) { return p.attr == it.attr; });
+            EXPECT_NEAR(static_cast<double>(it.ts_us - t1) / 250'000.0,
+                        static_cast<double>(before->ts_us - kT0) / 500'000.0, 4e-6) << sch.spec(it.attr).name;
+        }
+    }
 }

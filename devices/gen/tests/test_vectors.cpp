@@ -2,11 +2,13 @@
 // The C++ engine against devices/spec/value-vectors.json (written from the Python reference).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "blake2b.h"
+#include "scheduler.h"
 #include "spec.h"
 #include "stream.h"
 #include "valuefn.h"
@@ -80,6 +82,65 @@ TEST(Primitives, Sin2PiIsBitExact) {
         EXPECT_EQ(sin2pi(t), bits_to_double(row[1])) << "t = " << t;
     }
 }
+
+TEST(Primitives, SchedulePhaseIsBitExact) {
+    for (const auto &row : vectors()["primitives"]["schedule_phase"].array()) {
+        const double phase = schedule_phase(static_cast<uint64_t>(row[0].integer()), row[1].string());
+        EXPECT_EQ(phase, bits_to_double(row[2])) << row[1].string();
+        EXPECT_TRUE(phase >= 0.0 && phase < 1.0);
+    }
+}
+
+// The script the Python Emitter ran (make_vectors.py): the same events at the same times, each phase mode.
+class Schedules : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(Schedules, TimestampsAndChecksumsMatchThePythonEmitter) {
+    const Json &sched = vectors()["schedules"][GetParam()];
+    std::vector<AttrSpec> specs;
+    for (const auto &s : sched["specs"].array()) specs.push_back(parse_spec(s));
+    const Phases phases = sched["phases"].string() == "seeded" ? Phases::Seeded : Phases::Aligned;
+    Scheduler sch(seed(), vectors()["device"].string(), specs, false, 1, phases);
+    const int64_t t0 = vectors()["t0_us"].integer();
+    auto names = [&](const Json &list) {
+        std::vector<size_t> out;
+        for (const auto &n : list.array()) out.push_back(static_cast<size_t>(sch.find(n.string())));
+        return out;
+    };
+    std::vector<std::vector<std::pair<uint64_t, int64_t>>> got(specs.size());
+    int64_t now = t0;
+    for (const auto &op : vectors()["schedule_script"].array()) {
+        const std::string what = op[0].string();
+        if (what == "start") {
+            sch.start(nullptr, now = t0 + op[1].integer());
+        } else if (what == "take") {
+            Batch batch;
+            sch.take_due(0, now = t0 + op[1].integer(), SIZE_MAX, batch);
+            for (const auto &it : batch.items) got[it.attr].emplace_back(it.k, it.ts_us);
+        } else if (what == "rate") {
+            const std::vector<size_t> which = names(op[3]);
+            sch.set_rate(op[1].number(), which.empty() ? nullptr : &which, now = t0 + op[2].integer());
+        } else {
+            const std::vector<size_t> which = names(op[2]);
+            sch.burst(static_cast<uint64_t>(op[1].integer()), which.empty() ? nullptr : &which);
+        }
+    }
+    const auto stats = sch.stats(now);
+    for (size_t i = 0; i < specs.size(); ++i) {
+        const auto &want = sched["events"][i].array();
+        ASSERT_EQ(got[i].size(), want.size()) << specs[i].name;
+        for (size_t j = 0; j < want.size(); ++j) {
+            EXPECT_EQ(got[i][j].first, static_cast<uint64_t>(want[j][0].integer())) << specs[i].name << " #" << j;
+            EXPECT_EQ(got[i][j].second, want[j][1].integer()) << specs[i].name << " #" << j;
+        }
+        EXPECT_EQ(stats[i].emitted, static_cast<uint64_t>(sched["checksums"][i][0].integer())) << specs[i].name;
+        EXPECT_EQ(stats[i].checksum_sum, hex64(sched["checksums"][i][1])) << specs[i].name;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(ValueVectors, Schedules, ::testing::Range<size_t>(0, vectors()["schedules"].array().size()),
+                         [](const ::testing::TestParamInfo<size_t> &info) {
+                             return vectors()["schedules"][info.param]["phases"].string();
+                         });
 
 TEST(Primitives, Blake2b64MatchesHashlib) {
     for (const auto &row : vectors()["primitives"]["blake2b64"].array()) {
