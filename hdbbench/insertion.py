@@ -263,7 +263,7 @@ class Trial:
 
         probes: dict[str, Callable[[], dict[str, float]]] = {
             "sub": subscribers,
-            "dev": lambda: {"emitted": self.load.emitted_total(), "max_lag_s": self.load.max_lag_s()},
+            "dev": self._device_probe,
             "proc_subscribers": process_probe(fleet.pids()),
             "threads_subscribers": thread_probe(fleet.pids(), SUBSCRIBER_THREADS, other="tango_and_other"),
             "proc_devices": process_probe(self.load.device_pids),
@@ -272,6 +272,12 @@ class Trial:
         for name, pids in self.server_pids.items():
             probes[f"proc_{name}"] = process_probe(list(pids))
         return probes
+
+    def _device_probe(self) -> dict[str, float]:
+        """The devices' emitted count, the wall-clock time it was read (a step's events are split from
+        the next step's by their source times at that instant), and how far they are behind schedule."""
+        emitted = self.load.emitted_total()
+        return {"emitted": emitted, "read_epoch": time.time(), "max_lag_s": self.load.max_lag_s()}
 
     def _measure(self, fleet: SubscriberFleet, devices: Sequence[str]) -> tuple[TimeSeries, list[dict[str, float]], float]:
         """The load at the trial's rate (a saturation search: at each step's rate in turn, stopping after
@@ -312,9 +318,8 @@ class Trial:
         """The search's steps judged again after the drain, with each step's events by source time:
         emitted (the devices' counters at the steps' bounds) against stored, and error events stored."""
         steps = [judge.judge(sat.Step(p["rate"], p["start_s"], p["end_s"])) for p in phases]
-        bounds = judge.step_bounds_epoch(steps, load_started.timestamp())
-        emitted = judge.emitted_at_bounds(steps, int(accounting["emitted"]))
-        for step, (start, end), count in zip(steps, bounds, emitted):
+        bounds = judge.step_bounds(steps, load_started.timestamp(), int(accounting["emitted"]))
+        for step, (start, end, count) in zip(steps, bounds):
             since = datetime.fromtimestamp(start, timezone.utc)
             until = None if math.isinf(end) else datetime.fromtimestamp(end, timezone.utc)
             stored = sum(backend.count_rows_by_attribute(since=since, until=until).values())

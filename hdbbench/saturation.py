@@ -198,17 +198,20 @@ class StepJudge:
         step.rules = [r for r in RULES if r in rules]
         return step
 
-    def step_bounds_epoch(self, steps: Sequence[Step], load_started_epoch: float) -> list[tuple[float, float]]:
-        """The source-time window of each step: from the load's start to the second step, ..., the last
-        step to the end of time (events pushed as the load stopped belong to the last step)."""
-        starts = [load_started_epoch] + [self.t0_epoch + s.start_s for s in steps[1:]]
-        return list(zip(starts, starts[1:] + [math.inf]))
-
-    def emitted_at_bounds(self, steps: Sequence[Step], total: int) -> list[int]:
-        """Events emitted per step: the devices' counter at the steps' starts (interpolated), the total at the end."""
-        times, emitted = self.series.column("dev.emitted")
-        marks = [0.0] + [value_at(times, emitted, s.start_s) or 0.0 for s in steps[1:]] + [float(total)]
-        return [max(0, int(round(b - a))) for a, b in zip(marks, marks[1:])]
+    def step_bounds(self, steps: Sequence[Step], load_started_epoch: float, total: int) -> list[tuple[float, float, int]]:
+        """Each step's source-time window and the events the devices emitted in it: the window runs from
+        the load's start (the first step) or from the instant the devices' counter was read at the step's
+        first sample, to the next step's, or to the end of time (events pushed as the load stopped
+        belong to the last step); the count is the counter's difference between those reads, the
+        trial's total for the last step. Splitting at the read instants, not the samples' nominal times,
+        keeps a step's events out of its neighbour's (the probes before the devices' take milliseconds)."""
+        rows = [row for row in self.series.rows if "dev.emitted" in row and "dev.read_epoch" in row]
+        marks: list[tuple[float, float]] = [(load_started_epoch, 0.0)]
+        for step in steps[1:]:
+            row = next((r for r in rows if r["t_s"] >= step.start_s), None)
+            marks.append((row["dev.read_epoch"], row["dev.emitted"]) if row else (math.inf, float(total)))
+        marks.append((math.inf, float(total)))
+        return [(a[0], b[0], max(0, int(round(b[1] - a[1])))) for a, b in zip(marks, marks[1:])]
 
 
 def _rate(times: Sequence[float], counts: Sequence[float], start: float, end: float) -> float | None:

@@ -89,9 +89,12 @@ def test_summary_ends_at_the_first_saturated_step_and_names_its_rules() -> None:
     assert sat.summary([sat.Step(1000.0, 0, 1)], 0.0)["limited_by"] == "none (last step reached)"
 
 
-def test_step_bounds_cover_the_load_and_split_the_emitted_count() -> None:
-    j = sat.StepJudge(series(RATE, seconds=20), 0.0, None, t0_epoch=100.0)
+def test_step_bounds_split_at_the_instants_the_devices_were_read() -> None:
+    s = series(RATE, seconds=20)
+    for row in s.rows:
+        row["dev.read_epoch"] = 100.0 + row["t_s"] + 0.05   # read 50 ms after each sample's nominal time
+    s.columns.append("dev.read_epoch")
+    j = sat.StepJudge(s, 0.0, None, t0_epoch=100.0)
     steps = [sat.Step(RATE, 0.0, 10.0), sat.Step(RATE, 10.0, 20.0)]
-    bounds = j.step_bounds_epoch(steps, load_started_epoch=99.5)
-    assert bounds[0] == (99.5, 110.0) and bounds[1][0] == 110.0 and bounds[1][1] == float("inf")
-    assert j.emitted_at_bounds(steps, total=20_500) == [10_000, 10_500]
+    bounds = j.step_bounds(steps, load_started_epoch=99.5, total=20_500)
+    assert bounds == [(99.5, 110.05, 10_000), (110.05, float("inf"), 10_500)]

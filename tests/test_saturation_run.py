@@ -122,7 +122,7 @@ def test_every_kinds_throughput_trial_has_the_outside_figures(capped_run: Path) 
         assert trial["pending_events"]["high_water_mark"] is not None, (backend, kind)  # HDB++'s, every kind
 
 
-def test_report_and_compare_set_the_verdicts_side_by_side(capped_run: Path) -> None:
+def test_report_and_compare_set_the_verdicts_side_by_side(capped_run: Path, tmp_path: Path) -> None:
     from hdbbench.report import compare
     from hdbbench.report.page import write_report
 
@@ -135,3 +135,5 @@ def test_report_and_compare_set_the_verdicts_side_by_side(capped_run: Path) -> N
     sustainable = {row.backend: row.figures[0].value for row in rows if row.criterion == "saturation_rate"}
     for backend in BACKENDS:
         assert sustainable[f"{backend} · capped"] < sustainable[backend], (backend, sustainable)
+    page = compare.write_html([capped_run, capped_run], tmp_path / "compare.html").read_text()
+    assert page.count(": subscriber kinds side by side") == 2 and "lost: unattributed" in page

@@ -180,10 +180,18 @@ def write_html(paths: Sequence[Path], output: Path) -> Path:
                                  "value (ratio to the first run, verdict)"))
     section.note = __doc__.split("\n\n", 1)[1].replace("*", "").replace("\n", " ") if __doc__ else ""
     section.finding = summary(rows, labels)
+    # Each run's subscriber kinds side by side (stored-rate curves, visibility lag, loss by reason, ratios
+    # to its first kind), from the same outside figures.
+    kind_sections = []
+    for label, p in zip(labels, paths):
+        loaded = data.load_file(Path(p), data.FILES["insertion"])
+        for kind_section in kinds.kinds_sections(Path(p), loaded.document) if loaded.document else []:
+            kind_section.key, kind_section.title = f"kinds-{len(kind_sections)}", f"{label}: subscriber kinds side by side"
+            kind_sections.append(kind_section)
     env = Section("environments", "Runs and their environments")
     env.tables.append(html_table(["run"] + labels, _environment_rows(paths), "what differs between the runs"))
     path = Path(output)
-    path.write_text(render_page("hdbbench compare", [section, env], [],
+    path.write_text(render_page("hdbbench compare", [section, *kind_sections, env], [],
                                 "first run: " + html.escape(str(paths[0]))))
     return path
 
