@@ -114,13 +114,6 @@ class VisibilityWatch:
                 worst = max(lag for _, lag in lags)
                 self._pending_max = worst if self._pending_max is None else max(self._pending_max, worst)
 
-    def probe(self) -> dict[str, float]:
-        """Sampler probe: the largest lag of the rows seen since the last sample (nothing when none)."""
-        with self._lock:
-            worst, self._pending_max = self._pending_max, None
-            seen = len(self.events)
-        return {"visible_probe_events": float(seen), **({"lag_s": worst} if worst is not None else {})}
-
     def resolution(self, start_epoch: float, end_epoch: float) -> float | None:
         """The p99 over the successful polls answered in [start, end] of the time from the previous
         successful poll's start to this poll's answer: a row this poll saw first became visible within
@@ -129,6 +122,13 @@ class VisibilityWatch:
             spans = [end - previous_start for previous_start, end in zip(self.poll_starts, self.poll_ends[1:])
                      if start_epoch <= end <= end_epoch]
         return measure.percentile(spans, 99) if spans else None
+
+    def probe(self) -> dict[str, float]:
+        """Sampler probe: the largest lag of the rows seen since the last sample (nothing when none)."""
+        with self._lock:
+            worst, self._pending_max = self._pending_max, None
+            seen = len(self.events)
+        return {"visible_probe_events": float(seen), **({"lag_s": worst} if worst is not None else {})}
 
     def lag_figures(self, start_epoch: float, end_epoch: float) -> dict[str, Any]:
         """p50/p99/max of the lags of the probe events whose source time lies in [start, end], and the
