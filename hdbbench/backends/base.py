@@ -287,8 +287,10 @@ class OutsideReader(Protocol):
         """`rows_inserted` as it should read now, to take a trial's difference from (a database created
         for the trial may know its rows exactly before its counter has caught up)."""
 
-    def event_times_after(self, attribute: str, after: datetime) -> list[datetime]:
-        """Source times (data_time, UTC) of the rows of `attribute` newer than `after` that are visible now."""
+    def event_times_after(self, after: Mapping[str, datetime]) -> dict[str, list[datetime]]:
+        """Source times (data_time, UTC, ascending) of the rows visible now that are newer than their
+        attribute's bound in `after` (attribute -> bound), by attribute (those with none left out);
+        one statement on the primary-key index, so that it can be polled many times a second."""
 
     def close(self) -> None: ...
 

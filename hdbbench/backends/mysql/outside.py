@@ -19,6 +19,8 @@ connection.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -27,6 +29,9 @@ from hdbbench.backends.mysql.tables import quote_ident
 COUNTER = ("SHOW GLOBAL STATUS Handler_write less the rows of the database's configuration tables (server-wide: "
            "rows written into every table of other databases count, array elements count as rows); current at "
            "every read")
+
+# An attribute not configured yet (its subscriber has not added it) is looked up again after this long.
+UNCONFIGURED_LOOKUP_S = 1.0
 
 
 class MySQLOutsideReader:
@@ -37,6 +42,11 @@ class MySQLOutsideReader:
         self.conn = conn
         self.cur = conn.cursor()
         self._where: dict[str, tuple[int, str]] = {}  # attribute -> (att_conf_id, data table)
+        self._by_id: dict[int, str] = {}                # att_conf_id -> attribute
+        self._poll = conn.cursor(prepared=True)         # runs event_times_after's statement...
+        self._query = ""                                # ...this one, which reads...
+        self._query_attributes: list[str] = []          # ...these attributes, in this order
+        self._next_lookup = 0.0                         # when to look unconfigured attributes up again
         self._configuration: list[str] | None = None     # this database's tables other than data tables
 
     def rows_inserted(self) -> int:
@@ -60,27 +70,46 @@ class MySQLOutsideReader:
         row = self.cur.fetchone()
         return int(row[0]) if row and row[0] is not None else 0
 
-    def event_times_after(self, attribute: str, after: datetime) -> list[datetime]:
-        where = self._locate(attribute)
-        if where is None:
-            return []  # not configured yet: nothing of it can be visible
-        att_id, table = where
-        naive = after.astimezone(timezone.utc).replace(tzinfo=None)  # the session time zone is UTC
-        # Arrays are one row per element: an event is one distinct data_time.
-        self.cur.execute(f"SELECT DISTINCT data_time FROM {quote_ident(table)} WHERE att_conf_id = ? "
-                         "AND data_time > ? ORDER BY data_time", (att_id, naive))
-        return [t.replace(tzinfo=timezone.utc) for (t,) in self.cur.fetchall()]
+    def event_times_after(self, after: Mapping[str, datetime]) -> dict[str, list[datetime]]:
+        """One statement for all the attributes (base.OutsideReader): a UNION ALL of one range scan of
+        the (att_conf_id, data_time[, idx]) primary key per attribute, so a poll that finds nothing costs
+        one index probe per attribute and one round trip. A prepared statement on its own cursor: its
+        text changes only when another attribute is located, so the server parses it once."""
+        missing = [a for a in after if a not in self._where]
+        if missing and time.monotonic() >= self._next_lookup:  # once a second, not at every poll
+            self._locate(missing)
+            self._next_lookup = time.monotonic() + UNCONFIGURED_LOOKUP_S
+        located = [a for a in after if a in self._where]  # the others are not configured yet: nothing visible
+        if not located:
+            return {}
+        if located != self._query_attributes:
+            # Arrays are one row per element: an event is one distinct data_time.
+            self._query = " UNION ALL ".join(
+                f"SELECT DISTINCT att_conf_id, data_time FROM {quote_ident(self._where[a][1])}"
+                " WHERE att_conf_id = ? AND data_time > ?" for a in located)
+            self._query_attributes = located
+        params = [p for a in located  # the session time zone is UTC
+                  for p in (self._where[a][0], after[a].astimezone(timezone.utc).replace(tzinfo=None))]
+        self._poll.execute(self._query, params)
+        found: dict[str, list[datetime]] = {}
+        for att_id, t in self._poll.fetchall():
+            found.setdefault(self._by_id[int(att_id)], []).append(t.replace(tzinfo=timezone.utc))
+        for times in found.values():
+            times.sort()
+        return found
 
-    def _locate(self, attribute: str) -> tuple[int, str] | None:
-        if attribute not in self._where:
-            self.cur.execute("SELECT c.att_conf_id, t.data_type FROM att_conf c"
-                             " JOIN att_conf_data_type t USING (att_conf_data_type_id) WHERE c.att_name = ?",
-                             (attribute,))
-            row = self.cur.fetchone()
-            if row is None:
-                return None
-            self._where[attribute] = (int(row[0]), f"att_{row[1]}")
-        return self._where[attribute]
+    def _locate(self, attributes: Sequence[str]) -> None:
+        """Look up the att_conf_id and data table of attributes not located yet, in one statement."""
+        self.cur.execute("SELECT c.att_name, c.att_conf_id, t.data_type FROM att_conf c"
+                         " JOIN att_conf_data_type t USING (att_conf_data_type_id)"
+                         f" WHERE c.att_name IN ({', '.join('?' for _ in attributes)})", list(attributes))
+        # att_name compares case-insensitively (the table's default collation): the stored name may be
+        # spelt otherwise than the one asked for, which is the one the caller knows.
+        asked = {a.casefold(): a for a in attributes}
+        for name, att_id, data_type in self.cur.fetchall():
+            attribute = asked.get(str(name).casefold(), str(name))
+            self._where[attribute] = (int(att_id), f"att_{data_type}")
+            self._by_id[int(att_id)] = attribute
 
     def close(self) -> None:
         self.conn.close()

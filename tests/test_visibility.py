@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The visibility watch (hdbbench.outside.VisibilityWatch) against the session's real servers.
+
+Rows with known source times are written through the backend's bulk writer while a watch polls; the
+watch must see each of them once, with a lag of at least zero (a row is committed after its source
+time, and its lag is counted to the arrival of the answer that first had it), and report the
+resolution its own polls achieved. Only that resolution depends on how busy the machine is.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
+from hdbbench.outside import VisibilityWatch
+from tests.backend_fixtures import endpoint_for, fresh_backend, mariadb_endpoint, pg_endpoint  # noqa: F401
+
+# Attributes in three data tables: scalars of two types and a spectrum (one row per element in MySQL).
+PROBES = [AttributeInfo(f"tango://vishost:10000/vis/probe/{i}/x", tango_type, attr_format, WriteType.READ)
+          for i, (tango_type, attr_format) in enumerate([(TangoType.DEV_DOUBLE, AttrFormat.SCALAR),
+                                                         (TangoType.DEV_DOUBLE, AttrFormat.SCALAR),
+                                                         (TangoType.DEV_LONG, AttrFormat.SCALAR),
+                                                         (TangoType.DEV_DOUBLE, AttrFormat.SPECTRUM)])]
+NEVER_CONFIGURED = "tango://vishost:10000/vis/probe/5/absent"
+BATCHES = 6
+MIN_POLLS = 200
+SEEN_TIMEOUT_S = 30.0  # only a bound on the wait, never a measured figure
+
+
+def _value(info: AttributeInfo, k: int) -> object:
+    if info.format == AttrFormat.SPECTRUM:
+        return [float(k), float(k + 1), float(k + 2)]
+    return k if info.type == TangoType.DEV_LONG else float(k)
+
+
+@pytest.mark.parametrize("backend", ["timescaledb", "postgresql", "mysql"])
+def test_the_watch_sees_each_new_row_once_with_its_lag_and_resolution(request: pytest.FixtureRequest,
+                                                                         backend: str) -> None:
+    with fresh_backend(backend, endpoint_for(request, backend), None) as db, db.bulk_writer() as writer:
+        for info in PROBES:
+            writer.register_attribute(info)
+        since = datetime.now(timezone.utc)
+        # Before `since`: the values sent on subscription, which the watch leaves out.
+        writer.write([Event(info.name, since - timedelta(seconds=1), _value(info, 0)) for info in PROBES])
+        watch = VisibilityWatch(db.outside_reader(), [info.name for info in PROBES] + [NEVER_CONFIGURED])
+        watch.start(since)
+        written: list[float] = []  # source times (several attributes share one)
+        try:
+            for k in range(1, BATCHES + 1):
+                # Two events per attribute and batch, stamped before they are written.
+                stamp = datetime.now(timezone.utc)
+                batch = [Event(info.name, stamp + timedelta(microseconds=j), _value(info, k))
+                         for info in PROBES for j in range(2)]
+                writer.write(batch)
+                written.extend(event.data_time.timestamp() for event in batch)
+                time.sleep(0.03)
+            # Then polls that must see nothing again, enough of them that their p99 span is no
+            # single outlier (about 2 s).
+            deadline = time.monotonic() + SEEN_TIMEOUT_S
+            while (time.monotonic() < deadline and (watch.probe()["visible_probe_events"] < len(written)
+                                                   or len(watch.poll_starts) < MIN_POLLS)):
+                time.sleep(0.05)
+        finally:
+            watch.stop()
+
+    seen = [source for source, _ in watch.events]
+    assert sorted(seen) == sorted(written)  # each row once, none from before `since`
+    assert all(lag >= 0 for _, lag in watch.events)
+    assert watch.failures == 0  # the attribute never configured is no failure: nothing of it is visible
+    figures = watch.lag_figures(since.timestamp(), time.time())
+    assert figures["count"] == len(written) and figures["probe_attributes"] == len(PROBES) + 1
+    assert figures["p50"] >= 0 and figures["max"] >= figures["p99"] >= figures["p50"]
+    # The resolution comes from the watch's own record of its polls, not from the period asked for: the
+    # span from a poll's start to the next one's answer, within which a row that poll missed became visible.
+    starts, ends = list(watch.poll_starts), list(watch.poll_ends)
+    assert len(starts) == len(ends) >= MIN_POLLS and all(s <= e for s, e in zip(starts, ends))
+    spans = [end - start for start, end in zip(starts, ends[1:])]
+    assert min(spans) <= figures["resolution_s"] <= max(spans)
+    assert figures["resolution_s"] <= 0.02
