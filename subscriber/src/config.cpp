@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 namespace hdbbench {
 
@@ -149,6 +150,13 @@ LibConfig LibConfig::parse(const std::vector<std::string> &lines) {
             c.reconnect_min = std::chrono::milliseconds(parse_uint(key, v, 1));
         } else if (key == "reconnect_max_ms") {
             c.reconnect_max = std::chrono::milliseconds(parse_uint(key, v, 1));
+        } else if (key == "event_sub_send_hwm") {
+            // libzmq takes the high-water mark as an int.
+            const std::uint64_t hwm = parse_uint(key, v, 0);
+            if (hwm > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+                throw ConfigError("LibConfiguration: event_sub_send_hwm must be <= " +
+                                  std::to_string(std::numeric_limits<int>::max()) + ", got '" + v + "'");
+            c.event_sub_send_hwm = static_cast<std::uint32_t>(hwm);
         }
         // Other keys (log_file, log_console, log_syslog, log_file_name, ...) are accepted and kept in raw.
     }

@@ -45,6 +45,10 @@ struct LibConfig {
     std::chrono::milliseconds spool_sync_ms{100};  // write_ahead: flush+fsync period (0: every record)
     std::chrono::milliseconds reconnect_min{250};
     std::chrono::milliseconds reconnect_max{30000};
+    // ZMQ_SNDHWM of Tango's event consumer's SUB sockets (0: unlimited). cppTango sets 10,000, and libzmq
+    // silently drops the subscriptions replayed to a newly connected device server beyond it; see
+    // event_consumer_hwm.h. Process-wide: it applies when the consumer is created (first subscription).
+    std::uint32_t event_sub_send_hwm = 0;
     std::map<std::string, std::string> raw;  // every key as given
 
     // Parse key=value lines; blank lines and lines starting with '#' are ignored.
