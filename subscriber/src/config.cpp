@@ -150,6 +150,8 @@ LibConfig LibConfig::parse(const std::vector<std::string> &lines) {
             c.reconnect_min = std::chrono::milliseconds(parse_uint(key, v, 1));
         } else if (key == "reconnect_max_ms") {
             c.reconnect_max = std::chrono::milliseconds(parse_uint(key, v, 1));
+        } else if (key == "resubscribe_silent") {
+            c.resubscribe_silent = parse_bool(key, v);
         } else if (key == "event_sub_send_hwm") {
             // libzmq takes the high-water mark as an int.
             const std::uint64_t hwm = parse_uint(key, v, 0);

@@ -49,6 +49,9 @@ struct LibConfig {
     // silently drops the subscriptions replayed to a newly connected device server beyond it; see
     // event_consumer_hwm.h. Process-wide: it applies when the consumer is created (first subscription).
     std::uint32_t event_sub_send_hwm = 0;
+    // The subscription watchdog (AttributeRegistry::resubscribe_silent): off by default, as a
+    // re-subscription reads the attribute again (one more initial-value event).
+    bool resubscribe_silent = false;
     std::map<std::string, std::string> raw;  // every key as given
 
     // Parse key=value lines; blank lines and lines starting with '#' are ignored.

@@ -72,3 +72,9 @@ TEST(LibConfig, EventSubSendHwm) {
     EXPECT_THROW(LibConfig::parse({"event_sub_send_hwm=10k"}), ConfigError);
     EXPECT_THROW(LibConfig::parse({"event_sub_send_hwm="}), ConfigError);
 }
+
+TEST(LibConfig, ResubscribeSilent) {
+    EXPECT_FALSE(LibConfig::parse({}).resubscribe_silent);
+    EXPECT_TRUE(LibConfig::parse({"resubscribe_silent=1"}).resubscribe_silent);
+    EXPECT_THROW(LibConfig::parse({"resubscribe_silent=2"}), ConfigError);
+}
