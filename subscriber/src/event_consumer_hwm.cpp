@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Why this file defines zmq_setsockopt:
-// cppTango (9.3.4 … 10.x) receives every event of a process on one ZeroMQ SUB socket of its
-// ZmqEventConsumer, and it sets that socket's ZMQ_SNDHWM (and its heartbeat SUB socket's) to
+// cppTango (9.3.4 here; reference §1c: up to 10.3.3) receives every event of a process on one ZeroMQ
+// SUB socket of its ZmqEventConsumer, and it sets that socket's ZMQ_SNDHWM (and its heartbeat SUB socket's) to
 // SUB_SEND_HWM = 10,000, with no property or environment variable to change it. When the socket
 // connects to one more device server (or reconnects after a restart), libzmq's XSUB first replays
 // every topic already subscribed, for all servers, into the new connection's send queue: what
