@@ -74,6 +74,7 @@ MEMORY_QUEUE_MAX_NUMBER = "MemoryQueueMaxNumber"
 RECONNECT_NUMBER = "ReconnectNumber"
 DB_ERROR_NUMBER = "DbErrorNumber"
 DB_CONNECTED = "DbConnected"
+RESUBSCRIBE_NUMBER = "ResubscribeNumber"
 
 # (name, origin, kind, unit), in the order of statistics.def.
 TABLE: tuple[tuple[str, str, str, str], ...] = (
@@ -143,6 +144,7 @@ TABLE: tuple[tuple[str, str, str, str], ...] = (
     (RECONNECT_NUMBER, "OURS", "LONG64", ""),
     (DB_ERROR_NUMBER, "OURS", "LONG64", "rows"),
     (DB_CONNECTED, "OURS", "BOOLEAN", ""),
+    (RESUBSCRIBE_NUMBER, "OURS", "LONG64", ""),
 )
 SCALAR_KINDS = ("LONG", "LONG64", "DOUBLE", "BOOLEAN")
 

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "config.h"
+#include "event_consumer_hwm.h"
 #include "event_queue.h"
 #include "spool.h"
 #include "writer.h"
@@ -201,6 +202,13 @@ void HdbEventSubscriber::init_device() {
     }
     list_saver_ = std::make_unique<CoalescingSaver>([this] { write_attribute_list(); }, kAttributeListSaveDelay);
     list_saver_->start();
+    // Before the first subscription: Tango creates its one event consumer then, and the consumer's
+    // sockets take the value once (event_consumer_hwm.h). An Init cannot change it afterwards.
+    set_event_sub_send_hwm(lib.event_sub_send_hwm);
+    if (const auto applied = applied_event_sub_send_hwm(); applied && *applied != lib.event_sub_send_hwm)
+        log("warning", "event_sub_send_hwm=" + std::to_string(lib.event_sub_send_hwm) +
+                           " takes effect at the next start of the process; Tango's event consumer keeps " +
+                           std::to_string(*applied));
     subscriptions_ = std::make_unique<TangoSubscriptions>(*archiver_, subscribe_change_as_fallback_);
     archiver_->set_backend(subscriptions_.get());
     add_attribute_list();

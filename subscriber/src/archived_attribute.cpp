@@ -59,6 +59,7 @@ AttributeView Attribute::view() const {
     v.ok = ok_;
     v.nok = nok_;
     v.db_errors = db_errors_;
+    v.resubscribes = resubscribes_;
     v.store_time_min_s = store_time_min_s_;
     v.store_time_max_s = store_time_max_s_;
     v.proc_time_min_s = proc_time_min_s_;
@@ -166,7 +167,8 @@ void Attribute::subscribed(std::shared_ptr<void> handle, bool change_event, cons
     using_change_event_ = change_event;
     subscribed_ = true;
     subscribe_error_ = warning;
-    last_event_ = steady::now();
+    last_event_ = subscribed_at_ = steady::now();
+    events_since_subscribed_ = 0;  // Tango delivered the initial value inside the subscription call
 }
 
 void Attribute::subscription_failed(const std::string &error) {
@@ -181,6 +183,20 @@ std::shared_ptr<void> Attribute::take_subscription() {
     return std::move(subscription_);
 }
 
+std::optional<Liveness> Attribute::liveness() const {
+    Lock lock(mutex_);
+    if (mode_ != AttrMode::Started || !subscribed_) return std::nullopt;
+    return Liveness{subscribed_at_, last_event_, events_since_subscribed_, archive_period_, silent_resubscribed_};
+}
+
+std::shared_ptr<void> Attribute::take_for_resubscription(bool silent) {
+    Lock lock(mutex_);
+    subscribed_ = false;
+    ++resubscribes_;
+    if (silent) silent_resubscribed_ = true;
+    return std::move(subscription_);
+}
+
 bool Attribute::accept_data(Record &r) {
     Lock lock(mutex_);
     if (mode_ != AttrMode::Started) return false;  // stopped/paused: dropped, as HDB++ does
@@ -189,6 +205,8 @@ bool Attribute::accept_data(Record &r) {
     subscribe_error_.clear();
     periodic_timeout_ = false;
     last_event_ = steady::now();
+    ++events_since_subscribed_;
+    silent_resubscribed_ = false;
     if (types_.write_type != kUnknown) r.write_type = static_cast<std::int8_t>(types_.write_type);
     r.ttl_hours = spec_.ttl_hours;
     return true;
@@ -201,6 +219,8 @@ std::optional<Record> Attribute::accept_error(const std::string &desc, TimePoint
     ++events_;
     ++nok_;
     last_event_ = steady::now();
+    ++events_since_subscribed_;
+    silent_resubscribed_ = false;
     if (error_since_good_ || types_.data_type == kUnknown) return std::nullopt;  // only the first after a good one
     error_since_good_ = true;
     Record r = record_locked(RecordKind::Error);

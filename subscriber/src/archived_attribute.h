@@ -38,6 +38,14 @@ struct StoredRows {
     double proc_min_s = -1, proc_max_s = -1, proc_sum_s = 0;  // reception → commit, per row
 };
 
+// What the subscription watchdog needs of a started, subscribed attribute (AttributeRegistry).
+struct Liveness {
+    std::chrono::steady_clock::time_point subscribed_at, last_event;
+    std::uint64_t events_since_subscribed = 0;  // the initial value that Tango reads while subscribing excluded
+    std::chrono::milliseconds archive_period{0};  // the expected period, 0 when the configuration gives none
+    bool silent_resubscribed = false;  // resubscribed for a silence since its last event
+};
+
 // A copy of an attribute's state, for snapshots and status texts.
 struct AttributeView {
     AttributeSpec spec;
@@ -46,6 +54,7 @@ struct AttributeView {
     std::string error;  // why it is faulty ("" when it is not)
     std::string subscribe_error;
     std::uint64_t events = 0, ok = 0, nok = 0, db_errors = 0;
+    std::uint64_t resubscribes = 0;  // by the watchdog, since the attribute was added (not reset)
     double store_time_min_s = -1, store_time_max_s = -1, proc_time_min_s = -1, proc_time_max_s = -1;
     double store_time_sum_s = 0, proc_time_sum_s = 0;
     double record_freq = 0, failure_freq = 0, record_freq_inst = 0, failure_freq_inst = 0;
@@ -79,6 +88,11 @@ public:
     void subscribed(std::shared_ptr<void> handle, bool change_event, const std::string &warning);
     void subscription_failed(const std::string &error);
     std::shared_ptr<void> take_subscription();
+    // Started and subscribed: what the watchdog judges; else nothing.
+    std::optional<Liveness> liveness() const;
+    // The watchdog drops the subscription (the next pass subscribes again); `silent`: the attribute
+    // never delivered since subscribing (that reason is acted on once until it delivers).
+    std::shared_ptr<void> take_for_resubscription(bool silent);
 
     // Event side: each returns the records to queue (none when the event is dropped).
     bool accept_data(Record &r);
@@ -112,6 +126,9 @@ private:
     bool add_pending_ = false;
     std::chrono::milliseconds archive_period_{0};
     std::chrono::steady_clock::time_point last_event_{};
+    std::chrono::steady_clock::time_point subscribed_at_{};
+    std::uint64_t events_since_subscribed_ = 0, resubscribes_ = 0;
+    bool silent_resubscribed_ = false;
     bool periodic_timeout_ = false;
     TimePoint last_history_time_{};
     std::shared_ptr<const ParamInfo> last_param_;

@@ -43,7 +43,7 @@ private:
 
 Archiver::Archiver(ArchiverOptions opts, const LibConfig &lib, std::unique_ptr<Writer> writer,
                    std::unique_ptr<EventQueue> queue, Logger log)
-    : opts_(std::move(opts)), writer_opts_(writer_options(lib)), log_(quiet_if_empty(std::move(log))),
+    : opts_(std::move(opts)), writer_opts_(writer_options(lib)), resubscribe_silent_(lib.resubscribe_silent), log_(quiet_if_empty(std::move(log))),
       queue_(std::move(queue)),
       registry_(opts_.contexts, opts_.default_strategy, [this](Record &&r) { queue_->push(std::move(r)); }, log_),
       statistics_(opts_.statistics_window), writer_(std::move(writer)), last_window_(steady::now()),
@@ -74,7 +74,10 @@ void Archiver::start_threads() {
     }
     if (!subscribe_thread_) {
         subscribe_thread_ = std::make_unique<Periodic>(
-            opts_.subscribe_retry_period, [this](const auto &stopping) { registry_.subscribe_pass(stopping); });
+            opts_.subscribe_retry_period, [this](const auto &stopping) {
+                if (resubscribe_silent_) registry_.resubscribe_silent(steady::now(), opts_.subscribe_retry_period);
+                registry_.subscribe_pass(stopping);
+            });
         subscribe_thread_->start("hdb-subscribe");
     }
 }

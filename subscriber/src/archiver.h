@@ -62,6 +62,7 @@ private:
 
     const ArchiverOptions opts_;
     const WriterLoopOptions writer_opts_;
+    const bool resubscribe_silent_;  // LibConfiguration resubscribe_silent: the watchdog runs before each pass
     Logger log_;
     std::unique_ptr<EventQueue> queue_;
     AttributeRegistry registry_;

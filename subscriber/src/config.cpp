@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 #include "rate_cap.h"
 
@@ -156,6 +157,15 @@ LibConfig LibConfig::parse(const std::vector<std::string> &lines) {
             if (c.max_events_per_s > RateCap::kMaxEventsPerS)
                 throw ConfigError("LibConfiguration: max_events_per_s must be <= " +
                                   std::to_string(RateCap::kMaxEventsPerS) + ", got '" + v + "'");
+        } else if (key == "resubscribe_silent") {
+            c.resubscribe_silent = parse_bool(key, v);
+        } else if (key == "event_sub_send_hwm") {
+            // libzmq takes the high-water mark as an int.
+            const std::uint64_t hwm = parse_uint(key, v, 0);
+            if (hwm > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+                throw ConfigError("LibConfiguration: event_sub_send_hwm must be <= " +
+                                  std::to_string(std::numeric_limits<int>::max()) + ", got '" + v + "'");
+            c.event_sub_send_hwm = static_cast<std::uint32_t>(hwm);
         }
         // Other keys (log_file, log_console, log_syslog, log_file_name, ...) are accepted and kept in raw.
     }

@@ -48,6 +48,13 @@ struct LibConfig {
     // Writer rate cap in data/error events per second (ours; 0: none): a subscriber slow on purpose,
     // the contestant that the tests of the saturation verdicts expect to fail (rate_cap.h).
     std::uint64_t max_events_per_s = 0;
+    // ZMQ_SNDHWM of Tango's event consumer's SUB sockets (0: unlimited). cppTango sets 10,000, and libzmq
+    // silently drops the subscriptions replayed to a newly connected device server beyond it; see
+    // event_consumer_hwm.h. Process-wide: it applies when the consumer is created (first subscription).
+    std::uint32_t event_sub_send_hwm = 0;
+    // The subscription watchdog (AttributeRegistry::resubscribe_silent): off by default, as a
+    // re-subscription reads the attribute again (one more initial-value event).
+    bool resubscribe_silent = false;
     std::map<std::string, std::string> raw;  // every key as given
 
     // Parse key=value lines; blank lines and lines starting with '#' are ignored.

@@ -227,6 +227,62 @@ void AttributeRegistry::subscribe_pass(const std::function<bool()> &stopping) {
     }
 }
 
+std::size_t AttributeRegistry::resubscribe_silent(std::chrono::steady_clock::time_point now,
+                                                  std::chrono::seconds grace) {
+    struct Watched {
+        AttributePtr attribute;
+        Liveness live;
+        std::string device;
+    };
+    std::vector<Watched> watched;
+    std::map<std::string, std::chrono::steady_clock::time_point> device_last_delivery;
+    for (const auto &a : all()) {
+        const auto live = a->liveness();
+        if (!live) continue;
+        std::string device;
+        try {
+            const NameParts p = split_attribute_name(a->name());
+            device = p.cs_name + "/" + p.device();
+        } catch (const ConfigError &) {
+            continue;  // names are validated when added
+        }
+        if (live->events_since_subscribed > 0) {
+            auto &last = device_last_delivery[device];
+            last = std::max(last, live->last_event);
+        }
+        watched.push_back({a, *live, std::move(device)});
+    }
+    std::size_t dropped = 0;
+    for (const auto &w : watched) {
+        const Liveness &l = w.live;
+        std::string why;
+        bool silent = false;
+        if (l.archive_period.count() > 0 && now - l.last_event > kSilentPeriods * l.archive_period) {
+            why = "no event for " +
+                  std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now - l.last_event).count()) +
+                  " s, more than " + std::to_string(kSilentPeriods) + " times its archive period";
+        } else if (l.events_since_subscribed == 0 && !l.silent_resubscribed && now - l.subscribed_at >= grace) {
+            const auto it = device_last_delivery.find(w.device);
+            if (it != device_last_delivery.end() && it->second > l.subscribed_at) {
+                why = "no event since it subscribed, while other attributes of its device deliver";
+                silent = true;
+            }
+        }
+        if (why.empty()) continue;
+        std::shared_ptr<void> handle = w.attribute->take_for_resubscription(silent);
+        if (backend_ && handle) {
+            try {
+                backend_->unsubscribe(std::move(handle));
+            } catch (const std::exception &ex) {
+                log_("warning", "unsubscribe " + w.attribute->name() + ": " + ex.what());
+            }
+        }
+        log_("warning", "subscribing " + w.attribute->name() + " again: " + why);
+        ++dropped;
+    }
+    return dropped;
+}
+
 void AttributeRegistry::unsubscribe_all() {
     for (const auto &a : all()) {
         try {

@@ -58,6 +58,14 @@ public:
 
     // Subscription thread.
     void subscribe_pass(const std::function<bool()> &stopping);
+    // The watchdog, run before each subscribe pass: drops the subscription of every started attribute
+    // that looks lost, so that the pass subscribes it again. Lost: no event for more than
+    // kSilentPeriods times its archive period, or no event at all since it subscribed (`grace` ago
+    // or more) while another attribute of its device delivered since then. Tango reports no error
+    // when its event consumer loses a subscription (subscriber/README.md, "Tango's event consumer
+    // limit"); this is the net under it. Returns how many were dropped.
+    static constexpr int kSilentPeriods = 3;
+    std::size_t resubscribe_silent(std::chrono::steady_clock::time_point now, std::chrono::seconds grace);
     void unsubscribe_all();
     // Clean shutdown: a `stop` event for every started attribute (else the next start records `crash`).
     void queue_shutdown_history();

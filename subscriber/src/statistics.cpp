@@ -55,6 +55,7 @@ void fill_attributes(ArchiverSnapshot &s, const std::vector<AttributeView> &attr
         s.event_number_list.push_back(static_cast<std::int32_t>(std::min<std::uint64_t>(v.events, INT32_MAX)));
         s.ttl_list.push_back(v.spec.ttl_hours);
         s.record_freq += v.record_freq;
+        s.resubscribes += v.resubscribes;
         s.failure_freq += v.failure_freq;
         s.record_freq_inst += v.record_freq_inst;
         s.failure_freq_inst += v.failure_freq_inst;

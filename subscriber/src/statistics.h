@@ -48,6 +48,7 @@ struct ArchiverSnapshot {
     // queue / writer
     std::uint64_t pending_events = 0, max_pending_events = 0, spooled_events = 0, spooled_total = 0,
                   lost_events = 0, reconnects = 0, db_errors = 0, rows_stored = 0, duplicates = 0;
+    std::uint64_t resubscribes = 0;  // by the subscription watchdog (AttributeRegistry::resubscribe_silent)
     std::uint64_t spool_bytes = 0;
     std::uint64_t lost_queue_full = 0, lost_spool_full = 0, wal_replayed = 0, wal_unlogged = 0;
     std::uint64_t spool_mode = 0;  // 0 overflow, 1 write_ahead

@@ -296,3 +296,70 @@ TEST(Archiver, RemoveForgetsTheAttribute) {
     ASSERT_TRUE(eventually([&] { return c.stored().size() == 3; }));
     EXPECT_EQ(c.kinds(), (Kinds{"start", "param", "remove"}));
 }
+
+namespace {
+
+struct WatchedRegistry {
+    FakeSubscriptions backend;
+    AttributeRegistry registry{{"ALWAYS", "RUN"}, {"ALWAYS"}, [](Record &&) {}, nullptr};
+    explicit WatchedRegistry(const std::vector<std::string> &names) {
+        registry.set_backend(&backend);
+        for (const auto &n : names) registry.add(parse_attribute_line(n), AttributeTypes{}, false);
+        registry.subscribe_pass([] { return false; });
+    }
+    void deliver(const std::string &name) {
+        Record r;
+        r.kind = RecordKind::Data;
+        r.att_name = name;
+        ASSERT_TRUE(backend.attribute(name)->accept_data(r));
+    }
+    std::uint64_t resubscribes(const std::string &name) {
+        for (const auto &v : registry.views())
+            if (v.spec.name == name) return v.resubscribes;
+        return 0;
+    }
+};
+
+const std::string kSilent = "tango://h:1/sim/dev/1/silent", kBusy = "tango://h:1/sim/dev/1/busy",
+                  kOther = "tango://h:1/sim/dev/2/quiet";
+
+}  // namespace
+
+TEST(Watchdog, ResubscribesOnceWhatNeverDeliveredWhileItsDeviceDelivers) {
+    WatchedRegistry w({kSilent, kBusy, kOther});
+    w.deliver(kBusy);  // after every subscription: the device's event path works
+    // Within the grace period nothing happens; after it the silent attribute of the delivering device
+    // goes, not the one of a device that delivered nothing (its server may just be quiet).
+    EXPECT_EQ(w.registry.resubscribe_silent(std::chrono::steady_clock::now(), 3600s), 0u);
+    const auto later = std::chrono::steady_clock::now() + 10s;
+    EXPECT_EQ(w.registry.resubscribe_silent(later, 5s), 1u);
+    EXPECT_EQ(w.backend.unsubscribed(), std::vector<std::string>{kSilent});
+    EXPECT_EQ(w.resubscribes(kSilent), 1u);
+    EXPECT_EQ(w.registry.status(kSilent).find("Subscribed         : yes"), std::string::npos);
+    w.registry.subscribe_pass([] { return false; });  // subscribed again by the next pass
+    EXPECT_NE(w.registry.status(kSilent).find("Subscribed         : yes"), std::string::npos);
+    w.deliver(kBusy);
+    // Once until it delivers: an attribute that rarely changes is not churned every pass.
+    EXPECT_EQ(w.registry.resubscribe_silent(later + 20s, 5s), 0u);
+    w.deliver(kSilent);
+    w.deliver(kBusy);
+    EXPECT_EQ(w.registry.resubscribe_silent(later + 40s, 5s), 0u);  // it delivers: nothing to do
+    EXPECT_EQ(w.resubscribes(kSilent), 1u);
+    EXPECT_EQ(w.resubscribes(kBusy), 0u);
+}
+
+TEST(Watchdog, ResubscribesWhatIsSilentForThreeArchivePeriods) {
+    WatchedRegistry w({kSilent});
+    ParamInfo p;
+    p.archive_period = "1000";  // ms
+    w.backend.attribute(kSilent)->accept_config(AttributeTypes{5, 0, 0}, p);
+    w.deliver(kSilent);
+    const auto delivered = std::chrono::steady_clock::now();
+    EXPECT_EQ(w.registry.resubscribe_silent(delivered + 2s, 1s), 0u);
+    EXPECT_EQ(w.registry.resubscribe_silent(delivered + 4s, 1s), 1u);
+    EXPECT_EQ(w.backend.unsubscribed(), std::vector<std::string>{kSilent});
+    w.registry.subscribe_pass([] { return false; });
+    // Periodic silence is judged again after each subscription (the period says events are due).
+    EXPECT_EQ(w.registry.resubscribe_silent(std::chrono::steady_clock::now() + 4s, 1s), 1u);
+    EXPECT_EQ(w.resubscribes(kSilent), 2u);
+}

@@ -58,3 +58,23 @@ TEST(AttributeLine, Parse) {
     EXPECT_THROW(parse_attribute_line("a/b/c/d;ttl=x"), ConfigError);
     EXPECT_EQ(normalise_attribute_name("A/B/C/D", "h:1"), "tango://h:1/a/b/c/d");
 }
+
+TEST(LibConfig, EventSubSendHwm) {
+    EXPECT_EQ(LibConfig::parse({}).event_sub_send_hwm, 0u);  // default: unlimited
+    EXPECT_EQ(LibConfig::parse({"event_sub_send_hwm=10000"}).event_sub_send_hwm, 10000u);
+    EXPECT_EQ(LibConfig::parse({"EVENT_SUB_SEND_HWM = 0"}).event_sub_send_hwm, 0u);
+    EXPECT_EQ(LibConfig::parse({"event_sub_send_hwm=2147483647"}).event_sub_send_hwm, 2147483647u);
+    const auto strict = LibConfig::parse({"hdbpp_strict=1", "event_sub_send_hwm=300"});
+    EXPECT_TRUE(strict.hdbpp_strict);
+    EXPECT_EQ(strict.event_sub_send_hwm, 300u);  // strict mode takes the key the same way
+    EXPECT_THROW(LibConfig::parse({"event_sub_send_hwm=-1"}), ConfigError);
+    EXPECT_THROW(LibConfig::parse({"event_sub_send_hwm=2147483648"}), ConfigError);  // libzmq's int
+    EXPECT_THROW(LibConfig::parse({"event_sub_send_hwm=10k"}), ConfigError);
+    EXPECT_THROW(LibConfig::parse({"event_sub_send_hwm="}), ConfigError);
+}
+
+TEST(LibConfig, ResubscribeSilent) {
+    EXPECT_FALSE(LibConfig::parse({}).resubscribe_silent);
+    EXPECT_TRUE(LibConfig::parse({"resubscribe_silent=1"}).resubscribe_silent);
+    EXPECT_THROW(LibConfig::parse({"resubscribe_silent=2"}), ConfigError);
+}
