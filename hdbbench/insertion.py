@@ -29,7 +29,7 @@ from hdbbench import saturation as sat
 from hdbbench import subscriber_statistics as st
 from hdbbench.backends import backend_for_stack
 from hdbbench.backends.registry import server_of
-from hdbbench.kinds import DEFAULT_KIND, SubscriberKind
+from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, unproven_cause
 from hdbbench.placement import PlacementControl, archiving_path_per_core
 from hdbbench.sampling import Sampler, TimeSeries, process_probe, thread_probe
 from hdbbench.servers.endpoints import StackEndpoints
@@ -214,6 +214,8 @@ class Trial:
             size_after = backend.size_bytes()
             # Rows stamped before the load started are the initial values Tango sends on subscription.
             accounting = self._account(backend.count_rows_by_attribute(since=load_started))
+            if outside is not None:  # the counter's rows in events (MariaDB counts array elements)
+                outside.calibrate(int(accounting["stored"]))
             errors = backend.count_error_events(since=load_started)
             accounting.update(loss_by_reason(accounting, final, errors, drained))
             judge = sat.StepJudge(series, outside.resolution_s if outside else 0.0,
@@ -232,6 +234,8 @@ class Trial:
         summary["database_bytes"] = {"before": size_before, "after": size_after, "growth": size_after - size_before}
         summary["device_engine"] = self.load.engine
         summary["delivery_unproven"] = len(unproven)  # attributes without an event through Tango before the load
+        per_process = math.ceil(len(self.load.attributes) / max(1, s.subscribers))
+        summary["delivery_unproven_cause"] = unproven_cause(len(unproven), per_process, s.kind.send_hwm(s.lib_overrides))
         if placement is not None:
             placement["archiving_path"] = archiving_path_per_core(summary["cpu"], placement, server_of(s.backend))
             summary["placement"] = placement
@@ -469,7 +473,8 @@ def _cpu_figures(series: TimeSeries, warmup_s: float, end_s: float | None, prefi
                  suffix: str = ".cpu_s", counter: tuple[list[float], list[float]] | None = None) -> dict[str, Any]:
     """Cores used and CPU µs per stored event over the steady part, per column `prefix`<group>`suffix`
     (process groups by default). Stored events are counted by the database where it can (the same
-    counter for every subscriber kind), else by our subscriber."""
+    counter for every subscriber kind, in events: hdbbench.outside.Outside.calibrate), else by our
+    subscriber."""
     times, stored = counter if counter is not None else stored_column(series)
     window = [i for i, t in enumerate(times) if t >= warmup_s and (end_s is None or t <= end_s)]
     out: dict[str, Any] = {}

@@ -29,6 +29,11 @@ from hdbbench.tomlfile import Table
 
 OURS = "hdbbench-es"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+# Tango's event consumer (cppTango 9.3.4 ... 10.3.3) sends its subscriptions on one ZeroMQ SUB socket with
+# this send high-water mark; past it, libzmq drops the topics it replays to a device server connected
+# later, for good (hdbpp-reference.md §1c). An archiver subscribes two topics per attribute.
+TANGO_SUB_SEND_HWM = 10_000
+TOPICS_PER_ATTRIBUTE = 2
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,10 @@ class SubscriberKind:
     binary: Path | None = None                        # None: our built subscriber
     env: tuple[tuple[str, str], ...] = ()             # added to the subscriber process's environment
     lib_configuration: tuple[tuple[str, str], ...] = ()
+    # Attributes one process of this kind archives without losing subscriptions (None: no limit).
+    # Default: ours lifts Tango's limit (its `event_sub_send_hwm`, 0 = unlimited); any other binary
+    # is taken to have Tango's, 10,000 topics / 2 = 5,000. A kind that knows better says so.
+    safe_attributes: int | None = None
 
     def executable(self) -> Path:
         from hdbbench.subscribers import DEFAULT_BINARY
@@ -48,9 +57,39 @@ class SubscriberKind:
         """The name as it may appear in trial labels, file names and database names."""
         return slugify(self.name)
 
+    def send_hwm(self, lib_configuration: Mapping[str, str] = {}) -> int | None:
+        """The send high-water mark of this kind's event consumer (None: unlimited): ours reads
+        `event_sub_send_hwm` (0 = unlimited, its default); another binary is Tango's own."""
+        from hdbbench.subscribers import DEFAULT_BINARY
+
+        if self.binary is not None and self.binary.resolve() != DEFAULT_BINARY.resolve():
+            return TANGO_SUB_SEND_HWM  # another binary: Tango's own consumer, as the real hdbpp-es
+        given = {**dict(lib_configuration), **dict(self.lib_configuration)}.get("event_sub_send_hwm", "0")
+        return int(given) if str(given).isdigit() and int(given) > 0 else None
+
+    def attribute_limit(self, lib_configuration: Mapping[str, str] = {}) -> int | None:
+        """Attributes per process before subscriptions are lost: the kind's `safe_attributes`, else
+        what its send high-water mark allows (two topics per attribute)."""
+        if self.safe_attributes is not None:
+            return self.safe_attributes
+        hwm = self.send_hwm(lib_configuration)
+        return None if hwm is None else hwm // TOPICS_PER_ATTRIBUTE
+
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "binary": str(self.executable()), "env": dict(self.env),
-                "lib_configuration": dict(self.lib_configuration)}
+                "lib_configuration": dict(self.lib_configuration), "safe_attributes": self.safe_attributes}
+
+
+def unproven_cause(unproven: int, attributes_per_process: int, hwm: int | None) -> str | None:
+    """The likely cause of attributes whose event path could not be proven, from the topic count."""
+    if not unproven:
+        return None
+    topics = attributes_per_process * TOPICS_PER_ATTRIBUTE
+    if hwm is not None and topics > hwm:
+        return (f"{topics:,} topics per subscriber process > {hwm:,}: Tango's event consumer dropped "
+                "subscriptions to the device servers connected later (hdbpp-reference §1c)")
+    return (f"not Tango's event consumer limit ({topics:,} topics per process"
+            + (f", within its {hwm:,}" if hwm is not None else ", no limit") + "): read the subscriber's log")
 
 
 DEFAULT_KIND = SubscriberKind()
@@ -105,7 +144,8 @@ def _parse_kind(entry: Table) -> SubscriberKind:
         if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", key):
             raise entry.fail("env", f"{key!r} is not an environment variable name")
     lib = _string_pairs(entry, "lib_configuration")
-    return SubscriberKind(name=name, binary=binary, env=env, lib_configuration=lib)
+    safe = entry.count("safe_attributes", None)
+    return SubscriberKind(name=name, binary=binary, env=env, lib_configuration=lib, safe_attributes=safe)
 
 
 def _string_pairs(entry: Table, key: str) -> tuple[tuple[str, str], ...]:

@@ -219,6 +219,9 @@ class Outside:
         self.total: int | None = None
         self.flushes = FlushTracker(self.counter) if self.resolution_s > 0 else None
         self.t0_epoch: float | None = None  # wall-clock time of the series' t_s = 0, once known
+        # Stored events per row the counter counts: 1 but where a backend stores an array one row per
+        # element (MariaDB), known once the trial's events are counted (`calibrate`).
+        self.events_per_row = 1.0
 
     @property
     def resolution_s(self) -> float:
@@ -229,9 +232,19 @@ class Outside:
         """The counter at the series' sample times: as sampled when it is exact at every read, else its
         value at those instants from the flushes' times (`FlushTracker`)."""
         times, counts = series.column(COUNTER_COLUMN)
-        if self.flushes is None or self.t0_epoch is None:
-            return times, counts
-        return times, [self.flushes.value_at(self.t0_epoch + t) for t in times]
+        if self.flushes is not None and self.t0_epoch is not None:
+            counts = [self.flushes.value_at(self.t0_epoch + t) for t in times]
+        return times, [c * self.events_per_row for c in counts]
+
+    def calibrate(self, stored_events: int) -> None:
+        """Rates in events, not rows: the trial's stored events (by the devices' accounting) against the
+        rows the counter counted since the start, read once the subscribers have drained (an event is
+        at least one row, so the factor is at most 1)."""
+        if self.baseline is None:
+            return
+        rows = self.counter.rows_inserted() - self.baseline
+        if rows > 0 and stored_events > 0:
+            self.events_per_row = min(1.0, stored_events / rows)
 
     @staticmethod
     def available(backend: Any) -> bool:
@@ -286,6 +299,7 @@ class Outside:
         return {
             "counter": self.counter.counter,
             "counter_resolution_s": self.resolution_s,
+            "events_per_row": self.events_per_row,
             "stored_rate": measure.distribution(rates).to_dict(),
             "rows_inserted": self.total,
             "visibility_lag_s": self.watch.lag_figures(start, load_started.timestamp() + load_seconds),

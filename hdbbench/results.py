@@ -224,6 +224,7 @@ class TrialSummary:
     device_engine: str | None = None            # the devices' generator engine, when the run chose one
     placement: dict[str, Any] | None = None     # CPUs requested and observed per group (hdbbench.placement)
     delivery_unproven: int | None = None        # attributes without an event through Tango before the load
+    delivery_unproven_cause: str | None = None  # their likely cause, from the topics per process (hdbbench.kinds)
     # Which subscriber (hdbbench.kinds); the figures read from outside it, the same for every kind
     # (hdbbench.outside: the database's inserted-row counter, the visibility lag); and which of the
     # figures above are our subscriber's own statistics (missing for another kind).

@@ -94,6 +94,8 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
     run = RunDirectory.create(options.runs_root, scenario.name)
     run.write_json("scenario.json", scenario.to_dict())
     console.print(f"run directory: {run.path}")
+    for warning in scenario.warnings:
+        console.print(f"[yellow]warning:[/yellow] {warning}")
     profile = resolve_profile(scenario.profile, options.settings_overrides)
     config = StackConfig(
         state_dir=options.state_dir, profile=profile, tango_db=scenario.tango_db, attached=True, keep_running=True,

@@ -215,6 +215,10 @@ class StepJudge:
 
 
 def _rate(times: Sequence[float], counts: Sequence[float], start: float, end: float) -> float | None:
+    """The counter's rate over [start, end], the end cut to the last sample (the sampler stops with
+    the load, up to a sample period before the last step's nominal end)."""
+    if times:
+        end = min(end, times[-1])
     a, b = value_at(times, counts, start), value_at(times, counts, end)
     if a is None or b is None or end <= start:
         return None

@@ -83,7 +83,9 @@ The resolved scenario (every default filled in) is saved in the run directory.
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -186,6 +188,7 @@ class Scenario:
     placement: Placement = field(default_factory=Placement)   # [placement.cpus]
     subscriber_kinds: tuple[SubscriberKind, ...] = ()  # [[subscribers.kinds]]; () = ours alone
     faults: FaultsPart | None = None   # [faults]: hdbbench.faults
+    warnings: tuple[str, ...] = ()     # found while reading: `check` and `run` print them, a run records them
 
     @property
     def kinds(self) -> tuple[SubscriberKind, ...]:
@@ -281,8 +284,9 @@ def _parse(top: Table) -> Scenario:
     placement = _parse_placement(sub) if (sub := top.optional_table("placement")) is not None else Placement()
     faults = parse_faults(sub) if (sub := top.optional_table("faults")) is not None else None
     top.finish()
-    _check_subscriber_limit(subs, device_profile, facility, servers * per_server,
-                            (subscribers, *measurements.subscriber_sweep))
+    attributes = _check_subscriber_limit(subs, device_profile, facility, servers * per_server,
+                                         (subscribers, *measurements.subscriber_sweep))
+    warnings = _event_consumer_warnings(kinds or (DEFAULT_KIND,), attributes, subscribers, dict(lib_configuration))
     return Scenario(
         name=name, source=source, seed=seed, backends=backends, profile=profile, tango_db=tango_db,
         schema_variant=variant, device_profile=device_profile, servers=servers, devices_per_server=per_server,
@@ -290,7 +294,25 @@ def _parse(top: Table) -> Scenario:
         subscribers=subscribers, lib_configuration=lib_configuration, rate=rate, duration_s=duration,
         warmup_s=warmup, measurements=measurements, report=report, extraction=extraction, disk=disk,
         hosts=hosts, facility=facility, placement=placement, subscriber_kinds=kinds, faults=faults,
+        warnings=warnings,
     )
+
+
+def _event_consumer_warnings(kinds: Sequence[SubscriberKind], attributes: int, subscribers: int,
+                             lib_configuration: dict[str, str]) -> tuple[str, ...]:
+    """A kind that would hold more attributes per process than it can subscribe without loss (Tango's
+    event consumer limit, hdbbench.kinds) is warned of before anything starts; a kind's
+    `safe_attributes` overrides the limit assumed for it."""
+    per_process = math.ceil(attributes / max(1, subscribers))
+    out = []
+    for kind in kinds:
+        limit = kind.attribute_limit(lib_configuration)
+        if limit is not None and per_process > limit:
+            out.append(f"subscriber kind {kind.name!r}: {per_process:,} attributes per process > its safe {limit:,} "
+                       "(Tango's event consumer drops the subscriptions to the device servers connected later past "
+                       f"{limit * 2:,} topics): use at least {math.ceil(attributes / limit)} subscribers, or set "
+                       "safe_attributes in its [[subscribers.kinds]] table if it lifts the limit")
+    return tuple(out)
 
 
 def _parse_hosts(reader: Table) -> Any:
@@ -357,8 +379,9 @@ def _facility_layout(facility: FacilityDevices) -> tuple[int, int]:
 
 
 def _check_subscriber_limit(subs: Table, profile: Path | None, facility: FacilityDevices | None, devices: int,
-                            counts: tuple[int, ...]) -> None:
-    """No subscriber of any trial gets more attributes than HDB++ archives per subscriber."""
+                            counts: tuple[int, ...]) -> int:
+    """No subscriber of any trial gets more attributes than HDB++ archives per subscriber; the
+    number of attributes archived."""
     from hdbbench import facility as fac
 
     if facility is not None:
@@ -371,6 +394,7 @@ def _check_subscriber_limit(subs: Table, profile: Path | None, facility: Facilit
         assert profile is not None
         attributes = len(load_profile(profile).attributes) * devices
     fac.check_subscribers(attributes, counts, lambda problem: subs.fail("count", problem))
+    return attributes
 
 
 def _parse_placement(reader: Table) -> Placement:

@@ -161,3 +161,40 @@ def test_a_kinds_environment_reaches_its_subscriber(tango_host: str, tmp_path: P
     assert environ["HDBBENCH_KIND_PROBE"] == "yes"
     assert environ["TANGO_HOST"] == tango_host  # a kind cannot move the subscriber off our Tango database
     assert os.environ.get("HDBBENCH_KIND_PROBE") is None
+
+
+FACILITY = """
+name = "kinds"
+backends = ["timescaledb"]
+[devices]
+inventory = "{inventory}"
+scale = 1.0
+[subscribers]
+count = {count}
+"""
+
+
+def test_a_foreign_kind_past_tangos_topic_limit_is_warned_before_a_run(tmp_path: Path) -> None:
+    other = executable(tmp_path, "hdb++es-srv", "#!/bin/sh\nexit 0\n")
+    inventory = REPO / "inventories" / "example-facility.toml"   # 13,250 attributes
+    kinds = f'[[subscribers.kinds]]\nname = "hdbbench-es"\n[[subscribers.kinds]]\nname = "hdbpp-es"\nbinary = "{other}"\n'
+    two = load_scenario(scenario(tmp_path, kinds, FACILITY.format(inventory=inventory, count=2)))
+    ours, theirs = two.kinds
+    assert ours.send_hwm() is None and ours.attribute_limit() is None      # ours lifts the limit
+    assert theirs.send_hwm() == 10_000 and theirs.attribute_limit() == 5_000
+    assert ours.send_hwm({"event_sub_send_hwm": "10000"}) == 10_000         # unless told to keep it
+    (warning,) = two.warnings
+    assert "'hdbpp-es': 6,625 attributes per process > its safe 5,000" in warning and "at least 3" in warning
+    assert load_scenario(scenario(tmp_path, kinds, FACILITY.format(inventory=inventory, count=3))).warnings == ()
+    overridden = kinds + "safe_attributes = 10000\n"
+    assert load_scenario(scenario(tmp_path, overridden, FACILITY.format(inventory=inventory, count=2))).warnings == ()
+
+
+def test_unproven_attributes_are_given_their_likely_cause() -> None:
+    from hdbbench.kinds import unproven_cause
+
+    assert unproven_cause(0, 6_625, 10_000) is None
+    cause = unproven_cause(17, 6_625, 10_000)
+    assert cause is not None and cause.startswith("13,250 topics per subscriber process > 10,000: Tango's event consumer")
+    assert "not Tango's event consumer limit" in str(unproven_cause(3, 4_417, 10_000))
+    assert "no limit" in str(unproven_cause(3, 6_625, None))

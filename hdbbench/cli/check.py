@@ -23,10 +23,12 @@ def check(files: tuple[Path, ...]) -> None:
     """Validate each FILE (scenario, device profile, inventory or query set) completely."""
     for path in files:
         try:
-            kind, _ = load_input(path)
+            kind, loaded = load_input(path)
         except HdbbenchError as exc:
             # Printed here rather than by the top-level handler, so that the one line is the same
             # whichever way the command is invoked (also in-process, through click's test runner).
             click.echo(f"hdbbench: error: {exc}", err=True)
             raise SystemExit(2) from None
         click.echo(f"ok: {path} ({kind})")
+        for warning in getattr(loaded, "warnings", ()):
+            click.echo(f"hdbbench: warning: {path}: {warning}", err=True)

@@ -220,6 +220,11 @@ def loss_section(view: Insertion) -> Section:
         "per trial, all attributes: the devices' counters against the rows; the reasons add up to the loss "
         "(hdbbench.insertion.loss_by_reason)"))
     section.finding = text.loss(full, reasons)
+    for t in view.trials:
+        if unproven := int(num(t.trial.get("delivery_unproven")) or 0):
+            cause = t.trial.get("delivery_unproven_cause") or "cause not recorded"
+            section.finding.warnings.append(f"{t.label}: {unproven:,} attributes delivered no event before the load "
+                                            f"(their events count as lost): {cause}.")
     undrained = [t.label for t in view.trials if dig(t.trial, "accounting", "not_drained")]
     if undrained:
         section.finding.warnings.append("did not drain within the timeout: " + ", ".join(
