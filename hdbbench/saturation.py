@@ -77,6 +77,7 @@ class Step:
     stored_events: int | None = None          # rows with source times in the step, after the drain
     lost: int | None = None
     error_events: int = 0
+    visibility_lag_p50_s: float | None = None
     visibility_lag_p99_s: float | None = None
     visibility_lag_growth_s: float | None = None
     max_pending: float | None = None          # HDB++ AttributeMaxPendingNumber at the step's end, if published
@@ -161,6 +162,7 @@ class StepJudge:
             lags = self.lags(self.t0_epoch + start, self.t0_epoch + end)
             step.visibility_lag_growth_s = lag_growth_s(lags, self.t0_epoch + window[0], self.t0_epoch + end)
             values = [lag for _, lag in lags]
+            step.visibility_lag_p50_s = measure.percentile(values, 50) if values else None
             step.visibility_lag_p99_s = measure.percentile(values, 99) if values else None
             if step.visibility_lag_growth_s is not None and step.visibility_lag_growth_s > LAG_GROWTH_LIMIT_S:
                 rules.append("visibility_lag")

@@ -138,3 +138,25 @@ def test_a_directory_is_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["check", str(tmp_path)])
     assert result.exit_code == 2
     assert len(result.stderr.splitlines()) == 1 and "cannot read the input file" in result.stderr
+
+
+def test_check_prints_a_scenarios_warnings_and_still_passes_it(tmp_path: Path) -> None:
+    other = tmp_path / "hdb++es-srv"
+    other.write_text("#!/bin/sh\nexit 0\n")
+    other.chmod(0o755)
+    path = tmp_path / "facility-hdbpp.toml"
+    path.write_text(f'''name = "facility-hdbpp"
+backends = ["timescaledb"]
+[devices]
+inventory = "{REPO / "inventories" / "example-facility.toml"}"
+[subscribers]
+count = 2
+[[subscribers.kinds]]
+name = "hdbbench-es"
+[[subscribers.kinds]]
+name = "hdbpp-es"
+binary = "{other}"
+''')
+    result = CliRunner().invoke(main, ["check", str(path)])
+    assert result.exit_code == 0 and f"ok: {path} (scenario)" in result.stdout
+    assert f"hdbbench: warning: {path}: subscriber kind 'hdbpp-es': 6,625 attributes per process" in result.stderr
