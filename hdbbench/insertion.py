@@ -54,8 +54,8 @@ SUBSCRIBER_THREADS = {"hdb-writer": "writer"}
 # Statistics where several subscribers count as their worst one (the others are summed).
 WORST_OF_SUBSCRIBERS = (st.PENDING_EVENT_AGE, st.ATTRIBUTE_MAX_PENDING_NUMBER, *_AGE_STATISTICS)
 # Statistics summed over the subscribers.
-SUMMED_OVER_SUBSCRIBERS = (st.ROWS_STORED_NUMBER, st.PENDING_EVENT_NUMBER, st.ATTRIBUTE_PENDING_NUMBER, st.LOST_EVENT_NUMBER,
-                           st.ATTRIBUTE_NOK_NUMBER, st.DB_ERROR_NUMBER, st.SPOOLED_EVENT_NUMBER,
+SUMMED_OVER_SUBSCRIBERS = (st.ROWS_STORED_NUMBER, st.PENDING_EVENT_NUMBER, st.ATTRIBUTE_PENDING_NUMBER,
+                           st.LOST_EVENT_NUMBER, st.ATTRIBUTE_NOK_NUMBER, st.DB_ERROR_NUMBER, st.SPOOLED_EVENT_NUMBER,
                            st.ATTRIBUTE_FAILURE_FREQ)
 
 SETTLE_S = 2.0
@@ -218,9 +218,7 @@ class Trial:
                 outside.calibrate(int(accounting["stored"]))
             errors = backend.count_error_events(since=load_started)
             accounting.update(loss_by_reason(accounting, final, errors, drained))
-            judge = sat.StepJudge(series, outside.resolution_s if outside else 0.0,
-                                  outside.watch.lags_between if outside else None, t0_epoch,
-                                  outside.stored_counter if outside else None)
+            judge = self._judge(series, t0_epoch)
             steps = self._judged_steps(judge, phases, backend, load_started, accounting) if s.rate_steps else None
         finally:
             self.load.stop()
@@ -294,12 +292,9 @@ class Trial:
         sampler = Sampler(self._probes(fleet, devices), period_s=1.0)
         self.load.start()
         with sampler:
-            outside = self._outside
-            if outside is not None:
-                outside.t0_epoch = sampler.started_epoch
-            judge = sat.StepJudge(sampler.series, outside.resolution_s if outside else 0.0,
-                                  outside.watch.lags_between if outside else None, sampler.started_epoch,
-                                  outside.stored_counter if outside else None)
+            if self._outside is not None:
+                self._outside.t0_epoch = sampler.started_epoch
+            judge = self._judge(sampler.series, sampler.started_epoch)
             for index, rate in enumerate(rates):
                 if index:
                     self.load.set_rate(rate)
@@ -316,6 +311,13 @@ class Trial:
                         break  # the subscriber saturated, or the devices cannot offer more
         self.load.stop()
         return sampler.series, phases, sampler.started_epoch
+
+    def _judge(self, series: TimeSeries, t0_epoch: float) -> sat.StepJudge:
+        """The saturation rules over this trial's series and outside figures (hdbbench.saturation)."""
+        outside = self._outside
+        if outside is None:  # a backend not readable from outside: our subscriber's own counts
+            return sat.StepJudge(series, 0.0, None, t0_epoch)
+        return sat.StepJudge(series, outside.resolution_s, outside.watch.lags_between, t0_epoch, outside.stored_counter)
 
     def _judged_steps(self, judge: sat.StepJudge, phases: Sequence[dict[str, float]], backend: Any,
                       load_started: datetime, accounting: Mapping[str, Any]) -> list[sat.Step]:

@@ -44,22 +44,26 @@ STORED_TOLERANCE = 0.05
 LAG_GROWTH_LIMIT_S = 0.5
 LOST_TOLERANCE = 0.005
 SOURCE_LAG_LIMIT_S = 1.0  # devices this far behind their schedule did not offer a step's rate
-MIN_LAG_EVENTS = 10       # fewer probe events in a step: no lag verdict
+MIN_LAG_EVENTS = 10  # fewer probe events in a step: no lag verdict
 RULES = ("stored_rate", "visibility_lag", "lost", "error_events", "pending")
 # HDB++ attributes (every kind publishes them) and ours whose rise during a step means error events or loss.
 ERROR_ATTRIBUTES = (st.ATTRIBUTE_NOK_NUMBER, st.ATTRIBUTE_FAILURE_FREQ)
 LOSS_ATTRIBUTES = (st.LOST_EVENT_NUMBER,)
 
-Lags = Callable[[float, float], Sequence[tuple[float, float]]]  # (start, end epoch) -> [(source epoch, lag s)]
+Lags = Callable[
+    [float, float], Sequence[tuple[float, float]]
+]  # (start, end epoch) -> [(source epoch, lag s)]
 
 
 def criterion_text(counter_resolution_s: float) -> str:
-    return (f"saturated when the database's counter stored < {1 - STORED_TOLERANCE:.0%} of what the devices emitted "
-            f"over the step (less the counter's {counter_resolution_s:g}-s resolution), the visibility lag grew "
-            f"> {LAG_GROWTH_LIMIT_S:g} s through the step, events of the step were lost (> {LOST_TOLERANCE:.1%}), "
-            "error events were stored or counted (AttributeNokNumber, AttributeFailureFreq), or HDB++'s "
-            "AttributeMaxPendingNumber grew 6 samples in a row (Elettra); steps the devices could not offer "
-            "are not counted")
+    return (
+        f"saturated when the database's counter stored < {1 - STORED_TOLERANCE:.0%} of what the devices emitted "
+        f"over the step (less the counter's {counter_resolution_s:g}-s resolution), the visibility lag grew "
+        f"> {LAG_GROWTH_LIMIT_S:g} s through the step, events of the step were lost (> {LOST_TOLERANCE:.1%}), "
+        "error events were stored or counted (AttributeNokNumber, AttributeFailureFreq), or HDB++'s "
+        "AttributeMaxPendingNumber grew 6 samples in a row (Elettra); steps the devices could not offer "
+        "are not counted"
+    )
 
 
 @dataclass
@@ -71,16 +75,16 @@ class Step:
     end_s: float
     source_rate: float | None = None
     source_behind: bool = False
-    stored_rate: float | None = None          # database counter over the step, after its first second
-    stored_median: float | None = None        # median of the counter's per-second rates in the step
-    emitted_events: int | None = None         # by source time (the devices' counters at the step's bounds)
-    stored_events: int | None = None          # rows with source times in the step, after the drain
+    stored_rate: float | None = None  # database counter over the step, after its first second
+    stored_median: float | None = None  # median of the counter's per-second rates in the step
+    emitted_events: int | None = None  # by source time (the devices' counters at the step's bounds)
+    stored_events: int | None = None  # rows with source times in the step, after the drain
     lost: int | None = None
     error_events: int = 0
     visibility_lag_p50_s: float | None = None
     visibility_lag_p99_s: float | None = None
     visibility_lag_growth_s: float | None = None
-    max_pending: float | None = None          # HDB++ AttributeMaxPendingNumber at the step's end, if published
+    max_pending: float | None = None  # HDB++ AttributeMaxPendingNumber at the step's end, if published
     rules: list[str] = field(default_factory=list)
 
     @property
@@ -101,7 +105,9 @@ def value_at(times: Sequence[float], values: Sequence[float], at: float) -> floa
     for i in range(1, len(times)):
         if times[i] >= at:
             t0, t1 = times[i - 1], times[i]
-            return values[i] if t1 == t0 else values[i - 1] + (values[i] - values[i - 1]) * (at - t0) / (t1 - t0)
+            return (
+                values[i] if t1 == t0 else values[i - 1] + (values[i] - values[i - 1]) * (at - t0) / (t1 - t0)
+            )
     return values[-1]
 
 
@@ -117,8 +123,14 @@ def lag_growth_s(lags: Sequence[tuple[float, float]], start: float, end: float) 
 class StepJudge:
     """Applies the rules to the steps of one search (see the module docstring)."""
 
-    def __init__(self, series: TimeSeries, counter_resolution_s: float, lags: Lags | None, t0_epoch: float,
-                 counter: Callable[[TimeSeries], tuple[list[float], list[float]]] | None = None) -> None:
+    def __init__(
+        self,
+        series: TimeSeries,
+        counter_resolution_s: float,
+        lags: Lags | None,
+        t0_epoch: float,
+        counter: Callable[[TimeSeries], tuple[list[float], list[float]]] | None = None,
+    ) -> None:
         self.series = series
         self.counter = counter
         self.resolution_s = counter_resolution_s
@@ -200,7 +212,9 @@ class StepJudge:
         step.rules = [r for r in RULES if r in rules]
         return step
 
-    def step_bounds(self, steps: Sequence[Step], load_started_epoch: float, total: int) -> list[tuple[float, float, int]]:
+    def step_bounds(
+        self, steps: Sequence[Step], load_started_epoch: float, total: int
+    ) -> list[tuple[float, float, int]]:
         """Each step's source-time window and the events the devices emitted in it: the window runs from
         the load's start (the first step) or from the instant the devices' counter was read at the step's
         first sample, to the next step's, or to the end of time (events pushed as the load stopped
@@ -242,9 +256,15 @@ def summary(steps: Sequence[Step], counter_resolution_s: float) -> dict[str, Any
         limited_by, ended_by = "source", ["source_behind"]  # the devices could not push more
     else:
         limited_by, ended_by = "none (last step reached)", []
-    return {"steps": [s.to_dict() for s in steps], "last_sustainable_rate": last, "limited_by": limited_by,
-            "ended_by": ended_by, "criterion": criterion_text(counter_resolution_s),
-            "lost": sum(s.lost or 0 for s in steps), "error_events": sum(s.error_events for s in steps)}
+    return {
+        "steps": [s.to_dict() for s in steps],
+        "last_sustainable_rate": last,
+        "limited_by": limited_by,
+        "ended_by": ended_by,
+        "criterion": criterion_text(counter_resolution_s),
+        "lost": sum(s.lost or 0 for s in steps),
+        "error_events": sum(s.error_events for s in steps),
+    }
 
 
 def error_counts(errors: Mapping[str, Mapping[str, int]]) -> int:

@@ -15,13 +15,20 @@ def series(stored_per_s: float, seconds: int = 10, **extra: list[float]) -> Time
     """1 Hz samples of the devices' counter (RATE/s), the database's counter and any extra columns."""
     rows = []
     for t in range(seconds + 1):
-        row = {"t_s": float(t), "dev.emitted": RATE * t, "db.rows_inserted": stored_per_s * t, "dev.max_lag_s": 0.0}
+        row = {
+            "t_s": float(t),
+            "dev.emitted": RATE * t,
+            "db.rows_inserted": stored_per_s * t,
+            "dev.max_lag_s": 0.0,
+        }
         row.update({name: values[t] for name, values in extra.items()})
         rows.append(row)
     return TimeSeries(columns=[c for c in rows[0] if c != "t_s"], rows=rows)
 
 
-def judge(s: TimeSeries, resolution_s: float = 0.0, lags: list[tuple[float, float]] | None = None) -> sat.Step:
+def judge(
+    s: TimeSeries, resolution_s: float = 0.0, lags: list[tuple[float, float]] | None = None
+) -> sat.Step:
     source = (lambda a, b: [p for p in lags if a <= p[0] <= b]) if lags is not None else None
     return sat.StepJudge(s, resolution_s, source, t0_epoch=0.0).judge(sat.Step(RATE, 0.0, 10.0))
 
@@ -34,7 +41,7 @@ def test_a_subscriber_that_keeps_up_saturates_no_rule() -> None:
 
 def test_stored_rate_below_the_emitted_rate_saturates() -> None:
     assert judge(series(RATE * 0.90)).rules == ["stored_rate"]
-    assert judge(series(RATE * 0.97)).rules == []          # within the 5 % tolerance
+    assert judge(series(RATE * 0.97)).rules == []  # within the 5 % tolerance
 
 
 def test_a_stale_counter_widens_the_tolerance_by_its_resolution() -> None:
@@ -45,7 +52,7 @@ def test_a_stale_counter_widens_the_tolerance_by_its_resolution() -> None:
 
 
 def test_a_growing_visibility_lag_saturates() -> None:
-    growing = [(t / 10, 0.2 + 0.1 * t / 10) for t in range(100)]   # +0.1 s per s: +0.9 s over the window
+    growing = [(t / 10, 0.2 + 0.1 * t / 10) for t in range(100)]  # +0.1 s per s: +0.9 s over the window
     step = judge(series(RATE), lags=growing)
     assert step.rules == ["visibility_lag"] and step.visibility_lag_growth_s > sat.LAG_GROWTH_LIMIT_S
     jitter = [(t / 10, 0.2 + 0.3 * (t % 2)) for t in range(100)]  # large but not growing
@@ -69,10 +76,15 @@ def test_loss_by_source_time_after_the_drain() -> None:
     j = sat.StepJudge(series(RATE), 0.0, None, 0.0)
     step = j.judge(sat.Step(RATE, 0.0, 10.0))
     assert j.add_accounting(step, emitted=10_000, stored=10_000, error_events=0).rules == []
-    assert j.add_accounting(step, emitted=10_000, stored=10_000 - 30, error_events=0).rules == []  # boundary noise
+    assert (
+        j.add_accounting(step, emitted=10_000, stored=10_000 - 30, error_events=0).rules == []
+    )  # boundary noise
     assert j.add_accounting(step, emitted=10_000, stored=9_000, error_events=0).rules == ["lost"]
     assert step.lost == 1_000
-    assert j.add_accounting(step, emitted=10_000, stored=9_000, error_events=2).rules == ["lost", "error_events"]
+    assert j.add_accounting(step, emitted=10_000, stored=9_000, error_events=2).rules == [
+        "lost",
+        "error_events",
+    ]
 
 
 def test_summary_ends_at_the_first_saturated_step_and_names_its_rules() -> None:
@@ -92,7 +104,7 @@ def test_summary_ends_at_the_first_saturated_step_and_names_its_rules() -> None:
 def test_step_bounds_split_at_the_instants_the_devices_were_read() -> None:
     s = series(RATE, seconds=20)
     for row in s.rows:
-        row["dev.read_epoch"] = 100.0 + row["t_s"] + 0.05   # read 50 ms after each sample's nominal time
+        row["dev.read_epoch"] = 100.0 + row["t_s"] + 0.05  # read 50 ms after each sample's nominal time
     s.columns.append("dev.read_epoch")
     j = sat.StepJudge(s, 0.0, None, t0_epoch=100.0)
     steps = [sat.Step(RATE, 0.0, 10.0), sat.Step(RATE, 10.0, 20.0)]

@@ -27,15 +27,17 @@ pytestmark = pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber
 
 BACKENDS = ("timescaledb", "mysql")
 CAP = 2000
-START, STEP, STEPS = 1000.0, 0.25, 6          # 1000, 1250, 1563, 1953, 2441, 3052 events/s
+START, STEP, STEPS = 1000.0, 0.25, 6  # 1000, 1250, 1563, 1953, 2441, 3052 events/s
 RATES = [START * (1 + STEP) ** k for k in range(STEPS)]
 
 
 def capped_scenario(tmp: Path) -> Path:
     """scenarios/small.toml with ours and the capped kind, a throughput trial and a saturation search."""
     text = (REPO / "scenarios" / "small.toml").read_text()
-    text = text.split("[load]")[0].replace('backends = ["timescaledb", "postgresql", "mysql"]',
-                                           f"backends = {list(BACKENDS)!r}".replace("'", '"'))
+    text = text.split("[load]")[0].replace(
+        'backends = ["timescaledb", "postgresql", "mysql"]',
+        f"backends = {list(BACKENDS)!r}".replace("'", '"'),
+    )
     text += f'''[[subscribers.kinds]]
 name = "hdbbench-es"
 
@@ -59,18 +61,25 @@ saturation = {{ start_rate = {START:g}, step = {STEP}, step_s = 8, max_steps = {
 
 
 @pytest.fixture(scope="module")
-def capped_run(stack_endpoints: StackEndpoints, test_state_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def capped_run(
+    stack_endpoints: StackEndpoints, test_state_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
     from hdbbench.runner import RunOptions, run_scenario
     from hdbbench.scenario import load_scenario
 
     tmp = tmp_path_factory.mktemp("capped")
-    return run_scenario(load_scenario(capped_scenario(tmp)), RunOptions(state_dir=test_state_dir, runs_root=tmp / "runs"))
+    return run_scenario(
+        load_scenario(capped_scenario(tmp)), RunOptions(state_dir=test_state_dir, runs_root=tmp / "runs")
+    )
 
 
 def _trials(run: Path, trial: str) -> dict[tuple[str, str], dict[str, Any]]:
     doc = load_results(run / "results.json")
-    return {(t["backend"], t["subscriber_kind"]): TrialSummary.from_dict(t).to_dict()
-            for t in doc["results"]["trials"] if t["label"].endswith(trial)}
+    return {
+        (t["backend"], t["subscriber_kind"]): TrialSummary.from_dict(t).to_dict()
+        for t in doc["results"]["trials"]
+        if t["label"].endswith(trial)
+    }
 
 
 def test_the_capped_kind_saturates_within_one_step_of_its_cap(capped_run: Path) -> None:
@@ -115,7 +124,10 @@ def test_every_kinds_throughput_trial_has_the_outside_figures(capped_run: Path) 
     assert set(trials) == {(b, k) for b in BACKENDS for k in ("hdbbench-es", "capped")}
     for (backend, kind), trial in trials.items():
         rate = trial["stored_rate"]
-        assert rate["count"] > 0 and rate["median"] > 0 and rate["source"] == "database counter", (backend, kind)
+        assert rate["count"] > 0 and rate["median"] > 0 and rate["source"] == "database counter", (
+            backend,
+            kind,
+        )
         lag = trial["outside"]["visibility_lag_s"]
         assert lag["count"] > 0 and 0 <= lag["p50"] <= lag["p99"], (backend, kind)
         assert trial["accounting"]["lost"] == 0 and "lost_by_reason" in trial["accounting"], (backend, kind)
@@ -136,4 +148,6 @@ def test_report_and_compare_set_the_verdicts_side_by_side(capped_run: Path, tmp_
     for backend in BACKENDS:
         assert sustainable[f"{backend} · capped"] < sustainable[backend], (backend, sustainable)
     page = compare.write_html([capped_run, capped_run], tmp_path / "compare.html").read_text()
-    assert "<section id='kinds-0'>" in page and "<section id='kinds-1'>" in page and "lost: unattributed" in page
+    assert (
+        "<section id='kinds-0'>" in page and "<section id='kinds-1'>" in page and "lost: unattributed" in page
+    )
