@@ -17,6 +17,7 @@
 #include "config.h"
 #include "record.h"
 #include "writer.h"
+#include "writer_registry.h"
 
 using namespace hdbbench;
 
@@ -109,7 +110,7 @@ int main(int argc, char **argv) {
         std::printf("{\"backend\": \"%s\", \"format\": \"%s\", \"elements\": %zu, \"attributes\": %zu, \"events\": %zu, "
                     "\"batch\": %zu, \"stored\": %zu, \"duplicates\": %zu, \"rejected\": %zu, \"write_s\": %.4f, "
                     "\"build_s\": %.4f, \"events_per_s\": %.1f}\n",
-                    backend_name(cfg.backend).c_str(), format.c_str(), spectrum ? elements : 1, attributes, done,
+                    cfg.backend.c_str(), format.c_str(), spectrum ? elements : 1, attributes, done,
                     batch, rows, dups, rejected, write_s, build_s, static_cast<double>(done) / write_s);
         return rejected == 0 ? 0 : 1;
     } catch (const std::exception &e) {

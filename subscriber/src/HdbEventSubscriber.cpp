@@ -9,8 +9,10 @@
 #include "config.h"
 #include "event_consumer_hwm.h"
 #include "event_queue.h"
+#include "null_writer.h"
 #include "spool.h"
 #include "writer.h"
+#include "writer_registry.h"
 
 namespace HdbEventSubscriber_ns {
 
@@ -216,7 +218,7 @@ void HdbEventSubscriber::init_device() {
     archiver_->refresh_snapshot();
     snap_ = archiver_->snapshot();
     log("info", "started with " + std::to_string(snap_->all.size()) + " attributes, backend " +
-                    backend_name(lib.backend) + (strict_ ? " (strict)" : ""));
+                    lib.backend + (strict_ ? " (strict)" : ""));
 }
 
 void HdbEventSubscriber::delete_device() {

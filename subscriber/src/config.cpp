@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "rate_cap.h"
+#include "writer_registry.h"
 
 namespace hdbbench {
 
@@ -38,14 +39,15 @@ std::vector<std::string> split(const std::string &s, char sep) {
     return out;
 }
 
-namespace {
 bool parse_bool(const std::string &key, const std::string &v) {
     const std::string l = to_lower(v);
     if (l == "1" || l == "true" || l == "yes" || l == "on") return true;
     if (l == "0" || l == "false" || l == "no" || l == "off") return false;
     throw ConfigError("LibConfiguration: " + key + " must be 0 or 1, got '" + v + "'");
 }
-std::uint64_t parse_uint(const std::string &key, const std::string &v, std::uint64_t min_value) {
+
+std::uint64_t parse_uint(const std::string &key, const std::string &v, std::uint64_t min_value,
+                         std::uint64_t max_value) {
     std::size_t pos = 0;
     unsigned long long x = 0;
     try {
@@ -57,32 +59,84 @@ std::uint64_t parse_uint(const std::string &key, const std::string &v, std::uint
     if (pos != v.size()) throw ConfigError("LibConfiguration: " + key + " must be an unsigned integer, got '" + v + "'");
     if (x < min_value)
         throw ConfigError("LibConfiguration: " + key + " must be >= " + std::to_string(min_value) + ", got '" + v + "'");
+    if (x > max_value)
+        throw ConfigError("LibConfiguration: " + key + " must be <= " + std::to_string(max_value) + ", got '" + v + "'");
     return x;
 }
-// libpq conninfo value quoting: single quotes, backslash-escaped ' and backslash.
-std::string pq_quote(const std::string &v) {
-    std::string out = "'";
-    for (char c : v) {
-        if (c == '\'' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out + "'";
+
+namespace {
+
+using std::chrono::milliseconds;
+using Keys = KeyTable<LibConfig>;
+
+// The common keys (HDB++'s and ours); a writer's own keys are in its file's table.
+const Keys &common_keys() {
+    static const Keys table{
+        // Resolved through the writer registry once every line is read: libname may come later.
+        {"backend", [](LibConfig &, const std::string &, const std::string &) {}},
+        {"libname", [](LibConfig &c, const std::string &, const std::string &v) { c.libname = v; }},
+        {"host", [](LibConfig &c, const std::string &, const std::string &v) { c.host = v; }},
+        {"port", [](LibConfig &c, const std::string &k, const std::string &v) {
+             c.port = static_cast<int>(parse_uint(k, v, 1, 65535));
+         }},
+        {"user", [](LibConfig &c, const std::string &, const std::string &v) { c.user = v; }},
+        {"password", [](LibConfig &c, const std::string &, const std::string &v) { c.password = v; }},
+        {"dbname", [](LibConfig &c, const std::string &, const std::string &v) { c.dbname = v; }},
+        {"batch_size", [](LibConfig &c, const std::string &k, const std::string &v) { c.batch_size = parse_uint(k, v, 1); }},
+        {"hdbpp_strict", [](LibConfig &c, const std::string &k, const std::string &v) { c.hdbpp_strict = parse_bool(k, v); }},
+        {"logging_level", [](LibConfig &c, const std::string &, const std::string &v) {
+             const std::string l = to_lower(v);
+             static const char *ok[] = {"error", "warning", "info", "debug", "trace", "disabled"};
+             if (std::find(std::begin(ok), std::end(ok), l) == std::end(ok))
+                 throw ConfigError("LibConfiguration: bad logging_level '" + v + "'");
+             c.logging_level = l;
+         }},
+        {"flush_interval_ms", [](LibConfig &c, const std::string &k, const std::string &v) {
+             c.flush_interval = milliseconds(parse_uint(k, v, 1));
+         }},
+        {"queue_capacity", [](LibConfig &c, const std::string &k, const std::string &v) {
+             c.queue_capacity = parse_uint(k, v, 1);
+         }},
+        {"spool_dir", [](LibConfig &c, const std::string &, const std::string &v) { c.spool_dir = v; }},
+        {"spool_limit_mb", [](LibConfig &c, const std::string &k, const std::string &v) {
+             c.spool_limit_mb = parse_uint(k, v, 0);
+         }},
+        {"spool_mode", [](LibConfig &c, const std::string &, const std::string &v) {
+             const std::string m = to_lower(v);
+             if (m == "overflow") c.spool_mode = SpoolMode::Overflow;
+             else if (m == "write_ahead") c.spool_mode = SpoolMode::WriteAhead;
+             else throw ConfigError("LibConfiguration: bad spool_mode '" + v + "' (overflow|write_ahead)");
+         }},
+        {"spool_sync_ms", [](LibConfig &c, const std::string &k, const std::string &v) {
+             c.spool_sync_ms = milliseconds(parse_uint(k, v, 0, 3600000));
+         }},
+        {"reconnect_min_ms", [](LibConfig &c, const std::string &k, const std::string &v) {
+             c.reconnect_min = milliseconds(parse_uint(k, v, 1));
+         }},
+        {"reconnect_max_ms", [](LibConfig &c, const std::string &k, const std::string &v) {
+             c.reconnect_max = milliseconds(parse_uint(k, v, 1));
+         }},
+        {"max_events_per_s", [](LibConfig &c, const std::string &k, const std::string &v) {
+             c.max_events_per_s = parse_uint(k, v, 0, RateCap::kMaxEventsPerS);
+         }},
+        {"resubscribe_silent", [](LibConfig &c, const std::string &k, const std::string &v) {
+             c.resubscribe_silent = parse_bool(k, v);
+         }},
+        // libzmq takes the high-water mark as an int.
+        {"event_sub_send_hwm", [](LibConfig &c, const std::string &k, const std::string &v) {
+             c.event_sub_send_hwm =
+                 static_cast<std::uint32_t>(parse_uint(k, v, 0, static_cast<std::uint64_t>(std::numeric_limits<int>::max())));
+         }},
+    };
+    return table;
 }
+
 }  // namespace
 
-std::string backend_name(Backend b) {
-    switch (b) {
-        case Backend::TimescaleDB: return "timescaledb";
-        case Backend::PostgreSQL: return "postgresql";
-        case Backend::MySQL: return "mysql";
-        case Backend::Null: return "null";
-    }
-    return "?";
-}
+bool LibConfig::is_common_key(const std::string &key) { return common_keys().has(key); }
 
 LibConfig LibConfig::parse(const std::vector<std::string> &lines) {
     LibConfig c;
-    bool backend_given = false;
     for (const auto &raw_line : lines) {
         const std::string line = trim(raw_line);
         if (line.empty() || line[0] == '#') continue;
@@ -92,112 +146,15 @@ LibConfig LibConfig::parse(const std::vector<std::string> &lines) {
         const std::string key = to_lower(trim(line.substr(0, eq)));
         const std::string v = trim(line.substr(eq + 1));
         c.raw[key] = v;
-        if (key == "backend") {
-            const std::string b = to_lower(v);
-            if (b == "timescaledb" || b == "timescale") c.backend = Backend::TimescaleDB;
-            else if (b == "postgresql" || b == "postgres" || b == "pg") c.backend = Backend::PostgreSQL;
-            else if (b == "mysql" || b == "mariadb") c.backend = Backend::MySQL;
-            else if (b == "null" || b == "none") c.backend = Backend::Null;
-            else throw ConfigError("LibConfiguration: unknown backend '" + v + "' (timescaledb|postgresql|mysql|null)");
-            backend_given = true;
-        } else if (key == "libname") {
-            c.libname = v;
-        } else if (key == "connect_string") {
-            c.connect_string = v;
-        } else if (key == "host") {
-            c.host = v;
-        } else if (key == "port") {
-            c.port = static_cast<int>(parse_uint(key, v, 1));
-            if (c.port > 65535) throw ConfigError("LibConfiguration: port out of range: " + v);
-        } else if (key == "user") {
-            c.user = v;
-        } else if (key == "password") {
-            c.password = v;
-        } else if (key == "dbname") {
-            c.dbname = v;
-        } else if (key == "batch_size") {
-            c.batch_size = parse_uint(key, v, 1);
-        } else if (key == "ignore_duplicates") {
-            c.ignore_duplicates = parse_bool(key, v);
-        } else if (key == "lightschema" || key == "json_array") {
-            // libhdb++mysql's layout switches: the MySQL writer reads the layout from the catalog,
-            // so they are checked (libhdb++mysql needs integers) and otherwise ignored.
-            parse_bool(key, v);
-        } else if (key == "hdbpp_strict") {
-            c.hdbpp_strict = parse_bool(key, v);
-        } else if (key == "logging_level") {
-            const std::string l = to_lower(v);
-            static const char *ok[] = {"error", "warning", "info", "debug", "trace", "disabled"};
-            if (std::find(std::begin(ok), std::end(ok), l) == std::end(ok))
-                throw ConfigError("LibConfiguration: bad logging_level '" + v + "'");
-            c.logging_level = l;
-        } else if (key == "flush_interval_ms") {
-            c.flush_interval = std::chrono::milliseconds(parse_uint(key, v, 1));
-        } else if (key == "queue_capacity") {
-            c.queue_capacity = parse_uint(key, v, 1);
-        } else if (key == "spool_dir") {
-            c.spool_dir = v;
-        } else if (key == "spool_limit_mb") {
-            c.spool_limit_mb = parse_uint(key, v, 0);
-        } else if (key == "spool_mode") {
-            const std::string m = to_lower(v);
-            if (m == "overflow") c.spool_mode = SpoolMode::Overflow;
-            else if (m == "write_ahead") c.spool_mode = SpoolMode::WriteAhead;
-            else throw ConfigError("LibConfiguration: bad spool_mode '" + v + "' (overflow|write_ahead)");
-        } else if (key == "spool_sync_ms") {
-            const std::uint64_t ms = parse_uint(key, v, 0);
-            if (ms > 3600000) throw ConfigError("LibConfiguration: spool_sync_ms must be <= 3600000, got '" + v + "'");
-            c.spool_sync_ms = std::chrono::milliseconds(ms);
-        } else if (key == "reconnect_min_ms") {
-            c.reconnect_min = std::chrono::milliseconds(parse_uint(key, v, 1));
-        } else if (key == "reconnect_max_ms") {
-            c.reconnect_max = std::chrono::milliseconds(parse_uint(key, v, 1));
-        } else if (key == "max_events_per_s") {
-            c.max_events_per_s = parse_uint(key, v, 0);
-            if (c.max_events_per_s > RateCap::kMaxEventsPerS)
-                throw ConfigError("LibConfiguration: max_events_per_s must be <= " +
-                                  std::to_string(RateCap::kMaxEventsPerS) + ", got '" + v + "'");
-        } else if (key == "resubscribe_silent") {
-            c.resubscribe_silent = parse_bool(key, v);
-        } else if (key == "event_sub_send_hwm") {
-            // libzmq takes the high-water mark as an int.
-            const std::uint64_t hwm = parse_uint(key, v, 0);
-            if (hwm > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-                throw ConfigError("LibConfiguration: event_sub_send_hwm must be <= " +
-                                  std::to_string(std::numeric_limits<int>::max()) + ", got '" + v + "'");
-            c.event_sub_send_hwm = static_cast<std::uint32_t>(hwm);
-        }
-        // Other keys (log_file, log_console, log_syslog, log_file_name, ...) are accepted and kept in raw.
-    }
-    if (!backend_given && !c.libname.empty()) {
-        const std::string l = to_lower(c.libname);
-        if (l.find("mysql") != std::string::npos || l.find("maria") != std::string::npos) c.backend = Backend::MySQL;
-        else if (l.find("postgres") != std::string::npos) c.backend = Backend::PostgreSQL;
+        // Writers' keys are parsed by the registry below; other keys (log_file, log_console,
+        // log_syslog, ...) are accepted and kept in raw.
+        common_keys().apply(c, key, v);
     }
     if (c.reconnect_max < c.reconnect_min) c.reconnect_max = c.reconnect_min;
     if (c.spool_mode == SpoolMode::WriteAhead && c.spool_dir.empty())
         throw ConfigError("LibConfiguration: spool_mode=write_ahead needs spool_dir");
-    if (c.backend == Backend::MySQL && c.dbname.empty() && c.connect_string.empty())
-        throw ConfigError("LibConfiguration: the mysql backend needs dbname");
+    c.backend = WriterRegistry::global().resolve(c).name;
     return c;
-}
-
-std::string LibConfig::pg_conninfo() const {
-    if (!connect_string.empty()) return connect_string;
-    std::string s;
-    auto add = [&s](const char *k, const std::string &v) {
-        if (v.empty()) return;
-        if (!s.empty()) s += ' ';
-        s += k;
-        s += '=';
-        s += pq_quote(v);
-    };
-    add("host", host);
-    add("port", port ? std::to_string(port) : std::string());
-    add("user", user);
-    add("password", password);
-    add("dbname", dbname);
-    return s;
 }
 
 std::string normalise_attribute_name(const std::string &name, const std::string &default_cs) {

@@ -5,10 +5,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <limits>
 #include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hdbbench {
@@ -18,21 +22,21 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-enum class Backend { TimescaleDB, PostgreSQL, MySQL, Null };
-
 // overflow: the disk spool takes records only when memory is full (or records are spooled already).
 // write_ahead: every record is also appended to a log in spool_dir before it is queued.
 enum class SpoolMode { Overflow = 0, WriteAhead = 1 };
 
+// The common settings; a writer's own keys (connect_string, ignore_duplicates, ...) are parsed by
+// that writer from `raw` (writer_registry.h).
 struct LibConfig {
-    Backend backend = Backend::TimescaleDB;
+    // The chosen writer's registered name (timescaledb, mysql, ...): from `backend`, else `libname`,
+    // else the default writer. Set by parse.
+    std::string backend;
     std::string libname;
-    std::string connect_string;   // libpq connection string (PostgreSQL/TimescaleDB)
     std::string host = "127.0.0.1";
     int port = 0;                 // 0: backend default
     std::string user, password, dbname;
     std::size_t batch_size = 1000;
-    bool ignore_duplicates = true;
     // HDB++ strict mode (ours): att_conf rows are created only by AttributeAdd (its `add` event);
     // events of any other attribute missing from att_conf are refused, as hdbpp-es refuses them.
     bool hdbpp_strict = false;
@@ -57,14 +61,55 @@ struct LibConfig {
     bool resubscribe_silent = false;
     std::map<std::string, std::string> raw;  // every key as given
 
-    // Parse key=value lines; blank lines and lines starting with '#' are ignored.
-    // Throws ConfigError on a malformed line or a bad value.
+    // Parse key=value lines; blank lines and lines starting with '#' are ignored. The writer is
+    // resolved through the writer registry, which also checks every writer's own keys.
+    // Throws ConfigError on a malformed line, a bad value or an unknown backend.
     static LibConfig parse(const std::vector<std::string> &lines);
-    // libpq conninfo built from connect_string or host/port/user/password/dbname (values quoted).
-    std::string pg_conninfo() const;
+    // Whether key (lower case) is one of the common keys parsed here rather than by a writer.
+    static bool is_common_key(const std::string &key);
 };
 
-std::string backend_name(Backend b);
+// Value parsers of the key tables: they throw ConfigError naming the key.
+bool parse_bool(const std::string &key, const std::string &v);
+std::uint64_t parse_uint(const std::string &key, const std::string &v, std::uint64_t min_value,
+                         std::uint64_t max_value = std::numeric_limits<std::uint64_t>::max());
+
+// A table of LibConfiguration keys: key -> parser/setter into a settings struct. The common keys
+// (config.cpp) and each writer's own keys are such tables. A setter throws ConfigError naming its
+// key on a bad value (parse_bool and parse_uint do).
+template <typename Settings>
+class KeyTable {
+public:
+    using Setter = std::function<void(Settings &, const std::string &key, const std::string &value)>;
+
+    KeyTable(std::initializer_list<std::pair<const std::string, Setter>> entries) : setters_(entries) {}
+
+    // Applies one key=value to s; false when the key is not in this table (key in lower case).
+    bool apply(Settings &s, const std::string &key, const std::string &value) const {
+        const auto it = setters_.find(key);
+        if (it == setters_.end()) return false;
+        it->second(s, key, value);
+        return true;
+    }
+    // Settings from defaults and the keys of this table that `raw` holds.
+    Settings parse(const std::map<std::string, std::string> &raw) const {
+        Settings s{};
+        for (const auto &[key, setter] : setters_) {
+            const auto it = raw.find(key);
+            if (it != raw.end()) setter(s, key, it->second);
+        }
+        return s;
+    }
+    bool has(const std::string &key) const { return setters_.count(key) > 0; }
+    std::vector<std::string> keys() const {
+        std::vector<std::string> k;
+        for (const auto &kv : setters_) k.push_back(kv.first);
+        return k;
+    }
+
+private:
+    std::map<std::string, Setter> setters_;
+};
 
 struct AttributeSpec {
     std::string name;                     // normalised full name, lower case

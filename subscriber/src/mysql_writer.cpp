@@ -10,9 +10,46 @@
 #include <cstring>
 #include <ctime>
 #include <deque>
-#include <tuple>
+#include <memory>
+
+#include "writer_registry.h"
 
 namespace hdbbench {
+
+namespace {
+const KeyTable<MySqlSettings> &mysql_keys() {
+    static const KeyTable<MySqlSettings> table{
+        {"ignore_duplicates", [](MySqlSettings &s, const std::string &k, const std::string &v) {
+             s.ignore_duplicates = parse_bool(k, v);
+         }},
+        {"lightschema", [](MySqlSettings &, const std::string &k, const std::string &v) { parse_bool(k, v); }},
+        {"json_array", [](MySqlSettings &, const std::string &k, const std::string &v) { parse_bool(k, v); }},
+    };
+    return table;
+}
+
+WriterEntry mysql_entry() {
+    WriterEntry e;
+    e.name = "mysql";
+    e.aliases = {"mariadb"};
+    e.libname_patterns = {"mysql", "maria"};
+    bind_keys(e, mysql_keys());
+    // Found at Init (state FAULT) rather than at every reconnection attempt.
+    e.check_chosen = [](const LibConfig &cfg) {
+        if (cfg.dbname.empty()) throw ConfigError("LibConfiguration: the mysql backend needs dbname");
+    };
+    e.create = [](const LibConfig &cfg) { return std::make_unique<MySqlWriter>(cfg, MySqlSettings::parse(cfg)); };
+    return e;
+}
+const WriterRegistrar registrar{mysql_entry()};
+}  // namespace
+
+MySqlSettings MySqlSettings::parse(const LibConfig &cfg) { return mysql_keys().parse(cfg.raw); }
+
+std::string mysql_table_name(int type, int format, int write_type) {
+    const char *f = format == kScalar ? "scalar" : "array";
+    return std::string("att_") + f + "_" + type_suffix(type) + (write_type == kRead ? "_ro" : "_rw");
+}
 
 // Bound parameters of one statement execution. Slots are filled first, then bound: the slot
 // vector never grows while MYSQL_BINDs point into it.
@@ -229,7 +266,8 @@ bool MySqlWriter::TableInfo::has(const std::string &c) const {
     return std::find(columns.begin(), columns.end(), c) != columns.end();
 }
 
-MySqlWriter::MySqlWriter(LibConfig cfg) : cfg_(std::move(cfg)) {}
+MySqlWriter::MySqlWriter(LibConfig cfg, MySqlSettings settings)
+    : BatchWriter(std::move(cfg)), settings_(settings) {}
 
 MySqlWriter::~MySqlWriter() { disconnect(); }
 
@@ -242,6 +280,7 @@ void MySqlWriter::disconnect() {
     conn_ = nullptr;
     alive_ = false;
     tables_.clear();
+    plans_.clear();
     event_ids_.clear();
     data_type_ids_.clear();
 }
@@ -519,42 +558,60 @@ void MySqlWriter::store_history(const Record &r, unsigned att) {
     insert_history(att, history_event_id(r.text), r.data_time);
 }
 
-std::size_t MySqlWriter::store_table(const std::string &table, int type, int format, bool rw,
-                                     std::vector<Record> &batch, const std::vector<std::size_t> &idx) {
-    const TableInfo &ti = table_info(table);
-    if (!ti.exists) throw DbError("table " + table + " does not exist", false);
-    const bool array = format != kScalar;
-    const bool per_element = array && ti.has("idx");
-    // Columns we fill, in the table's order; others keep their defaults.
-    static const char *known[] = {"att_conf_id", "data_time", "recv_time", "idx",        "dim_x_r",
-                                  "dim_y_r",     "value_r",   "dim_x_w",   "dim_y_w",    "value_w",
-                                  "quality",     "att_error_desc_id",      "format_r",   "format_w"};
-    std::vector<std::string> cols;
-    for (const std::string &c : ti.columns)
-        if (std::find(std::begin(known), std::end(known), c) != std::end(known)) cols.push_back(c);
-    const std::string head = std::string(cfg_.ignore_duplicates ? "INSERT IGNORE INTO " : "INSERT INTO ") +
-                             quote_ident(table) + " (" + [&] {
-                                 std::string s;
-                                 for (std::size_t i = 0; i < cols.size(); ++i) s += (i ? ", " : "") + quote_ident(cols[i]);
-                                 return s;
-                             }() + ") VALUES ";
-    std::string tuple = "(";
-    for (std::size_t i = 0; i < cols.size(); ++i) tuple += i ? ", ?" : "?";
-    tuple += ")";
-    const std::size_t max_rows =
-        std::max<std::size_t>(1, std::min<std::size_t>(cfg_.batch_size ? cfg_.batch_size : 1000, 65535 / cols.size()));
+const MySqlWriter::TablePlan &MySqlWriter::table_plan(const TableKey &t) {
+    auto it = plans_.find(t);
+    if (it != plans_.end()) return it->second;
+    TablePlan plan;
+    plan.table = mysql_table_name(t.type, t.format, t.rw ? kReadWrite : kRead);
+    const TableInfo &ti = table_info(plan.table);
+    plan.exists = ti.exists;
+    const bool array = t.format != kScalar;
+    plan.per_element = array && ti.has("idx");
+    const bool json = array && !plan.per_element;
+    static const std::pair<const char *, Fill> known[] = {
+        {"att_conf_id", Fill::AttConfId}, {"data_time", Fill::DataTime}, {"recv_time", Fill::RecvTime},
+        {"idx", Fill::Idx},               {"dim_x_r", Fill::DimXR},      {"dim_y_r", Fill::DimYR},
+        {"value_r", Fill::ValueR},        {"dim_x_w", Fill::DimXW},      {"dim_y_w", Fill::DimYW},
+        {"value_w", Fill::ValueW},        {"quality", Fill::Quality},    {"att_error_desc_id", Fill::ErrorDescId},
+        {"format_r", Fill::FormatR},      {"format_w", Fill::FormatW}};
+    std::string names;
+    for (const std::string &c : ti.columns) {
+        const auto k = std::find_if(std::begin(known), std::end(known), [&c](const auto &x) { return c == x.first; });
+        if (k == std::end(known)) continue;
+        Fill f = k->second;
+        if (json && f == Fill::ValueR) f = Fill::JsonR;
+        if (json && f == Fill::ValueW) f = Fill::JsonW;
+        plan.fills.push_back(f);
+        names += (names.empty() ? "" : ", ") + quote_ident(c);
+    }
+    plan.head = std::string(settings_.ignore_duplicates ? "INSERT IGNORE INTO " : "INSERT INTO ") +
+                quote_ident(plan.table) + " (" + names + ") VALUES ";
+    plan.tuple = "(";
+    for (std::size_t i = 0; i < plan.fills.size(); ++i) plan.tuple += i ? ", ?" : "?";
+    plan.tuple += ")";
+    // At most 65535 placeholders per statement (the protocol's limit).
+    plan.max_rows = std::max<std::size_t>(
+        1, std::min<std::size_t>(cfg_.batch_size ? cfg_.batch_size : 1000,
+                                 65535 / std::max<std::size_t>(1, plan.fills.size())));
+    return plans_.emplace(t, std::move(plan)).first->second;
+}
 
+std::size_t MySqlWriter::store_table(const TableKey &t, const std::vector<Record> &batch,
+                                     const std::vector<std::size_t> &idx) {
+    const TablePlan &plan = table_plan(t);
+    if (!plan.exists) throw DbError("table " + plan.table + " does not exist", false);
+    const int type = t.type, format = t.format;
     MySqlParams params;
-    params.reserve(std::min<std::size_t>(max_rows, 4096) * cols.size());
+    params.reserve(std::min<std::size_t>(plan.max_rows, 4096) * plan.fills.size());
     std::size_t rows_in_chunk = 0, rows_sent = 0;
     std::uint64_t affected = 0;
     auto flush = [&] {
         if (rows_in_chunk == 0) return;
-        std::string sql = head;
-        sql.reserve(head.size() + rows_in_chunk * (tuple.size() + 1));
+        std::string sql = plan.head;
+        sql.reserve(plan.head.size() + rows_in_chunk * (plan.tuple.size() + 1));
         for (std::size_t i = 0; i < rows_in_chunk; ++i) {
             if (i) sql += ',';
-            sql += tuple;
+            sql += plan.tuple;
         }
         affected += exec(sql, params);
         rows_sent += rows_in_chunk;
@@ -568,42 +625,38 @@ std::size_t MySqlWriter::store_table(const std::string &table, int type, int for
         const bool err = r.kind == RecordKind::Error;
         const unsigned err_id = err ? error_ids_.at(r.text) : 0;
         const std::size_t nr = err ? 0 : element_count(type, r.value_r);
-        const std::size_t nw = (err || !rw) ? 0 : element_count(type, r.value_w);
+        const std::size_t nw = (err || !t.rw) ? 0 : element_count(type, r.value_w);
         const auto [dxr, dyr] = dims_of(format, nr, r.dim_x_r, r.dim_y_r);
         const auto [dxw, dyw] = dims_of(format, nw, r.dim_x_w, r.dim_y_w);
-        const std::size_t nrows = per_element ? std::max<std::size_t>({nr, nw, 1}) : 1;
+        // Scalars and JSON arrays are one row (e = 0 below); arrays with idx one row per element.
+        const std::size_t nrows = plan.per_element ? std::max<std::size_t>({nr, nw, 1}) : 1;
         for (std::size_t e = 0; e < nrows; ++e) {
-            if (rows_in_chunk >= max_rows || params.bytes() >= max_statement_bytes_) flush();
-            for (const std::string &c : cols) {
-                if (c == "att_conf_id") params.integer(att);
-                else if (c == "data_time") params.time(r.data_time);
-                else if (c == "recv_time") params.time(r.recv_time);
-                else if (c == "idx") params.integer(static_cast<std::int64_t>(e));
-                else if (c == "dim_x_r") params.integer(dxr);
-                else if (c == "dim_y_r") params.integer(dyr);
-                else if (c == "dim_x_w") params.integer(dxw);
-                else if (c == "dim_y_w") params.integer(dyw);
-                else if (c == "quality") params.integer(r.quality);
-                else if (c == "att_error_desc_id") err ? params.integer(err_id) : params.null();
-                else if (c == "value_r" || c == "value_w") {
-                    const bool w = c == "value_w";
-                    const Values &v = w ? r.value_w : r.value_r;
-                    const std::size_t n = w ? nw : nr;
-                    if (array && !per_element) {
-                        // JSON layout: an empty array stays [], an absent value (INVALID, error) is NULL.
-                        if (err || std::holds_alternative<std::monostate>(v)) params.null();
-                        else params.own(json_values(type, v));
-                    } else if (!array) {
-                        n > 0 ? bind_element(params, type, v, 0) : params.null();
-                    } else {
-                        e < n ? bind_element(params, type, v, e) : params.null();
-                    }
-                } else if (c == "format_r" || c == "format_w") {
-                    const bool w = c == "format_w";
-                    const std::size_t n = w ? nw : nr;
-                    const std::size_t k = array ? e : 0;
-                    if (k < n) bind_format(params, w ? r.value_w : r.value_r, k);
-                    else params.null();
+            if (rows_in_chunk >= plan.max_rows || params.bytes() >= max_statement_bytes_) flush();
+            for (const Fill f : plan.fills) {
+                switch (f) {
+                    case Fill::AttConfId: params.integer(att); break;
+                    case Fill::DataTime: params.time(r.data_time); break;
+                    case Fill::RecvTime: params.time(r.recv_time); break;
+                    case Fill::Idx: params.integer(static_cast<std::int64_t>(e)); break;
+                    case Fill::DimXR: params.integer(dxr); break;
+                    case Fill::DimYR: params.integer(dyr); break;
+                    case Fill::DimXW: params.integer(dxw); break;
+                    case Fill::DimYW: params.integer(dyw); break;
+                    case Fill::Quality: params.integer(r.quality); break;
+                    case Fill::ErrorDescId: err ? params.integer(err_id) : params.null(); break;
+                    case Fill::ValueR: e < nr ? bind_element(params, type, r.value_r, e) : params.null(); break;
+                    case Fill::ValueW: e < nw ? bind_element(params, type, r.value_w, e) : params.null(); break;
+                    // JSON layout: an empty array stays [], an absent value (INVALID, error) is NULL.
+                    case Fill::JsonR:
+                        if (err || std::holds_alternative<std::monostate>(r.value_r)) params.null();
+                        else params.own(json_values(type, r.value_r));
+                        break;
+                    case Fill::JsonW:
+                        if (err || std::holds_alternative<std::monostate>(r.value_w)) params.null();
+                        else params.own(json_values(type, r.value_w));
+                        break;
+                    case Fill::FormatR: e < nr ? bind_format(params, r.value_r, e) : params.null(); break;
+                    case Fill::FormatW: e < nw ? bind_format(params, r.value_w, e) : params.null(); break;
                 }
             }
             ++rows_in_chunk;
@@ -616,59 +669,31 @@ std::size_t MySqlWriter::store_table(const std::string &table, int type, int for
     return std::min<std::size_t>(idx.size(), static_cast<std::size_t>((missing * idx.size() + rows_sent - 1) / rows_sent));
 }
 
-void MySqlWriter::store(std::vector<Record> &batch, const std::vector<std::size_t> &idx, WriteResult &res) {
-    // Identifiers first, in autocommit: they must exist whatever happens to the data transaction.
-    struct TableKey {
-        int type, format;
-        bool rw;
-        bool operator<(const TableKey &o) const {
-            return std::tie(type, format, rw) < std::tie(o.type, o.format, o.rw);
-        }
-    };
-    std::map<TableKey, std::vector<std::size_t>> by_table;
-    std::vector<std::size_t> meta;
-    for (std::size_t i : idx) {
-        const Record &r = batch[i];
-        if (!to_store(r, att_id(r, may_create_conf(r, cfg_)) != 0, cfg_, res)) continue;
-        if (r.kind == RecordKind::Error) error_desc_id(r.text);
-        if (r.kind == RecordKind::Data || r.kind == RecordKind::Error) {
-            if (!r.types_known()) {
-                res.rejected.push_back({r.att_name, "unsupported data type " + std::to_string(r.data_type) +
-                                                        "/format " + std::to_string(r.data_format)});
-                continue;
-            }
-            by_table[{r.data_type, r.data_format, r.write_type != kRead}].push_back(i);
-        } else {
-            if (r.kind == RecordKind::History) history_event_id(r.text);
-            if (r.kind == RecordKind::Param) table_info("att_parameter");
-            meta.push_back(i);
-        }
-    }
-    for (const auto &[key, rows] : by_table) table_info(mysql_table_name(key.type, key.format, key.rw ? kReadWrite : kRead));
-    simple("START TRANSACTION");
-    try {
-        for (std::size_t i : meta) {
-            const Record &r = batch[i];
-            if (r.kind == RecordKind::Param) store_param(r, att_ids_.at(r.att_name));
-            else store_history(r, att_ids_.at(r.att_name));
-        }
-        std::size_t rows = 0, dups = 0;
-        for (const auto &[key, list] : by_table) {
-            dups += store_table(mysql_table_name(key.type, key.format, key.rw ? kReadWrite : kRead), key.type,
-                                key.format, key.rw, batch, list);
-            rows += list.size();
-        }
-        simple("COMMIT");
-        res.data_rows += rows;
-        res.duplicates += dups;
-    } catch (const DbError &e) {
-        if (!e.connection_lost() && conn_) {
-            const unsigned saved = last_errno_;
-            mysql_query(conn_, "ROLLBACK");
-            last_errno_ = saved;
-        }
-        throw;
-    }
+std::optional<BatchWriter::TableKey> MySqlWriter::data_table(const Record &r) const {
+    if (!r.types_known()) return std::nullopt;
+    return TableKey{r.data_type, r.data_format, r.write_type != kRead};
+}
+
+void MySqlWriter::prepare_meta(const Record &r) {
+    if (r.kind == RecordKind::History) history_event_id(r.text);
+    if (r.kind == RecordKind::Param) table_info("att_parameter");
+}
+
+void MySqlWriter::begin() { simple("START TRANSACTION"); }
+
+void MySqlWriter::store_meta(const Record &r) {
+    if (r.kind == RecordKind::Param) store_param(r, att_ids_.at(r.att_name));
+    else store_history(r, att_ids_.at(r.att_name));
+}
+
+void MySqlWriter::commit() { simple("COMMIT"); }
+
+void MySqlWriter::rollback() noexcept {
+    if (!conn_) return;
+    // The failed statement's error number tells a duplicate (last_error_was_duplicate): keep it.
+    const unsigned saved = last_errno_;
+    mysql_query(conn_, "ROLLBACK");
+    last_errno_ = saved;
 }
 
 bool MySqlWriter::last_error_was_duplicate() const { return last_errno_ == ER_DUP_ENTRY; }

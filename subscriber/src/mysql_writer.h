@@ -25,9 +25,22 @@ namespace hdbbench {
 
 class MySqlParams;
 
+// The MySQL writer's own LibConfiguration keys (its key table in mysql_writer.cpp). lightschema and
+// json_array, libhdb++mysql's layout switches, are checked (it needs integers) and otherwise ignored:
+// the layout is read from the catalog.
+struct MySqlSettings {
+    bool ignore_duplicates = true;  // INSERT IGNORE
+    // Throws ConfigError naming a key with a bad value.
+    static MySqlSettings parse(const LibConfig &cfg);
+};
+
+// Table name of the MySQL layout: att_<scalar|array>_<type>_<ro|rw>.
+std::string mysql_table_name(int type, int format, int write_type);
+
+// Registered as `mysql` (alias mariadb; libname *mysql* or *maria*).
 class MySqlWriter : public BatchWriter {
 public:
-    explicit MySqlWriter(LibConfig cfg);
+    MySqlWriter(LibConfig cfg, MySqlSettings settings);
     ~MySqlWriter() override;
     std::string name() const override { return "mysql"; }
     void connect() override;
@@ -40,6 +53,24 @@ private:
         std::vector<std::string> columns;  // in ordinal order
         bool has(const std::string &c) const;
     };
+    // What fills one column of a data table's rows.
+    enum class Fill : std::uint8_t {
+        AttConfId, DataTime, RecvTime, Idx, DimXR, DimYR, DimXW, DimYW, Quality, ErrorDescId,
+        ValueR, ValueW,  // one element (scalars, or arrays one row per element)
+        JsonR, JsonW,    // the whole value as a JSON array (array tables without idx)
+        FormatR, FormatW
+    };
+    // How a data table's rows are bound, resolved once per table (per connection) from its columns,
+    // so that binding a row is a switch per column, not name comparisons.
+    struct TablePlan {
+        std::string table;
+        bool exists = false;
+        bool per_element = false;  // arrays one row per element (the table has idx)
+        std::vector<Fill> fills;   // the columns we fill, in the table's order; others keep their defaults
+        std::string head;          // INSERT [IGNORE] INTO `table` (columns) VALUES
+        std::string tuple;         // (?, ?, ...)
+        std::size_t max_rows = 1;  // rows per statement
+    };
     using Row = std::vector<std::optional<std::string>>;
 
     [[noreturn]] void fail(const std::string &what, unsigned err, const std::string &msg);
@@ -49,21 +80,32 @@ private:
     std::uint64_t exec(const std::string &sql, MySqlParams &params, std::uint64_t *insert_id = nullptr);
     std::vector<Row> query(const std::string &sql, MySqlParams &params);
     const TableInfo &table_info(const std::string &table);
+    const TablePlan &table_plan(const TableKey &t);
     unsigned att_id(const Record &r, bool may_create = true);
     unsigned error_desc_id(const std::string &desc);
     unsigned history_event_id(const std::string &event);
     void insert_history(unsigned att, unsigned event_id, TimePoint t);
-    void store(std::vector<Record> &batch, const std::vector<std::size_t> &idx, WriteResult &res) override;
+
+    bool resolve_attribute(const Record &r, bool may_create) override { return att_id(r, may_create) != 0; }
+    std::optional<TableKey> data_table(const Record &r) const override;
+    void prepare_error_desc(const std::string &desc) override { error_desc_id(desc); }
+    void prepare_meta(const Record &r) override;
+    void prepare_table(const TableKey &t) override { table_plan(t); }
+    void begin() override;
+    void store_meta(const Record &r) override;
+    // Returns the number of records (events) the table already had.
+    std::size_t store_table(const TableKey &t, const std::vector<Record> &batch,
+                            const std::vector<std::size_t> &idx) override;
+    void commit() override;
+    void rollback() noexcept override;
     void clear_last_error() override { last_errno_ = 0; }
     // ignore_duplicates=0 and the row is already stored.
     bool last_error_was_duplicate() const override;
+
     void store_param(const Record &r, unsigned att);
     void store_history(const Record &r, unsigned att);
-    // Returns the number of records (events) the table already had.
-    std::size_t store_table(const std::string &table, int type, int format, bool rw, std::vector<Record> &batch,
-                            const std::vector<std::size_t> &idx);
 
-    LibConfig cfg_;
+    MySqlSettings settings_;
     st_mysql *conn_ = nullptr;
     bool alive_ = false;
     unsigned last_errno_ = 0;
@@ -74,6 +116,7 @@ private:
     std::unordered_map<std::string, unsigned> event_ids_;        // per connection
     std::unordered_map<std::string, unsigned> data_type_ids_;    // per connection
     std::map<std::string, TableInfo> tables_;                    // per connection
+    std::map<TableKey, TablePlan> plans_;                        // per connection
 };
 
 // MySQL error numbers that mean the connection (or the server) is gone: the batch is kept and

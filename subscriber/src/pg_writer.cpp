@@ -10,8 +10,70 @@
 #include <memory>
 
 #include "pgcopy.h"
+#include "writer_registry.h"
 
 namespace hdbbench {
+
+namespace {
+const KeyTable<PgSettings> &pg_keys() {
+    static const KeyTable<PgSettings> table{
+        {"connect_string", [](PgSettings &s, const std::string &, const std::string &v) { s.connect_string = v; }},
+    };
+    return table;
+}
+
+WriterEntry pg_entry(std::string name, std::vector<std::string> aliases, std::vector<std::string> libname_patterns,
+                     bool is_default) {
+    WriterEntry e;
+    e.name = std::move(name);
+    e.aliases = std::move(aliases);
+    e.libname_patterns = std::move(libname_patterns);
+    e.is_default = is_default;
+    bind_keys(e, pg_keys());
+    e.create = [](const LibConfig &cfg) { return std::make_unique<PgWriter>(cfg, PgSettings::parse(cfg)); };
+    return e;
+}
+
+// One writer for both: the schemas differ only by hypertables. TimescaleDB is HDB++'s reference
+// backend here, hence the default (libname libhdb++timescale.so*).
+const WriterRegistrar timescaledb{pg_entry("timescaledb", {"timescale"}, {"timescale"}, true)};
+const WriterRegistrar postgresql{pg_entry("postgresql", {"postgres", "pg"}, {"postgres"}, false)};
+
+// libpq conninfo value quoting: single quotes, backslash-escaped ' and backslash.
+std::string pq_quote(const std::string &v) {
+    std::string out = "'";
+    for (char c : v) {
+        if (c == '\'' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "'";
+}
+}  // namespace
+
+PgSettings PgSettings::parse(const LibConfig &cfg) { return pg_keys().parse(cfg.raw); }
+
+std::string pg_conninfo(const LibConfig &cfg, const PgSettings &s) {
+    if (!s.connect_string.empty()) return s.connect_string;
+    std::string ci;
+    auto add = [&ci](const char *k, const std::string &v) {
+        if (v.empty()) return;
+        if (!ci.empty()) ci += ' ';
+        ci += k;
+        ci += '=';
+        ci += pq_quote(v);
+    };
+    add("host", cfg.host);
+    add("port", cfg.port ? std::to_string(cfg.port) : std::string());
+    add("user", cfg.user);
+    add("password", cfg.password);
+    add("dbname", cfg.dbname);
+    return ci;
+}
+
+std::string pg_table_name(int type, int format) {
+    const char *f = format == kScalar ? "scalar" : format == kSpectrum ? "array" : "image";
+    return std::string("att_") + f + "_" + type_suffix(type);
+}
 
 std::string pg_timestamp(TimePoint t) {
     const auto us = t.time_since_epoch().count();
@@ -171,7 +233,8 @@ void emit_labels(pgcopy::Buffer &b, int format, const Values &v, const std::vect
 std::string stage_name(const std::string &table) { return "hb_stage_" + table.substr(4); }
 }  // namespace
 
-PgWriter::PgWriter(LibConfig cfg) : cfg_(std::move(cfg)) {}
+PgWriter::PgWriter(LibConfig cfg, PgSettings settings)
+    : BatchWriter(std::move(cfg)), settings_(std::move(settings)) {}
 
 PgWriter::~PgWriter() { disconnect(); }
 
@@ -186,7 +249,7 @@ void PgWriter::disconnect() {
 
 void PgWriter::connect() {
     disconnect();
-    std::string ci = cfg_.pg_conninfo();
+    std::string ci = pg_conninfo(cfg_, settings_);
     const bool uri = ci.rfind("postgres", 0) == 0;
     if (!uri && ci.find("connect_timeout") == std::string::npos) ci += " connect_timeout=5";
     if (!uri && ci.find("application_name") == std::string::npos) ci += " application_name=hdbbench-es";
@@ -395,8 +458,10 @@ bool PgWriter::direct_copy_ok(int type, int format, const TableInfo &ti) {
     return ti.columns == want;
 }
 
-std::size_t PgWriter::store_table(const std::string &table, int type, int format, std::vector<Record> &batch,
+std::size_t PgWriter::store_table(const TableKey &t, const std::vector<Record> &batch,
                                   const std::vector<std::size_t> &idx) {
+    const int type = t.type, format = t.format;
+    const std::string table = pg_table_name(type, format);
     const TableInfo &ti = table_info(table);
     if (!ti.exists) throw DbError("table " + table + " does not exist", false);
     const std::string stage = stage_name(table);
@@ -477,48 +542,32 @@ std::size_t PgWriter::store_table(const std::string &table, int type, int format
     return idx.size() - std::min(idx.size(), inserted);
 }
 
-void PgWriter::store(std::vector<Record> &batch, const std::vector<std::size_t> &idx, WriteResult &res) {
-    // Identifiers first, in autocommit: they must exist whatever happens to the data transaction.
-    std::map<std::pair<int, int>, std::vector<std::size_t>> by_table;
-    std::vector<std::size_t> meta;
-    for (std::size_t i : idx) {
-        const Record &r = batch[i];
-        if (!to_store(r, att_id(r, may_create_conf(r, cfg_)) != 0, cfg_, res)) continue;
-        if (r.kind == RecordKind::Error) error_desc_id(r.text);
-        if (r.kind == RecordKind::Data || r.kind == RecordKind::Error) {
-            if (!is_supported_type(r.data_type) || r.data_format < 0 || r.data_format > 2) {
-                res.rejected.push_back({r.att_name, "unsupported data type " + std::to_string(r.data_type) + "/format " + std::to_string(r.data_format)});
-                continue;
-            }
-            const auto key = std::make_pair(static_cast<int>(r.data_type), static_cast<int>(r.data_format));
-            if (!by_table.count(key)) ensure_stage(key.first, key.second);
-            by_table[key].push_back(i);
-        } else {
-            if (r.kind == RecordKind::History) history_event_id(r.text);
-            if (r.kind == RecordKind::Param) table_info("att_parameter");
-            meta.push_back(i);
-        }
-    }
-    for (const auto &[key, rows] : by_table) table_info(pg_table_name(key.first, key.second));
-    exec("BEGIN");
-    try {
-        for (std::size_t i : meta) {
-            const Record &r = batch[i];
-            if (r.kind == RecordKind::Param) store_param(r, att_ids_.at(r.att_name));
-            else store_history(r, att_ids_.at(r.att_name));
-        }
-        std::size_t rows = 0, dups = 0;
-        for (const auto &[key, list] : by_table) {
-            dups += store_table(pg_table_name(key.first, key.second), key.first, key.second, batch, list);
-            rows += list.size();
-        }
-        exec("COMMIT");
-        res.data_rows += rows;
-        res.duplicates += dups;
-    } catch (const DbError &e) {
-        if (!e.connection_lost() && conn_) PQclear(PQexec(conn_, "ROLLBACK"));
-        throw;
-    }
+std::optional<BatchWriter::TableKey> PgWriter::data_table(const Record &r) const {
+    if (!is_supported_type(r.data_type) || r.data_format < 0 || r.data_format > 2) return std::nullopt;
+    return TableKey{r.data_type, r.data_format, false};
+}
+
+void PgWriter::prepare_meta(const Record &r) {
+    if (r.kind == RecordKind::History) history_event_id(r.text);
+    if (r.kind == RecordKind::Param) table_info("att_parameter");
+}
+
+void PgWriter::prepare_table(const TableKey &t) {
+    ensure_stage(t.type, t.format);
+    table_info(pg_table_name(t.type, t.format));
+}
+
+void PgWriter::begin() { exec("BEGIN"); }
+
+void PgWriter::store_meta(const Record &r) {
+    if (r.kind == RecordKind::Param) store_param(r, att_ids_.at(r.att_name));
+    else store_history(r, att_ids_.at(r.att_name));
+}
+
+void PgWriter::commit() { exec("COMMIT"); }
+
+void PgWriter::rollback() noexcept {
+    if (conn_) PQclear(PQexec(conn_, "ROLLBACK"));
 }
 
 }  // namespace hdbbench

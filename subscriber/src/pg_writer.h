@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -24,11 +25,25 @@ namespace hdbbench {
 // quoted in the message. sqlstate may be null.
 bool pg_error_is_transient(const char *sqlstate, const std::string &msg);
 
+// The PostgreSQL writer's own LibConfiguration keys (its key table in pg_writer.cpp).
+struct PgSettings {
+    std::string connect_string;  // libpq conninfo; empty: built from the common host, port, ... keys
+    // Throws ConfigError naming a key with a bad value.
+    static PgSettings parse(const LibConfig &cfg);
+};
+
+// libpq conninfo: connect_string, else host/port/user/password/dbname (values quoted).
+std::string pg_conninfo(const LibConfig &cfg, const PgSettings &s);
+
+// Table name of the PostgreSQL/TimescaleDB layout: att_<scalar|array|image>_<type>.
+std::string pg_table_name(int type, int format);
+
+// Registered as `timescaledb` (the default; libname *timescale*) and `postgresql` (libname *postgres*).
 class PgWriter : public BatchWriter {
 public:
-    explicit PgWriter(LibConfig cfg);
+    PgWriter(LibConfig cfg, PgSettings settings);
     ~PgWriter() override;
-    std::string name() const override { return backend_name(cfg_.backend); }
+    std::string name() const override { return cfg_.backend; }
     void connect() override;
     bool connected() const override;
     void disconnect() override;
@@ -47,15 +62,25 @@ private:
     int att_id(const Record &r, bool may_create = true);
     int error_desc_id(const std::string &desc);
     int history_event_id(const std::string &event);
-    void store(std::vector<Record> &batch, const std::vector<std::size_t> &idx, WriteResult &res) override;
+
+    bool resolve_attribute(const Record &r, bool may_create) override { return att_id(r, may_create) != 0; }
+    std::optional<TableKey> data_table(const Record &r) const override;
+    void prepare_error_desc(const std::string &desc) override { error_desc_id(desc); }
+    void prepare_meta(const Record &r) override;
+    void prepare_table(const TableKey &t) override;
+    void begin() override;
+    void store_meta(const Record &r) override;
+    std::size_t store_table(const TableKey &t, const std::vector<Record> &batch,
+                            const std::vector<std::size_t> &idx) override;
+    void commit() override;
+    void rollback() noexcept override;
+
     void store_param(const Record &r, int att);
     void store_history(const Record &r, int att);
     bool copy_buffer(const std::string &target, const pgcopy::Buffer &b);  // false: unique violation
     static bool direct_copy_ok(int type, int format, const TableInfo &ti);
-    std::size_t store_table(const std::string &table, int type, int format, std::vector<Record> &batch,
-                            const std::vector<std::size_t> &idx);
 
-    LibConfig cfg_;
+    PgSettings settings_;
     pg_conn *conn_ = nullptr;
     std::unordered_map<std::string, int> att_ids_;
     std::unordered_map<int, std::vector<std::string>> enum_labels_;

@@ -3,30 +3,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <tuple>
 #include <unordered_map>
-#include <unordered_set>
-
-#include "mysql_writer.h"
-#include "pg_writer.h"
 
 namespace hdbbench {
-
-std::unique_ptr<Writer> make_writer(const LibConfig &cfg) {
-    switch (cfg.backend) {
-        case Backend::TimescaleDB:
-        case Backend::PostgreSQL: return std::make_unique<PgWriter>(cfg);
-        case Backend::MySQL: return std::make_unique<MySqlWriter>(cfg);
-        case Backend::Null: return std::make_unique<NullWriter>();
-    }
-    throw ConfigError("unknown backend");
-}
-
-WriteResult NullWriter::write_batch(std::vector<Record> &batch) {
-    WriteResult r;
-    for (const auto &rec : batch)
-        if (rec.kind == RecordKind::Data || rec.kind == RecordKind::Error) ++r.data_rows;
-    return r;
-}
 
 namespace {
 struct KeyHash {
@@ -73,16 +54,6 @@ DedupResult dedup_batch(std::vector<Record> &batch) {
     for (std::size_t i = 0; i < batch.size(); ++i)
         if (keep[i]) res.keep.push_back(i);
     return res;
-}
-
-std::string pg_table_name(int type, int format) {
-    const char *f = format == kScalar ? "scalar" : format == kSpectrum ? "array" : "image";
-    return std::string("att_") + f + "_" + type_suffix(type);
-}
-
-std::string mysql_table_name(int type, int format, int write_type) {
-    const char *f = format == kScalar ? "scalar" : "array";
-    return std::string("att_") + f + "_" + type_suffix(type) + (write_type == kRead ? "_ro" : "_rw");
 }
 
 bool is_add_event(const Record &r) { return r.kind == RecordKind::History && r.text == kAddEvent; }
@@ -132,6 +103,48 @@ std::string json_quote(const std::string &s) {
 bool message_says_no_space(const std::string &msg) {
     return msg.find("No space left on device") != std::string::npos || msg.find("Errcode: 28") != std::string::npos ||
            msg.find("errno: 28") != std::string::npos || msg.find("Disk full") != std::string::npos;
+}
+
+bool BatchWriter::TableKey::operator<(const TableKey &o) const {
+    return std::tie(type, format, rw) < std::tie(o.type, o.format, o.rw);
+}
+
+void BatchWriter::store(const std::vector<Record> &batch, const std::vector<std::size_t> &idx, WriteResult &res) {
+    std::map<TableKey, std::vector<std::size_t>> by_table;
+    std::vector<std::size_t> meta;
+    for (std::size_t i : idx) {
+        const Record &r = batch[i];
+        if (!to_store(r, resolve_attribute(r, may_create_conf(r, cfg_)), cfg_, res)) continue;
+        if (r.kind == RecordKind::Error) prepare_error_desc(r.text);
+        if (r.kind == RecordKind::Data || r.kind == RecordKind::Error) {
+            const std::optional<TableKey> t = data_table(r);
+            if (!t) {
+                res.rejected.push_back({r.att_name, "unsupported data type " + std::to_string(r.data_type) +
+                                                        "/format " + std::to_string(r.data_format)});
+                continue;
+            }
+            by_table[*t].push_back(i);
+        } else {
+            prepare_meta(r);
+            meta.push_back(i);
+        }
+    }
+    for (const auto &kv : by_table) prepare_table(kv.first);
+    begin();
+    try {
+        for (std::size_t i : meta) store_meta(batch[i]);
+        std::size_t rows = 0, dups = 0;
+        for (const auto &[table, list] : by_table) {
+            dups += store_table(table, batch, list);
+            rows += list.size();
+        }
+        commit();
+        res.data_rows += rows;
+        res.duplicates += dups;
+    } catch (const DbError &e) {
+        if (!e.connection_lost()) rollback();
+        throw;
+    }
 }
 
 WriteResult BatchWriter::write_batch(std::vector<Record> &batch) {

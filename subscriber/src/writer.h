@@ -4,8 +4,10 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config.h"
@@ -55,33 +57,51 @@ public:
 
 // The batch policy every SQL writer shares: de-duplicate the batch, store it in one transaction, and
 // when the database refuses it (other than by losing the connection) store it record by record, so
-// that only the bad records are rejected. A writer supplies `store` and, optionally, how it tells a
-// record that is already stored (counted as a duplicate, not as a rejection).
+// that only the bad records are rejected. The store itself is one skeleton too (store() below): a
+// writer supplies the backend's parts as hooks, called in this order for a set of records:
+// resolve_attribute per record (its att_conf row); then, in autocommit, as identifiers must exist
+// whatever happens to the data transaction, prepare_error_desc (error records), prepare_meta
+// (history/parameter records) and prepare_table (once per data table); then begin, store_meta per
+// history/parameter record, store_table per data table and commit; rollback when a bad row (not a
+// lost connection) failed the transaction.
 class BatchWriter : public Writer {
 public:
+    explicit BatchWriter(LibConfig cfg) : cfg_(std::move(cfg)) {}
     WriteResult write_batch(std::vector<Record> &batch) final;
 
 protected:
-    // Store the records `idx` of `batch` in one transaction. Throws DbError.
-    virtual void store(std::vector<Record> &batch, const std::vector<std::size_t> &idx, WriteResult &res) = 0;
+    // A data table of the backend's layout: the records of one key go to one table.
+    struct TableKey {
+        int type = 0;
+        int format = 0;
+        bool rw = false;  // the layout splits tables by write type (MySQL); false when it does not
+        bool operator<(const TableKey &o) const;
+    };
+
+    // Whether r's attribute has its att_conf row, looked up or, when may_create, created from r.
+    virtual bool resolve_attribute(const Record &r, bool may_create) = 0;
+    // The table of a data/error record; nullopt when the layout has none for its type/format.
+    virtual std::optional<TableKey> data_table(const Record &r) const = 0;
+    virtual void prepare_error_desc(const std::string &desc) = 0;
+    virtual void prepare_meta(const Record &r) = 0;
+    virtual void prepare_table(const TableKey &t) = 0;
+    virtual void begin() = 0;
+    virtual void store_meta(const Record &r) = 0;
+    // Stores the data/error records `idx` of `batch` into table t; returns how many the table had already.
+    virtual std::size_t store_table(const TableKey &t, const std::vector<Record> &batch,
+                                    const std::vector<std::size_t> &idx) = 0;
+    virtual void commit() = 0;
+    // Best effort, after a bad row failed the transaction (the connection is still there).
+    virtual void rollback() noexcept = 0;
     virtual void clear_last_error() {}
+    // Whether the last error was a row already stored (counted as a duplicate, not as a rejection).
     virtual bool last_error_was_duplicate() const { return false; }
-};
 
-// Writer for cfg.backend. Throws ConfigError.
-std::unique_ptr<Writer> make_writer(const LibConfig &cfg);
-
-// A writer that stores nothing (measures the Tango side alone).
-class NullWriter : public Writer {
-public:
-    std::string name() const override { return "null"; }
-    void connect() override { connected_ = true; }
-    bool connected() const override { return connected_; }
-    void disconnect() override { connected_ = false; }
-    WriteResult write_batch(std::vector<Record> &batch) override;
+    LibConfig cfg_;
 
 private:
-    bool connected_ = false;
+    // Stores the records `idx` of `batch` in one transaction. Throws DbError.
+    void store(const std::vector<Record> &batch, const std::vector<std::size_t> &idx, WriteResult &res);
 };
 
 // Within one batch, (att_name, data_time) must be unique among data/error rows. A second data row
@@ -94,11 +114,6 @@ struct DedupResult {
     std::size_t shifted = 0;
 };
 DedupResult dedup_batch(std::vector<Record> &batch);
-
-// Table name of the PostgreSQL/TimescaleDB layout: att_<scalar|array|image>_<type>.
-std::string pg_table_name(int type, int format);
-// Table name of the MySQL layout: att_<scalar|array>_<type>_<ro|rw>.
-std::string mysql_table_name(int type, int format, int write_type);
 
 // The `add` history event of an attribute: it creates the att_conf row and stores nothing else.
 bool is_add_event(const Record &r);

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "config.h"
+#include "mysql_writer.h"
+#include "pg_writer.h"
 
 using namespace hdbbench;
 
@@ -10,10 +12,10 @@ TEST(LibConfig, HdbppKeysAndOurs) {
                                      "batch_size=250", "ignore_duplicates=0", "lightschema=1", "logging_level=DEBUG",
                                      "# comment", "", "flush_interval_ms=20", "queue_capacity=10",
                                      "spool_dir=/tmp/x", "spool_limit_mb=5", "log_file=true"});
-    EXPECT_EQ(c.backend, Backend::TimescaleDB);
-    EXPECT_EQ(c.pg_conninfo(), "host=h port=5 dbname=hdb");
+    EXPECT_EQ(c.backend, "timescaledb");
+    EXPECT_EQ(pg_conninfo(c, PgSettings::parse(c)), "host=h port=5 dbname=hdb");
     EXPECT_EQ(c.batch_size, 250u);
-    EXPECT_FALSE(c.ignore_duplicates);
+    EXPECT_FALSE(MySqlSettings::parse(c).ignore_duplicates);
     EXPECT_FALSE(c.hdbpp_strict);
     EXPECT_EQ(c.logging_level, "debug");
     EXPECT_EQ(c.flush_interval.count(), 20);
@@ -26,10 +28,10 @@ TEST(LibConfig, HdbppKeysAndOurs) {
 TEST(LibConfig, MysqlFromLibnameAndQuotedConninfo) {
     const auto m = LibConfig::parse({"libname=libhdb++mysql.so", "host=127.0.0.1", "port=3306", "user=u",
                                      "password=p w'x", "dbname=hdbpp"});
-    EXPECT_EQ(m.backend, Backend::MySQL);
+    EXPECT_EQ(m.backend, "mysql");
     EXPECT_EQ(m.port, 3306);
     const auto p = LibConfig::parse({"backend=postgresql", "host=h", "password=p w'x", "dbname=d"});
-    EXPECT_EQ(p.pg_conninfo(), "host='h' password='p w\\'x' dbname='d'");
+    EXPECT_EQ(pg_conninfo(p, PgSettings::parse(p)), "host='h' password='p w\\'x' dbname='d'");
 }
 
 TEST(LibConfig, Errors) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config.h"
+#include "pg_writer.h"
 
 using namespace hdbbench;
 
@@ -62,7 +63,7 @@ TEST(ParserFuzz, LibConfigurationLines) {
         refused_cleanly_or_accepted(
             [&] {
                 const LibConfig c = LibConfig::parse(config);
-                (void)c.pg_conninfo();
+                (void)pg_conninfo(c, PgSettings::parse(c));
             },
             "LibConfiguration line " + (config.empty() ? std::string() : config.front()), outcomes);
     }

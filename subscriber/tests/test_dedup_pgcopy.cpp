@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
 
+#include "mysql_writer.h"
 #include "pg_writer.h"
 #include "pgcopy.h"
 #include "writer.h"

@@ -23,6 +23,7 @@
 #include "config.h"
 #include "record.h"
 #include "writer.h"
+#include "writer_registry.h"
 
 using namespace hdbbench;
 
