@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "writer.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <tuple>

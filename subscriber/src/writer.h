@@ -3,7 +3,6 @@
 // calls a Writer, so implementations need no locking.
 #pragma once
 
-#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
