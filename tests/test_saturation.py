@@ -110,3 +110,25 @@ def test_step_bounds_split_at_the_instants_the_devices_were_read() -> None:
     steps = [sat.Step(RATE, 0.0, 10.0), sat.Step(RATE, 10.0, 20.0)]
     bounds = j.step_bounds(steps, load_started_epoch=99.5, total=20_500)
     assert bounds == [(99.5, 110.05, 10_000), (110.05, float("inf"), 10_500)]
+
+
+def test_loss_is_split_by_reason_and_adds_up() -> None:
+    from hdbbench.insertion import loss_by_reason
+
+    rows = [{"attribute": "a", "lost": 70}, {"attribute": "b", "lost": 30}, {"attribute": "c", "lost": 0}]
+    accounting = {"lost": 100, "per_attribute": rows}
+    missed = {"b": {"Missed some events! Zmq queue has reached HWM?": 2}, "c": {"Read failed": 1}}
+    # ours: its own loss counter, the rest never reached it
+    ours = loss_by_reason(accounting, {"d": {"LostEventNumber": 60, "AttributePendingNumber": 0}}, missed, True)
+    assert ours["lost_by_reason"] == {"in_subscriber": 60, "event_delivery": 40} and ours["lost_in_subscriber"] == 60
+    assert ours["error_events"] == 3 and ours["missed_event_errors"] == 2 and ours["attributes_with_missed_events"] == 1
+    # another kind: Tango said it missed events of b; the rest it does not say
+    foreign = loss_by_reason(accounting, {"d": {"AttributePendingNumber": 0}}, missed, True)
+    assert foreign["lost_by_reason"] == {"event_delivery": 30, "unattributed": 70}
+    assert foreign["lost_in_subscriber"] is None and foreign["not_drained"] is None
+    # a trial that did not drain: what its queue still held, first
+    stuck = loss_by_reason(accounting, {"d": {"AttributePendingNumber": 25}}, {}, False)
+    assert stuck["lost_by_reason"] == {"left_in_subscriber_queue": 25, "unattributed": 75}
+    assert stuck["not_drained"] == {"left_in_subscriber_queue": 25, "not_stored": 100}
+    for split in (ours, foreign, stuck):
+        assert sum(split["lost_by_reason"].values()) == 100
