@@ -223,6 +223,8 @@ class Trial:
             fleet.down()
             if outside is not None:  # after the subscribers' sessions ended: PostgreSQL then has every count
                 outside.finish()
+        if outside is not None:
+            outside.add_stored_events(series)
         summary = summarise(series, s, final, accounting, drained, phases, outside)
         if steps is not None:
             summary["saturation"] = sat.summary(steps, judge.resolution_s)

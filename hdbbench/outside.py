@@ -43,6 +43,7 @@ from hdbbench.sampling import TimeSeries
 POLL_PERIOD_S = 0.01  # half the 20 ms asked for: the resolution adds wake-up delays and a query time
 PROBE_ATTRIBUTES = 8
 COUNTER_COLUMN = "db.rows_inserted"
+STORED_EVENTS_COLUMN = "db.stored_events"  # the counter at each sample's instant, in events (`stored_counter`)
 LAG_COLUMN = "vis.lag_s"
 SETTLE_TIMEOUT_S = 5.0
 FLUSH_POLL_PERIOD_S = 0.1  # how often a counter published in flushes is read, to place each flush in time
@@ -235,6 +236,16 @@ class Outside:
         if self.flushes is not None and self.t0_epoch is not None:
             counts = [self.flushes.value_at(self.t0_epoch + t) for t in times]
         return times, [c * self.events_per_row for c in counts]
+
+    def add_stored_events(self, series: TimeSeries) -> None:
+        """Write `stored_counter` into the series as STORED_EVENTS_COLUMN, for the report's plots."""
+        times, counts = self.stored_counter(series)
+        by_time = dict(zip(times, counts))
+        for row in series.rows:
+            if row["t_s"] in by_time:
+                row[STORED_EVENTS_COLUMN] = by_time[row["t_s"]]
+        if times and STORED_EVENTS_COLUMN not in series.columns:
+            series.columns.append(STORED_EVENTS_COLUMN)
 
     def calibrate(self, stored_events: int) -> None:
         """Rates in events, not rows: the trial's stored events (by the devices' accounting) against the

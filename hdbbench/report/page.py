@@ -44,7 +44,7 @@ def throughput_section(view: Insertion, colours: plots.Colours) -> Section:
     over_time = {b: data.stored_rates(_series(view, t.label)) for b, t in trials.items()}
     offered = {b: num(t.trial.get("offered_rate")) for b, t in trials.items()}
     same_offer = len(set(offered.values())) == 1
-    section.figures.append(("Rows stored per second over time (throughput trial)", plots.lines(
+    section.figures.append(("Events stored per second over time, database counter (throughput trial)", plots.lines(
         over_time, colours, "time since start (s)", "stored rate (events/s)",
         hline=next(iter(offered.values())) if same_offer else None, hline_label="offered rate",
         shade_to=view.warmup_s)))
