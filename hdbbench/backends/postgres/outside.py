@@ -38,6 +38,8 @@ SELECT array_agg(oid) FROM data
 # over every table of the database): cheap enough to read a few dozen times a second.
 _INSERTED = "SELECT COALESCE(sum(pg_stat_get_tuples_inserted(o)), 0) FROM unnest(%s::oid[]) AS o"
 RELATIONS_REFRESH_S = 1.0  # a chunk or partition created meanwhile counts from the next refresh on
+# An attribute not configured yet (its subscriber has not added it) is looked up again after this long.
+UNCONFIGURED_LOOKUP_S = 1.0
 
 
 class PgOutsideReader:
