@@ -325,12 +325,13 @@ class Trial:
         emitted (the devices' counters at the steps' bounds) against stored, and error events stored."""
         steps = [judge.judge(sat.Step(p["rate"], p["start_s"], p["end_s"])) for p in phases]
         bounds = judge.step_bounds(steps, load_started.timestamp(), int(accounting["emitted"]))
-        for step, (start, end, count) in zip(steps, bounds):
+        counts = []
+        for start, end, emitted in bounds:
             since = datetime.fromtimestamp(start, timezone.utc)
             until = None if math.isinf(end) else datetime.fromtimestamp(end, timezone.utc)
             stored = sum(backend.count_rows_by_attribute(since=since, until=until).values())
-            errors = sat.error_counts(backend.count_error_events(since=since, until=until))
-            judge.add_accounting(step, count, stored, errors)
+            counts.append((emitted, stored, sat.error_counts(backend.count_error_events(since=since, until=until))))
+        judge.add_accounting(steps, counts)
         return steps
 
     def _drain(self, fleet: SubscriberFleet, devices: Sequence[str], timeout_s: float = 120.0) -> bool:

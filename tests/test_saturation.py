@@ -74,17 +74,19 @@ def test_elettra_pending_rule_is_supporting_evidence() -> None:
 
 def test_loss_by_source_time_after_the_drain() -> None:
     j = sat.StepJudge(series(RATE), 0.0, None, 0.0)
-    step = j.judge(sat.Step(RATE, 0.0, 10.0))
-    assert j.add_accounting(step, emitted=10_000, stored=10_000, error_events=0).rules == []
-    assert (
-        j.add_accounting(step, emitted=10_000, stored=10_000 - 30, error_events=0).rules == []
-    )  # boundary noise
-    assert j.add_accounting(step, emitted=10_000, stored=9_000, error_events=0).rules == ["lost"]
-    assert step.lost == 1_000
-    assert j.add_accounting(step, emitted=10_000, stored=9_000, error_events=2).rules == [
-        "lost",
-        "error_events",
-    ]
+
+    def steps() -> list[sat.Step]:
+        return [j.judge(sat.Step(RATE, 10.0 * k, 10.0 * (k + 1))) for k in range(3)]
+
+    kept = j.add_accounting(steps(), [(10_000, 10_000, 0)] * 3)
+    assert [s.rules for s in kept] == [[], [], []] and [s.lost for s in kept] == [0, 0, 0]
+    # a burst stamped just after the boundary read counts short in one step and over in the next: no loss
+    boundary = j.add_accounting(steps(), [(10_000, 9_900, 0), (10_000, 10_100, 0), (10_000, 10_000, 0)])
+    assert [s.lost for s in boundary] == [0, 0, 0] and all(s.rules == [] for s in boundary)
+    # events lost in the second step stay short to the end
+    lost = j.add_accounting(steps(), [(10_000, 10_000, 0), (10_000, 9_000, 2), (10_000, 10_000, 0)])
+    assert [s.lost for s in lost] == [0, 1_000, 0]
+    assert [s.rules for s in lost] == [[], ["lost", "error_events"], []]
 
 
 def test_summary_ends_at_the_first_saturated_step_and_names_its_rules() -> None:
