@@ -54,7 +54,7 @@ class TrialProgress:
         if self._bar is not None:
             self._bar.reset(self._task, description=label)
         else:
-            self.console.print(f"trial {label}: started")
+            self.console.print(f"trial {label}: started", soft_wrap=True)
 
     def __call__(self, phase: str, done: float, latest: Mapping[str, float]) -> None:
         text = f"{phase:30s} {self.figures(latest)}"
@@ -66,7 +66,7 @@ class TrialProgress:
             self._printed = now
             elapsed = now - self._started
             left = f", about {elapsed * (1 - done) / done:.0f} s left" if 0 < done < 1 else ""
-            self.console.print(f"  {text}  [{elapsed:.0f} s{left}]", highlight=False)
+            self.console.print(f"  {text}  [{elapsed:.0f} s{left}]", highlight=False, soft_wrap=True)
 
     def figures(self, latest: Mapping[str, float]) -> str:
         """Stored rate over the last two samples, queue and visibility lag, where the sample has them."""

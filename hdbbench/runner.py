@@ -150,7 +150,7 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
                     results["trials"].append(TrialSummary.from_dict(summary).to_dict())  # the file's contract
                     run.write_json("results.json", results_document(RESULTS_KIND, scenario.to_dict(), environment,
                                                                     results))
-                    console.print(trial_line(summary), highlight=False)
+                    console.print(trial_line(summary), highlight=False, soft_wrap=True)
         if not results["trials"]:  # a scenario of other parts only: the run directory keeps its layout
             run.write_json("results.json", results_document(RESULTS_KIND, scenario.to_dict(), environment, results))
         if scenario.faults is not None:
