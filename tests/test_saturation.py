@@ -134,3 +134,21 @@ def test_loss_is_split_by_reason_and_adds_up() -> None:
     assert stuck["not_drained"] == {"left_in_subscriber_queue": 25, "not_stored": 100}
     for split in (ours, foreign, stuck):
         assert sum(split["lost_by_reason"].values()) == 100
+
+
+def test_a_counter_published_in_flushes_rises_over_the_stretch_its_rows_arrived_in() -> None:
+    from hdbbench.outside import FlushTracker
+
+    class Reader:  # only the resolution is read: the points are the flushes as the tracker saw them
+        resolution_s = 1.0
+
+    tracker = FlushTracker(Reader())  # type: ignore[arg-type]
+    # busy at 1,000 rows/s, flushed every 1-1.5 s from t=10 to t=14.5; idle; the session-end flush at 30
+    tracker.points = [(0.0, 0), (10.0, 0), (11.0, 1000), (12.5, 2500), (13.5, 3500), (14.5, 4500), (30.0, 5000)]
+    assert tracker.value_at(11.75) == 1750.0          # spread over the busy gap
+    assert tracker.value_at(10.0) == 0.0 and tracker.value_at(5.0) == 0.0
+    # after the last busy flush the rows of the last half second arrived at the pause's start
+    assert tracker.value_at(15.5) == 5000.0 and tracker.value_at(20.0) == 5000.0
+    # a pause that ends with work resuming: the rows came just before the flush that ended it
+    tracker.points = [(0.0, 0), (5.0, 0), (20.0, 800), (21.0, 1800), (22.0, 2800)]
+    assert tracker.value_at(18.0) == 0.0 and tracker.value_at(19.5) == 400.0 and tracker.value_at(21.5) == 2300.0
