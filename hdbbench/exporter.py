@@ -19,12 +19,12 @@ from __future__ import annotations
 import errno
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 
 from hdbbench import subscriber_statistics as stats
-from hdbbench.errors import ConfigError, ServerError
+from hdbbench.errors import ConfigError, HdbbenchError, ServerError
 from hdbbench.servers.ports import LOOPBACK
 
 CLASS_NAME = "HdbEventSubscriber"
@@ -68,15 +68,37 @@ def _escape_label(value: str) -> str:
 
 @dataclass
 class Subscriber:
-    """One HdbEventSubscriber device: its proxy and which statistics it has (read once)."""
+    """One HdbEventSubscriber device: its proxy and which statistics it has, learnt at the first
+    contact and again after a failed read (a restarted subscriber may publish others: strict mode)."""
 
-    name: str       # as given or found (a full tango:// name)
-    proxy: Any
-    statistics: tuple[str, ...] = field(default=())  # scalar statistics this device publishes
+    name: str       # a full tango:// name
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
+    proxy: Any = None
+    statistics: tuple[str, ...] | None = None  # scalar statistics this device publishes; None: not known yet
 
     @property
     def label(self) -> str:
         return device_label(self.name)
+
+    def ensure(self) -> None:
+        """Reach the device and learn its statistics; an unreachable device, or one of another class,
+        raises an HdbbenchError of one line."""
+        import tango
+
+        if self.statistics is not None:
+            return
+        try:
+            if self.proxy is None:
+                self.proxy = tango.DeviceProxy(self.name)
+                self.proxy.set_timeout_millis(self.timeout_ms)
+            self.proxy.ping()
+            dev_class = self.proxy.info().dev_class
+            present = {attr.lower() for attr in self.proxy.get_attribute_list()}
+        except tango.DevFailed as exc:
+            raise ServerError(f"subscriber device {self.name} unreachable: {_first_line(exc)}") from None
+        if dev_class != CLASS_NAME:
+            raise ConfigError(f"device {self.name} is of class {dev_class}, not {CLASS_NAME}")
+        self.statistics = tuple(attr for attr in stats.METRICS if attr.lower() in present)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -116,22 +138,10 @@ def discover(tango_host: str) -> list[str]:
 
 
 def connect(name: str, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Subscriber:
-    """A proxy to a running HdbEventSubscriber and the scalar statistics it publishes; an unreachable
-    device, or one of another class, is refused in one line."""
-    import tango
-
-    try:
-        proxy = tango.DeviceProxy(name)
-        proxy.set_timeout_millis(timeout_ms)
-        proxy.ping()
-        dev_class = proxy.info().dev_class
-        present = {attr.lower() for attr in proxy.get_attribute_list()}
-    except tango.DevFailed as exc:
-        raise ServerError(f"subscriber device {name} unreachable: {_first_line(exc)}") from None
-    if dev_class != CLASS_NAME:
-        raise ConfigError(f"device {name} is of class {dev_class}, not {CLASS_NAME}")
-    wanted = tuple(attr for attr in stats.METRICS if attr.lower() in present)
-    return Subscriber(name, proxy, wanted)
+    """A subscriber that answers now (see Subscriber.ensure for the errors)."""
+    sub = Subscriber(name, timeout_ms)
+    sub.ensure()
+    return sub
 
 
 def scrape(subscribers: Sequence[Subscriber]) -> str:
@@ -146,16 +156,19 @@ def scrape(subscribers: Sequence[Subscriber]) -> str:
         up, state = 0, -1
         values: dict[str, Any] = {}
         try:
-            for reply in sub.proxy.read_attributes(list(sub.statistics)) if sub.statistics else ():
+            sub.ensure()
+            names = list(sub.statistics or ())
+            for reply in sub.proxy.read_attributes(names) if names else ():
                 if not reply.has_failed and reply.value is not None:
                     values[reply.name.lower()] = reply.value
             state = int(sub.proxy.state())
             up = 1
-        except tango.DevFailed:
+        except (tango.DevFailed, HdbbenchError):
             values = {}
+            sub.statistics = None  # learn them again once it answers
         samples.setdefault(UP_METRIC, []).append(f"{UP_METRIC}{label} {up}")
         samples.setdefault(STATE_METRIC, []).append(f"{STATE_METRIC}{label} {state}")
-        for attr in sub.statistics:
+        for attr in sub.statistics or ():
             if attr.lower() in values:
                 metric, help_text = stats.METRICS[attr]
                 helps[metric] = help_text

@@ -310,7 +310,18 @@ def test_exporter_refuses_an_unreachable_subscriber(scene: Scene, device: str) -
         f"hdbbench: error: subscriber device tango://{scene.tango_host}/{device} unreachable: "), done.stderr
 
 
-def test_subscriber_with_its_metrics_port_in_use_alarms_then_init_serves_strictly(scene: Scene) -> None:
+def test_exporter_finds_the_running_subscribers_in_the_tango_database(scene: Scene) -> None:
+    done = hdbbench_cli("exporter", "--tango-host", scene.tango_host, "--once")
+    assert done.returncode == 0, done
+    lines = done.stdout.splitlines()
+    assert f'hdbpp_attribute_number{{device="{scene.device}"}} 4' in lines
+    assert f'hdbbench_exporter_up{{device="{scene.device}"}} 1' in lines
+    # Registered but never started: not exported, so not found.
+    assert "registered-not-running" not in done.stdout
+
+
+def test_subscriber_with_its_metrics_port_in_use_alarms_then_init_serves_strictly(scene: Scene,
+                                                                                  tmp_path: Path) -> None:
     import tango
 
     device = "archiving/hdbbench-es/82"
@@ -332,3 +343,17 @@ def test_subscriber_with_its_metrics_port_in_use_alarms_then_init_serves_strictl
     assert served == {metric for attr, (metric, _) in stats.METRICS.items() if attr not in stats.OURS}
     assert all(name.startswith("hdbpp_") for name in served)
     assert "Metrics endpoint off" not in es.status()
+    # The exporter serves it too; once its process is gone, it says so and serves on.
+    exporter_port = pick_free_port(23800)
+    url = f"http://{LOOPBACK}:{exporter_port}/metrics"
+    up = f'hdbbench_exporter_up{{device="{device}"}}'
+    with child([sys.executable, "-m", "hdbbench", "exporter", "--tango-host", scene.tango_host, "--device", device,
+                "--port", str(exporter_port)], tmp_path / "exporter.log"):
+        eventually(lambda: (lambda r: seen(f"{up} 1" in r[1].splitlines(), r))(http_get(url)), WAIT_S,
+                   "the exporter reads the strict subscriber")
+        assert set(samples(http_get(url)[1])) == served | {"hdbbench_exporter_up", "hdbbench_exporter_state"}
+        record = process.ProcessRecord.load(scene.fleet.dir / "82" / "process.json")
+        assert record is not None
+        process.stop(record)
+        eventually(lambda: (lambda r: seen(r[0] == 200 and f"{up} 0" in r[1].splitlines(), r))(http_get(url)),
+                   WAIT_S, "the exporter reports the stopped subscriber down")

@@ -2,9 +2,10 @@
 """``hdbbench exporter``: HDB++ event subscribers' statistics for Prometheus (hdbbench.exporter).
 
 Any HdbEventSubscriber (the real hdbpp-es, hdbbench-es): the devices given with ``--device``, or
-every running device of class HdbEventSubscriber of the Tango database. A device that cannot be
-reached at start, or a port in use, is refused in one line (exit 2); a device that stops answering
-later is reported as ``hdbbench_exporter_up 0`` while the exporter runs on.
+every exported device of class HdbEventSubscriber of the Tango database. A device given that cannot be
+reached at start, or a port in use, is refused in one line (exit 2); a device found in the database
+that does not answer (exported, but its process died) is a warning; a device that does not answer a
+scrape is reported as ``hdbbench_exporter_up 0`` while the exporter runs on.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import click
 
 from hdbbench import exporter
 from hdbbench.cli.options import find_tango_host, state_dir_option, tango_host_option
-from hdbbench.errors import ConfigError
+from hdbbench.errors import ConfigError, HdbbenchError
 
 
 @click.command("exporter")
@@ -36,8 +37,15 @@ def exporter_command(state_dir: Path, tango_host: str | None, devices: tuple[str
     # A Tango database is needed to find the devices or to complete a plain name, not for full names.
     plain = not devices or any(not d.startswith("tango://") for d in devices)
     host = find_tango_host(state_dir, tango_host) if plain else tango_host
-    names = [exporter.full_name(d, host) for d in devices] if devices else exporter.discover(host or "")
-    subscribers = [exporter.connect(name, timeout_ms) for name in names]
+    if devices:  # named on purpose: each must answer now
+        subscribers = [exporter.connect(exporter.full_name(d, host), timeout_ms) for d in devices]
+    else:  # found in the database: one that is exported but down (it crashed) must not stop the others
+        subscribers = [exporter.Subscriber(name, timeout_ms) for name in exporter.discover(host or "")]
+        for sub in subscribers:
+            try:
+                sub.ensure()
+            except HdbbenchError as exc:
+                click.echo(f"hdbbench: warning: {exc}; exported as {exporter.UP_METRIC} 0 until it answers", err=True)
     if once:
         click.echo(exporter.scrape(subscribers), nl=False)
         return

@@ -116,9 +116,13 @@ void MetricsServer::run() {
 
 void MetricsServer::serve(int client) {
     set_timeouts(client, kClientTimeout);
+    // The timeouts bound each recv(); the deadline bounds them all, so a client that trickles its
+    // request cannot keep the only slot (nor delay an Init, which waits for this thread).
+    const auto deadline = std::chrono::steady_clock::now() + kClientTimeout;
     std::string request;
     char buf[1024];
-    while (request.find("\r\n\r\n") == std::string::npos && request.find("\n\n") == std::string::npos) {
+    while (request.find("\r\n\r\n") == std::string::npos && request.find("\n\n") == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline) {
         if (request.size() > kMaxRequestBytes) {
             send_all(client, response("431 Request Header Fields Too Large", "text/plain", "request too large\n", true));
             return;

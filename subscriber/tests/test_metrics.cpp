@@ -126,3 +126,15 @@ TEST(MetricsServer, ARenderingErrorIsA500) {
     EXPECT_EQ(reply.rfind("HTTP/1.1 500", 0), 0u) << reply;
     EXPECT_NE(reply.find("no snapshot"), std::string::npos);
 }
+
+TEST(MetricsServer, ASilentClientDoesNotKeepTheSlot) {
+    MetricsServer server(0, [] { return std::string("m 1\n"); }, kMetricsContentType);
+    UniqueFd silent(::socket(AF_INET, SOCK_STREAM, 0));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(server.port());
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(silent.get(), reinterpret_cast<sockaddr *>(&addr), sizeof addr), 0);
+    // Accepted first, it sends nothing; the server gives up on it and serves the next client.
+    EXPECT_EQ(http(server.port(), "GET /metrics HTTP/1.1\r\n\r\n").rfind("HTTP/1.1 200 OK", 0), 0u);
+}
