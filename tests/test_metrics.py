@@ -114,6 +114,8 @@ def port_held() -> Iterator[int]:
     """A loopback port below the ephemeral range with a listener of ours on it."""
     port = pick_free_port(23500)
     holder = socket.socket()
+    # A port this module served before may linger in TIME_WAIT: take it anyway, as servers do.
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     holder.bind((LOOPBACK, port))
     holder.listen(1)
     try:
