@@ -23,9 +23,9 @@ from hdbbench.errors import ConfigError, HdbbenchError
 @state_dir_option
 @tango_host_option
 @click.option("--device", "devices", multiple=True, metavar="NAME",
-              help="Subscriber device, d/f/m or tango://host:port/d/f/m (repeatable); default: every running "
+              help="Subscriber device, d/f/m or tango://host:port/d/f/m (repeatable); default: every exported "
                    "device of class HdbEventSubscriber in the Tango database.")
-@click.option("--port", type=click.IntRange(1, 65535), help="Serve /metrics on 127.0.0.1:PORT (required but with --once).")
+@click.option("--port", type=click.IntRange(1, 65535), help="Serve /metrics on 127.0.0.1:PORT (required unless --once).")
 @click.option("--timeout-ms", default=exporter.DEFAULT_TIMEOUT_MS, show_default=True, type=click.IntRange(min=1),
               help="Tango timeout of each device read.")
 @click.option("--once", is_flag=True, help="Print one scrape on standard output and exit (no server).")
