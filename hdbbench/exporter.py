@@ -118,7 +118,8 @@ def full_name(device: str, tango_host: str | None) -> str:
     if device.count("/") != 2:
         raise ConfigError(f"--device {device!r} is not a device name (domain/family/member)")
     if not tango_host:
-        raise ConfigError(f"--device {device!r} needs a Tango host: give --tango-host or a full tango:// name")
+        raise ConfigError(f"--device {device!r} needs a Tango host: give --tango-host or a full "
+                          "tango:// name")
     return f"tango://{tango_host}/{device}"
 
 
@@ -150,7 +151,7 @@ def scrape(subscribers: Sequence[Subscriber]) -> str:
     import tango
 
     samples: dict[str, list[str]] = {}  # metric -> sample lines, so each metric is one group
-    helps: dict[str, str] = {UP_METRIC: "1 when the subscriber answered this scrape", STATE_METRIC: STATE_HELP}
+    helps = {UP_METRIC: "1 when the subscriber answered this scrape", STATE_METRIC: STATE_HELP}
     for sub in subscribers:
         label = f'{{device="{_escape_label(sub.label)}"}}'
         up, state = 0, -1
@@ -185,10 +186,10 @@ def serve(port: int, render: Callable[[], str], on_ready: Callable[[int], None] 
     turned into by the CLI). A port in use is refused in one line."""
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's spelling
+        def do_GET(self) -> None:
             self._reply(body=True)
 
-        def do_HEAD(self) -> None:  # noqa: N802
+        def do_HEAD(self) -> None:
             self._reply(body=False)
 
         def _reply(self, body: bool) -> None:
@@ -210,7 +211,7 @@ def serve(port: int, render: Callable[[], str], on_ready: Callable[[int], None] 
             if body:
                 self.wfile.write(data)
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - one line per scrape is noise
+        def log_message(self, format: str, *args: Any) -> None:
             pass
 
     try:

@@ -87,6 +87,13 @@ def http_get(url: str) -> tuple[int, str]:
         return 0, ""
 
 
+def serving(url: str, line: str | None = None) -> Any:
+    """For `eventually`: the body of `url` once it answers 200 (and holds `line`, when given)."""
+    status, body = http_get(url)
+    ok = status == 200 and (line is None or line in body.splitlines())
+    return body if ok else seen(False, (status, body[-500:]))
+
+
 def samples(text: str) -> dict[str, float]:
     """metric name -> value of an exposition with one device (comments skipped)."""
     out = {}
@@ -98,8 +105,8 @@ def samples(text: str) -> dict[str, float]:
 
 
 def hdbbench_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hdbbench", *args], capture_output=True, text=True, timeout=120,
-                          stdin=subprocess.DEVNULL, cwd=ROOT)
+    return subprocess.run([sys.executable, "-m", "hdbbench", *args], capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL, cwd=ROOT, check=False)
 
 
 def tango_database(tango_host: str) -> Any:
@@ -181,10 +188,10 @@ def scene(tango_host: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator
                               tuple(attributes), properties={"SubscribeRetryPeriod": ["5"],
                                                              "StatisticsTimeWindow": ["3600"]})
         fleet.up([spec])
-        with child([sys.executable, "-m", "hdbbench", "exporter", "--tango-host", tango_host, "--device", spec.device,
-                    "--port", str(exporter_port)], tmp / "exporter.log"):
-            eventually(lambda: seen(http_get(f"http://{LOOPBACK}:{exporter_port}/metrics")[0] == 200,
-                                    (tmp / "exporter.log").read_text(errors="replace")), WAIT_S, "the exporter serves")
+        with child([sys.executable, "-m", "hdbbench", "exporter", "--tango-host", tango_host,
+                    "--device", spec.device, "--port", str(exporter_port)], tmp / "exporter.log"):
+            eventually(lambda: serving(f"http://{LOOPBACK}:{exporter_port}/metrics"), WAIT_S,
+                       "the exporter serves")
             yield Scene(tango_host, fleet, spec.device, plan.name, metrics_port, exporter_port)
     finally:
         fleet.down()
@@ -217,8 +224,8 @@ def prometheus(scene: Scene, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     config.write_text(json.dumps({  # JSON is YAML
         "global": {"scrape_interval": "1s", "scrape_timeout": "1s"},
         "scrape_configs": [
-            {"job_name": SUBSCRIBER_JOB, "static_configs": [{"targets": [f"{LOOPBACK}:{scene.metrics_port}"]}]},
-            {"job_name": EXPORTER_JOB, "static_configs": [{"targets": [f"{LOOPBACK}:{scene.exporter_port}"]}]},
+            {"job_name": job, "static_configs": [{"targets": [f"{LOOPBACK}:{target}"]}]}
+            for job, target in ((SUBSCRIBER_JOB, scene.metrics_port), (EXPORTER_JOB, scene.exporter_port))
         ],
     }))
     port = pick_free_port(scene.exporter_port + 1)
@@ -226,8 +233,11 @@ def prometheus(scene: Scene, tmp_path_factory: pytest.TempPathFactory) -> Iterat
                 f"--web.listen-address={LOOPBACK}:{port}", "--storage.tsdb.retention.time=1h"],
                tmp / "prometheus.log"):
         prom = Prometheus(port)
-        eventually(lambda: seen(prom.targets_up() == {SUBSCRIBER_JOB: "up", EXPORTER_JOB: "up"}, prom.targets_up()),
-                   WAIT_S, "Prometheus reports both targets up")
+        def both_up() -> Any:
+            health = prom.targets_up()
+            return seen(health == {SUBSCRIBER_JOB: "up", EXPORTER_JOB: "up"}, health)
+
+        eventually(both_up, WAIT_S, "Prometheus reports both targets up")
         yield prom
 
 
@@ -256,12 +266,16 @@ def test_subscriber_serves_every_scalar_statistic_named_from_statistics_def(scen
 def test_every_dashboard_query_has_series_in_prometheus(scene: Scene, prometheus: Prometheus) -> None:
     queries = dashboard_queries(scene.device)
     assert len(queries) >= 20
+    def answered(expr: str) -> Any:
+        result = prometheus.query(expr)
+        return seen(result and all(s["metric"]["device"] == scene.device for s in result), result)
+
     for expr in queries:
-        eventually(lambda e=expr: (lambda r: seen(r and all(s["metric"]["device"] == scene.device for s in r), r))(
-            prometheus.query(e)), WAIT_S, f"Prometheus has series for the dashboard's {expr}")
+        eventually(lambda e=expr: answered(e), WAIT_S, f"Prometheus has series for the dashboard's {expr}")
     # The dashboard's variables: the subscriber is among the `device` values of each source.
     for job in (SUBSCRIBER_JOB, EXPORTER_JOB):
-        values = prometheus.api("label/device/values", **{"match[]": f'hdbpp_attribute_number{{job="{job}"}}'})
+        match = f'hdbpp_attribute_number{{job="{job}"}}'
+        values = prometheus.api("label/device/values", **{"match[]": match})
         assert values is not None and scene.device in values, (job, values)
 
 
@@ -293,7 +307,8 @@ def test_exporter_refuses_a_port_in_use(scene: Scene) -> None:
         done = hdbbench_cli("exporter", "--tango-host", scene.tango_host, "--device", scene.device,
                             "--port", str(port))
     assert done.returncode == 2, done
-    assert done.stderr.strip() == f"hdbbench: error: exporter cannot listen on {LOOPBACK}:{port}: address already in use"
+    assert done.stderr.strip() == (f"hdbbench: error: exporter cannot listen on {LOOPBACK}:{port}: "
+                                   "address already in use")
 
 
 @pytest.mark.parametrize("device", ["archiving/nowhere/1", "archiving/hdbbench-es/registered-not-running"])
@@ -304,8 +319,8 @@ def test_exporter_refuses_an_unreachable_subscriber(scene: Scene, device: str) -
         info = tango.DbDevInfo()
         info.name, info._class, info.server = device, "HdbEventSubscriber", "hdbbench-es/not-running"
         tango_database(scene.tango_host).add_device(info)
-    done = hdbbench_cli("exporter", "--tango-host", scene.tango_host, "--device", device, "--device", scene.device,
-                        "--port", str(pick_free_port(23700)))
+    done = hdbbench_cli("exporter", "--tango-host", scene.tango_host, "--device", device,
+                        "--device", scene.device, "--port", str(pick_free_port(23700)))
     assert done.returncode == 2, done
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(
@@ -339,8 +354,8 @@ def test_subscriber_with_its_metrics_port_in_use_alarms_then_init_serves_strictl
     tango_database(scene.tango_host).put_device_property(
         device, {"LibConfiguration": ["backend=null", f"metrics_port={port}", "hdbpp_strict=1"]})
     es.Init()
-    status, text = eventually(lambda: (lambda r: r if r[0] == 200 else seen(False, r))(
-        http_get(f"http://{LOOPBACK}:{port}/metrics")), WAIT_S, "the endpoint serves after Init")
+    text = eventually(lambda: serving(f"http://{LOOPBACK}:{port}/metrics"), WAIT_S,
+                      "the endpoint serves after Init")
     served = set(samples(text))
     assert served == {metric for attr, (metric, _) in stats.METRICS.items() if attr not in stats.OURS}
     assert all(name.startswith("hdbpp_") for name in served)
@@ -349,13 +364,12 @@ def test_subscriber_with_its_metrics_port_in_use_alarms_then_init_serves_strictl
     exporter_port = pick_free_port(23800)
     url = f"http://{LOOPBACK}:{exporter_port}/metrics"
     up = f'hdbbench_exporter_up{{device="{device}"}}'
-    with child([sys.executable, "-m", "hdbbench", "exporter", "--tango-host", scene.tango_host, "--device", device,
-                "--port", str(exporter_port)], tmp_path / "exporter.log"):
-        eventually(lambda: (lambda r: seen(f"{up} 1" in r[1].splitlines(), r))(http_get(url)), WAIT_S,
-                   "the exporter reads the strict subscriber")
-        assert set(samples(http_get(url)[1])) == served | {"hdbbench_exporter_up", "hdbbench_exporter_state"}
+    with child([sys.executable, "-m", "hdbbench", "exporter", "--tango-host", scene.tango_host,
+                "--device", device, "--port", str(exporter_port)], tmp_path / "exporter.log"):
+        body = eventually(lambda: serving(url, f"{up} 1"), WAIT_S, "the exporter reads the strict subscriber")
+        assert set(samples(body)) == served | {"hdbbench_exporter_up", "hdbbench_exporter_state"}
         record = process.ProcessRecord.load(scene.fleet.dir / "82" / "process.json")
         assert record is not None
         process.stop(record)
-        eventually(lambda: (lambda r: seen(r[0] == 200 and f"{up} 0" in r[1].splitlines(), r))(http_get(url)),
-                   WAIT_S, "the exporter reports the stopped subscriber down")
+        eventually(lambda: serving(url, f"{up} 0"), WAIT_S,
+                   "the exporter reports the stopped subscriber down")

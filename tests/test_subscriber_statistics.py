@@ -75,6 +75,7 @@ def test_metric_names_follow_the_statistics_and_the_dashboard_queries_only_serve
     served = {metric for metric, _ in stats.METRICS.values()} | {exporter.UP_METRIC, exporter.STATE_METRIC}
     dashboard = json.loads((ROOT / "dashboards" / "hdbpp-archivers.json").read_text())
     exprs = [t["expr"] for panel in dashboard["panels"] for t in panel["targets"]]
-    exprs += [v["query"]["query"] for v in dashboard["templating"]["list"] if isinstance(v.get("query"), dict)]
+    exprs += [v["query"]["query"] for v in dashboard["templating"]["list"]
+              if isinstance(v.get("query"), dict)]
     queried = {m for e in exprs for m in re.findall(r"\b(?:hdbpp|hdbbench)_[a-z0-9_]+", e)}
     assert queried and queried <= served, queried - served

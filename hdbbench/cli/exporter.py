@@ -23,11 +23,12 @@ from hdbbench.errors import ConfigError, HdbbenchError
 @state_dir_option
 @tango_host_option
 @click.option("--device", "devices", multiple=True, metavar="NAME",
-              help="Subscriber device, d/f/m or tango://host:port/d/f/m (repeatable); default: every exported "
-                   "device of class HdbEventSubscriber in the Tango database.")
-@click.option("--port", type=click.IntRange(1, 65535), help="Serve /metrics on 127.0.0.1:PORT (required unless --once).")
-@click.option("--timeout-ms", default=exporter.DEFAULT_TIMEOUT_MS, show_default=True, type=click.IntRange(min=1),
-              help="Tango timeout of each device read.")
+              help="Subscriber device, d/f/m or tango://host:port/d/f/m (repeatable); default: every "
+                   "exported device of class HdbEventSubscriber in the Tango database.")
+@click.option("--port", type=click.IntRange(1, 65535),
+              help="Serve /metrics on 127.0.0.1:PORT (required unless --once).")
+@click.option("--timeout-ms", default=exporter.DEFAULT_TIMEOUT_MS, show_default=True,
+              type=click.IntRange(min=1), help="Tango timeout of each device read.")
 @click.option("--once", is_flag=True, help="Print one scrape on standard output and exit (no server).")
 def exporter_command(state_dir: Path, tango_host: str | None, devices: tuple[str, ...], port: int | None,
                      timeout_ms: int, once: bool) -> None:
@@ -45,7 +46,8 @@ def exporter_command(state_dir: Path, tango_host: str | None, devices: tuple[str
             try:
                 sub.ensure()
             except HdbbenchError as exc:
-                click.echo(f"hdbbench: warning: {exc}; exported as {exporter.UP_METRIC} 0 until it answers", err=True)
+                click.echo(f"hdbbench: warning: {exc}; exported as {exporter.UP_METRIC} 0 until it answers",
+                           err=True)
     if once:
         click.echo(exporter.scrape(subscribers), nl=False)
         return

@@ -47,7 +47,8 @@ std::string format_double(double v) {
 
 class Exposition {
 public:
-    Exposition(const std::string &device, bool strict) : label_("{device=\"" + escape_label(device) + "\"}"), strict_(strict) {}
+    Exposition(const std::string &device, bool strict)
+        : label_("{device=\"" + escape_label(device) + "\"}"), strict_(strict) {}
 
     void add(Origin origin, const char *name, const char *unit, const char *description, const std::string &value) {
         if (strict_ && origin == Origin::OURS) return;

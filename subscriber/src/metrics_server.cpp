@@ -124,7 +124,8 @@ void MetricsServer::serve(int client) {
     while (request.find("\r\n\r\n") == std::string::npos && request.find("\n\n") == std::string::npos &&
            std::chrono::steady_clock::now() < deadline) {
         if (request.size() > kMaxRequestBytes) {
-            send_all(client, response("431 Request Header Fields Too Large", "text/plain", "request too large\n", true));
+            send_all(client,
+                     response("431 Request Header Fields Too Large", "text/plain", "request too large\n", true));
             return;
         }
         const ssize_t n = ::recv(client, buf, sizeof buf, 0);
@@ -144,7 +145,8 @@ void MetricsServer::serve(int client) {
     target = target.substr(0, target.find('?'));
     const bool head = method == "HEAD";
     if (method != "GET" && !head) {
-        send_all(client, response("405 Method Not Allowed", "text/plain", "GET /metrics\n", true, "Allow: GET, HEAD\r\n"));
+        send_all(client,
+                 response("405 Method Not Allowed", "text/plain", "GET /metrics\n", true, "Allow: GET, HEAD\r\n"));
         return;
     }
     if (target == "/metrics") {
