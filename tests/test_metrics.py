@@ -184,7 +184,7 @@ def scene(tango_host: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         sims = devices.up(tango_host, profile, state_dir=tmp / "devices", tie_to_parent=True, auto_start=True)
         plan = next(iter(sims.devices.values()))
         attributes = [f"tango://{tango_host}/{plan.name}/{s.name}".lower() for s in plan.specs]
-        spec = SubscriberSpec(81, ("backend=null", f"metrics_port={metrics_port}", "flush_interval_ms=50"),
+        spec = SubscriberSpec(86, ("backend=null", f"metrics_port={metrics_port}", "flush_interval_ms=50"),
                               tuple(attributes), properties={"SubscribeRetryPeriod": ["5"],
                                                              "StatisticsTimeWindow": ["3600"]})
         fleet.up([spec])
@@ -341,9 +341,9 @@ def test_subscriber_with_its_metrics_port_in_use_alarms_then_init_serves_strictl
                                                                                   tmp_path: Path) -> None:
     import tango
 
-    device = "archiving/hdbbench-es/82"
+    device = "archiving/hdbbench-es/87"
     with port_held() as port:
-        scene.fleet.up([SubscriberSpec(82, ("backend=null", f"metrics_port={port}"))])
+        scene.fleet.up([SubscriberSpec(87, ("backend=null", f"metrics_port={port}"))])
         es = scene.fleet.proxy(device)
         expected = (f"Metrics endpoint off (LibConfiguration metrics_port={port}): cannot listen on "
                     f"{LOOPBACK}:{port}: Address already in use; free the port or choose another, then Init.")
@@ -368,7 +368,7 @@ def test_subscriber_with_its_metrics_port_in_use_alarms_then_init_serves_strictl
                 "--device", device, "--port", str(exporter_port)], tmp_path / "exporter.log"):
         body = eventually(lambda: serving(url, f"{up} 1"), WAIT_S, "the exporter reads the strict subscriber")
         assert set(samples(body)) == served | {"hdbbench_exporter_up", "hdbbench_exporter_state"}
-        record = process.ProcessRecord.load(scene.fleet.dir / "82" / "process.json")
+        record = process.ProcessRecord.load(scene.fleet.dir / "87" / "process.json")
         assert record is not None
         process.stop(record)
         eventually(lambda: serving(url, f"{up} 0"), WAIT_S,
