@@ -35,6 +35,9 @@ apt_packages=(
   openssh-server openssh-client
   # headless browser: the report tests check that report.html renders offline
   chromium
+  # Prometheus 2.42: tests/test_metrics.py scrapes the subscriber's /metrics and hdbbench exporter with
+  # a private instance (its own config and data directory, never the system service)
+  prometheus
 )
 
 sudo_cmd=()

@@ -157,6 +157,10 @@ LibConfig LibConfig::parse(const std::vector<std::string> &lines) {
             if (c.max_events_per_s > RateCap::kMaxEventsPerS)
                 throw ConfigError("LibConfiguration: max_events_per_s must be <= " +
                                   std::to_string(RateCap::kMaxEventsPerS) + ", got '" + v + "'");
+        } else if (key == "metrics_port") {
+            const std::uint64_t mp = parse_uint(key, v, 0);
+            if (mp > 65535) throw ConfigError("LibConfiguration: metrics_port must be <= 65535 (0: off), got '" + v + "'");
+            c.metrics_port = static_cast<std::uint16_t>(mp);
         } else if (key == "resubscribe_silent") {
             c.resubscribe_silent = parse_bool(key, v);
         } else if (key == "event_sub_send_hwm") {
