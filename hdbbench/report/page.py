@@ -223,7 +223,8 @@ def loss_section(view: Insertion) -> Section:
     for t in view.trials:
         if unproven := int(num(t.trial.get("delivery_unproven")) or 0):
             cause = t.trial.get("delivery_unproven_cause") or "cause not recorded"
-            section.finding.warnings.append(f"{t.label}: {unproven:,} attributes delivered no event before the load "
+            section.finding.warnings.append(f"{t.label}: {unproven:,} attribute{'s' if unproven > 1 else ''} delivered "
+                                            "no event before the load "
                                             f"(their events count as lost): {cause}.")
     undrained = [t.label for t in view.trials if dig(t.trial, "accounting", "not_drained")]
     if undrained:
