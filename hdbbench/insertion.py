@@ -97,24 +97,22 @@ class LoadTarget:
 
     def prepare(self, total_rate: float) -> None:
         """Stop, rewind to event 0, and set every attribute's rate so the total is `total_rate`."""
-        proxies = self.proxies()
-        for proxy in proxies:
+        for proxy in self.proxies():
             proxy.command_inout("Stop")
             proxy.command_inout("Reset")
-        self._set_rates(proxies, total_rate)
+        self.set_rate(total_rate)
 
-    def set_rate(self, total_rate: float) -> None:
-        self._set_rates(self.proxies(), total_rate)
-
-    def _set_rates(self, proxies: Sequence[Any], total_rate: float) -> None:
+    def set_rate(self, total_rate: float, only: Mapping[str, Any] | None = None) -> None:
+        """Every attribute's rate so the total is `total_rate`. `only`: just these devices, through these
+        proxies (a restarted server's devices get the rates they had, in the mix or not)."""
+        pairs = list(only.items()) if only is not None else list(zip(self.devices, self.proxies()))
         if not self.rate_mix:
-            per_attribute = total_rate / max(1, len(self.attributes))
-            for proxy in proxies:
-                proxy.command_inout("SetRate", per_attribute)
+            for _, proxy in pairs:
+                proxy.command_inout("SetRate", total_rate / max(1, len(self.attributes)))
             return
         natural = sum(rate * len(names) for mix in self.rate_mix.values() for rate, names in mix)
         factor = total_rate / natural if natural else 0.0
-        for device, proxy in zip(self.devices, proxies):
+        for device, proxy in pairs:
             for rate, names in self.rate_mix.get(device, ()):
                 proxy.command_inout("SetAttributeRate", ([rate * factor], list(names)))
 
@@ -225,6 +223,8 @@ class Trial:
             fleet.down()
             if outside is not None:  # after the subscribers' sessions ended: PostgreSQL then has every count
                 outside.finish()
+        if outside is not None:
+            outside.add_stored_events(series)
         summary = summarise(series, s, final, accounting, drained, phases, outside)
         if steps is not None:
             summary["saturation"] = sat.summary(steps, judge.resolution_s)
@@ -325,12 +325,13 @@ class Trial:
         emitted (the devices' counters at the steps' bounds) against stored, and error events stored."""
         steps = [judge.judge(sat.Step(p["rate"], p["start_s"], p["end_s"])) for p in phases]
         bounds = judge.step_bounds(steps, load_started.timestamp(), int(accounting["emitted"]))
-        for step, (start, end, count) in zip(steps, bounds):
+        counts = []
+        for start, end, emitted in bounds:
             since = datetime.fromtimestamp(start, timezone.utc)
             until = None if math.isinf(end) else datetime.fromtimestamp(end, timezone.utc)
             stored = sum(backend.count_rows_by_attribute(since=since, until=until).values())
-            errors = sat.error_counts(backend.count_error_events(since=since, until=until))
-            judge.add_accounting(step, count, stored, errors)
+            counts.append((emitted, stored, sat.error_counts(backend.count_error_events(since=since, until=until))))
+        judge.add_accounting(steps, counts)
         return steps
 
     def _drain(self, fleet: SubscriberFleet, devices: Sequence[str], timeout_s: float = 120.0) -> bool:

@@ -87,7 +87,7 @@ def unproven_cause(unproven: int, attributes_per_process: int, hwm: int | None) 
     topics = attributes_per_process * TOPICS_PER_ATTRIBUTE
     if hwm is not None and topics > hwm:
         return (f"{topics:,} topics per subscriber process > {hwm:,}: Tango's event consumer dropped "
-                "subscriptions to the device servers connected later (hdbpp-reference §1c)")
+                "subscriptions to the device servers connected later (subscriber/README.md, Tango's event consumer limit)")
     return (f"not Tango's event consumer limit ({topics:,} topics per process"
             + (f", within its {hwm:,}" if hwm is not None else ", no limit") + "): read the subscriber's log")
 

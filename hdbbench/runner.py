@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from hdbbench import devices as device_launcher
 from hdbbench import hosts as hosts_layout
 from hdbbench.errors import ConfigError
 from hdbbench.insertion import LoadTarget, Trial, TrialSettings
+from hdbbench.progress import TrialProgress, trial_line
 from hdbbench.kinds import SubscriberKind, trial_label
 from hdbbench.placement import SERVER_GROUPS, PlacementControl
 from hdbbench.results import RunDirectory, RunPart, TrialSummary, environment_facts, results_document
@@ -136,21 +136,11 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         run.write_json("environment.json", environment)
         results: dict[str, Any] = {"device_engine": engine, "hosts": hosts_layout.describe(scenario), "trials": []}
         fleet_factory = {"fleet_factory": hosts_layout.HostedSubscribers} if hosted else {}
-        with _progress(console) as progress:
-            task = progress.add_task("starting", total=1.0)
-
-            def report(phase: str, done: float, latest: dict[str, float]) -> None:
-                rate = latest.get("sub.RowsStoredNumber", latest.get("db.rows_inserted"))
-                pending = latest.get("sub.PendingEventNumber")
-                figures = f"stored {rate:,.0f}" if rate is not None else ""
-                if pending is not None:
-                    figures += f"  pending {pending:,.0f}"
-                progress.update(task, description=f"{phase:28s} {figures}", completed=done)
-
+        with TrialProgress(console) as progress:
             for backend in scenario.backends:
                 for settings in _trials(scenario, backend):
-                    progress.reset(task)
-                    trial = Trial(settings, endpoints, load, options.state_dir / "trials", server_pids, report,
+                    progress.new_trial(settings.label)
+                    trial = Trial(settings, endpoints, load, options.state_dir / "trials", server_pids, progress,
                                   placement=placement, **fleet_factory)
                     summary, series = trial.run()
                     if hosted:  # the devices' and subscribers' processes are on other hosts: not sampled here
@@ -160,6 +150,7 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
                     results["trials"].append(TrialSummary.from_dict(summary).to_dict())  # the file's contract
                     run.write_json("results.json", results_document(RESULTS_KIND, scenario.to_dict(), environment,
                                                                     results))
+                    console.print(trial_line(summary), highlight=False, soft_wrap=True)
         if not results["trials"]:  # a scenario of other parts only: the run directory keeps its layout
             run.write_json("results.json", results_document(RESULTS_KIND, scenario.to_dict(), environment, results))
         if scenario.faults is not None:
@@ -307,6 +298,3 @@ def load_target(fleet: Any, keep_rate_mix: bool = False) -> LoadTarget:
                       device_pids=pids, engine=fleet.engine, rate_mix=rate_mix)
 
 
-def _progress(console: Console) -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
-                    console=console, transient=False)

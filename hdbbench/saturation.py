@@ -199,18 +199,27 @@ class StepJudge:
                 return True
         return False
 
-    def add_accounting(self, step: Step, emitted: int, stored: int, error_events: int) -> Step:
-        """The step's loss and error events by source time, known after the drain."""
-        step.emitted_events, step.stored_events = emitted, stored
-        step.lost = max(0, emitted - stored)
-        step.error_events = error_events
-        rules = set(step.rules)
-        if step.lost > LOST_TOLERANCE * max(emitted, 1):
-            rules.add("lost")
-        if error_events:
-            rules.add("error_events")
-        step.rules = [r for r in RULES if r in rules]
-        return step
+    def add_accounting(self, steps: Sequence[Step], counts: Sequence[tuple[int, int, int]]) -> list[Step]:
+        """Each step's events by source time, known after the drain: (emitted, stored, error events)
+        per step. A step's loss is the part of the deficit (emitted - stored, summed from the first
+        step) that stays for good from that step on: an event stamped just across a step boundary
+        from the devices' counter read counts short in one step and over in the next, a lost event
+        is short from its step to the end."""
+        deficits, running = [], 0
+        for emitted, stored, _ in counts:
+            running += emitted - stored
+            deficits.append(running)
+        permanent = [max(0, min(deficits[k:])) for k in range(len(deficits))]
+        for k, (step, (emitted, stored, errors)) in enumerate(zip(steps, counts)):
+            step.emitted_events, step.stored_events, step.error_events = emitted, stored, errors
+            step.lost = max(0, permanent[k] - (max(permanent[:k]) if k else 0))
+            rules = set(step.rules)
+            if step.lost > LOST_TOLERANCE * max(emitted, 1):
+                rules.add("lost")
+            if errors:
+                rules.add("error_events")
+            step.rules = [r for r in RULES if r in rules]
+        return list(steps)
 
     def step_bounds(
         self, steps: Sequence[Step], load_started_epoch: float, total: int

@@ -35,6 +35,9 @@ apt_packages=(
   openssh-server openssh-client
   # headless browser: the report tests check that report.html renders offline
   chromium
+  # Prometheus 2.42: tests/test_metrics.py scrapes the subscriber's /metrics and hdbbench exporter with
+  # a private instance (its own config and data directory, never the system service)
+  prometheus
 )
 
 sudo_cmd=()
@@ -147,7 +150,7 @@ install_timescaledb() {
   local upstream=${version%%+*}
   if [ "$(printf '%s\n2.29\n' "$upstream" | sort -V | head -n1)" = "2.29" ]; then
     die "Debian offers TimescaleDB $upstream, which no longer supports PostgreSQL $pg_major" \
-      "use an external TimescaleDB server (see README, external servers)"
+      "use an external TimescaleDB server (see docs/stack.md, \"Your own servers\")"
   fi
   rm -rf "$src" && mkdir -p "$src"
   (cd "$src" && apt-get "${aptopts[@]}" source --download-only "timescaledb=$version" >>"$cache/timescaledb-apt.log" 2>&1) ||

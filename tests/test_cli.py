@@ -61,6 +61,7 @@ def test_shared_options_are_defined_once() -> None:
     ["data", "count", "--backend", "timescaledb"],
     ["size", "measure"],
     ["extract", "query_sets/small.toml"],
+    ["exporter", "--port", "23999"],
 ], ids=lambda args: " ".join(args[:2]))
 def test_every_group_finds_the_stack_in_hdbbench_state_dir(args: list[str], tmp_path: Path) -> None:
     state = tmp_path / "elsewhere"

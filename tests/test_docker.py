@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""docker/: checked statically, since no container engine runs here (see README, "Containers").
+"""docker/: checked statically, since no container engine runs here (see docs/hosts.md, "Containers").
 
 The compose file parses and has the structure compose requires; every path it (and the Dockerfile)
 names exists in the repository; the image sets itself up with scripts/setup.sh, as a machine does;

@@ -74,17 +74,19 @@ def test_elettra_pending_rule_is_supporting_evidence() -> None:
 
 def test_loss_by_source_time_after_the_drain() -> None:
     j = sat.StepJudge(series(RATE), 0.0, None, 0.0)
-    step = j.judge(sat.Step(RATE, 0.0, 10.0))
-    assert j.add_accounting(step, emitted=10_000, stored=10_000, error_events=0).rules == []
-    assert (
-        j.add_accounting(step, emitted=10_000, stored=10_000 - 30, error_events=0).rules == []
-    )  # boundary noise
-    assert j.add_accounting(step, emitted=10_000, stored=9_000, error_events=0).rules == ["lost"]
-    assert step.lost == 1_000
-    assert j.add_accounting(step, emitted=10_000, stored=9_000, error_events=2).rules == [
-        "lost",
-        "error_events",
-    ]
+
+    def steps() -> list[sat.Step]:
+        return [j.judge(sat.Step(RATE, 10.0 * k, 10.0 * (k + 1))) for k in range(3)]
+
+    kept = j.add_accounting(steps(), [(10_000, 10_000, 0)] * 3)
+    assert [s.rules for s in kept] == [[], [], []] and [s.lost for s in kept] == [0, 0, 0]
+    # a burst stamped just after the boundary read counts short in one step and over in the next: no loss
+    boundary = j.add_accounting(steps(), [(10_000, 9_900, 0), (10_000, 10_100, 0), (10_000, 10_000, 0)])
+    assert [s.lost for s in boundary] == [0, 0, 0] and all(s.rules == [] for s in boundary)
+    # events lost in the second step stay short to the end
+    lost = j.add_accounting(steps(), [(10_000, 10_000, 0), (10_000, 9_000, 2), (10_000, 10_000, 0)])
+    assert [s.lost for s in lost] == [0, 1_000, 0]
+    assert [s.rules for s in lost] == [[], ["lost", "error_events"], []]
 
 
 def test_summary_ends_at_the_first_saturated_step_and_names_its_rules() -> None:
@@ -110,3 +112,43 @@ def test_step_bounds_split_at_the_instants_the_devices_were_read() -> None:
     steps = [sat.Step(RATE, 0.0, 10.0), sat.Step(RATE, 10.0, 20.0)]
     bounds = j.step_bounds(steps, load_started_epoch=99.5, total=20_500)
     assert bounds == [(99.5, 110.05, 10_000), (110.05, float("inf"), 10_500)]
+
+
+def test_loss_is_split_by_reason_and_adds_up() -> None:
+    from hdbbench.insertion import loss_by_reason
+
+    rows = [{"attribute": "a", "lost": 70}, {"attribute": "b", "lost": 30}, {"attribute": "c", "lost": 0}]
+    accounting = {"lost": 100, "per_attribute": rows}
+    missed = {"b": {"Missed some events! Zmq queue has reached HWM?": 2}, "c": {"Read failed": 1}}
+    # ours: its own loss counter, the rest never reached it
+    ours = loss_by_reason(accounting, {"d": {"LostEventNumber": 60, "AttributePendingNumber": 0}}, missed, True)
+    assert ours["lost_by_reason"] == {"in_subscriber": 60, "event_delivery": 40} and ours["lost_in_subscriber"] == 60
+    assert ours["error_events"] == 3 and ours["missed_event_errors"] == 2 and ours["attributes_with_missed_events"] == 1
+    # another kind: Tango said it missed events of b; the rest it does not say
+    foreign = loss_by_reason(accounting, {"d": {"AttributePendingNumber": 0}}, missed, True)
+    assert foreign["lost_by_reason"] == {"event_delivery": 30, "unattributed": 70}
+    assert foreign["lost_in_subscriber"] is None and foreign["not_drained"] is None
+    # a trial that did not drain: what its queue still held, first
+    stuck = loss_by_reason(accounting, {"d": {"AttributePendingNumber": 25}}, {}, False)
+    assert stuck["lost_by_reason"] == {"left_in_subscriber_queue": 25, "unattributed": 75}
+    assert stuck["not_drained"] == {"left_in_subscriber_queue": 25, "not_stored": 100}
+    for split in (ours, foreign, stuck):
+        assert sum(split["lost_by_reason"].values()) == 100
+
+
+def test_a_counter_published_in_flushes_rises_over_the_stretch_its_rows_arrived_in() -> None:
+    from hdbbench.outside import FlushTracker
+
+    class Reader:  # only the resolution is read: the points are the flushes as the tracker saw them
+        resolution_s = 1.0
+
+    tracker = FlushTracker(Reader())  # type: ignore[arg-type]
+    # busy at 1,000 rows/s, flushed every 1-1.5 s from t=10 to t=14.5; idle; the session-end flush at 30
+    tracker.points = [(0.0, 0), (10.0, 0), (11.0, 1000), (12.5, 2500), (13.5, 3500), (14.5, 4500), (30.0, 5000)]
+    assert tracker.value_at(11.75) == 1750.0          # spread over the busy gap
+    assert tracker.value_at(10.0) == 0.0 and tracker.value_at(5.0) == 0.0
+    # after the last busy flush the rows of the last half second arrived at the pause's start
+    assert tracker.value_at(15.5) == 5000.0 and tracker.value_at(20.0) == 5000.0
+    # a pause that ends with work resuming: the rows came just before the flush that ended it
+    tracker.points = [(0.0, 0), (5.0, 0), (20.0, 800), (21.0, 1800), (22.0, 2800)]
+    assert tracker.value_at(18.0) == 0.0 and tracker.value_at(19.5) == 400.0 and tracker.value_at(21.5) == 2300.0

@@ -55,3 +55,27 @@ def test_generator_reads_quoted_commas_and_casts() -> None:
         "A", "OURS", "DOUBLE", '"s"', '"x, y"', "static_cast<double>(s.a) / (1.0 * 2.0)"]
     assert gen.constant_name("AttributeTTLList") == "ATTRIBUTE_TTL_LIST"
     assert gen.constant_name("EventAgeAtCommitP50") == "EVENT_AGE_AT_COMMIT_P50"
+
+
+def test_metric_names_follow_the_statistics_and_the_dashboard_queries_only_served_ones() -> None:
+    """The Prometheus names (served by hdbbench-es and `hdbbench exporter`) are the attributes' names in
+    snake case, prefixed by origin; the dashboard asks for no other metric (tests/test_metrics.py shows
+    each of its queries answered by a real Prometheus)."""
+    import json
+
+    from hdbbench import exporter
+
+    assert stats.METRICS[stats.ATTRIBUTE_PENDING_NUMBER][0] == "hdbpp_attribute_pending_number"
+    assert stats.METRICS[stats.ATTRIBUTE_RECORD_FREQ_INST][0] == "hdbpp_attribute_record_freq_inst"
+    assert stats.ATTRIBUTE_TTL_LIST not in stats.METRICS  # spectra stay with Tango
+    assert stats.METRICS[stats.ROWS_STORED_NUMBER][0] == "hdbbench_rows_stored_number"
+    assert set(stats.METRICS) == stats.SCALARS
+    for name, (metric, _) in stats.METRICS.items():
+        assert metric.startswith("hdbbench_" if name in stats.OURS else "hdbpp_"), (name, metric)
+    served = {metric for metric, _ in stats.METRICS.values()} | {exporter.UP_METRIC, exporter.STATE_METRIC}
+    dashboard = json.loads((ROOT / "dashboards" / "hdbpp-archivers.json").read_text())
+    exprs = [t["expr"] for panel in dashboard["panels"] for t in panel["targets"]]
+    exprs += [v["query"]["query"] for v in dashboard["templating"]["list"]
+              if isinstance(v.get("query"), dict)]
+    queried = {m for e in exprs for m in re.findall(r"\b(?:hdbpp|hdbbench)_[a-z0-9_]+", e)}
+    assert queried and queried <= served, queried - served

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The README's tour runs as written, and every other shell block of the README is marked illustrative.
+"""The README's tour runs as written, and every other shell block of the README and of docs/*.md is marked
+illustrative; their links lead to files and headings that exist.
 
 The tour's commands run one by one, exactly as the README shows them, in a fresh clone of this
 repository inside a directory only its owner may enter (as root: the case of ``/root``, where
@@ -31,6 +32,7 @@ from hdbbench.servers import homes
 from tests.conftest import REPO
 
 README = REPO / "README.md"
+DOCUMENTS = (README, *sorted((REPO / "docs").glob("*.md")))  # the README and every doc: one harness
 TOUR_MARK = "<!-- tour"
 ILLUSTRATIVE_MARK = "<!-- illustrative -->"
 SHELL_LANGUAGES = {"", "sh", "bash", "shell", "console"}
@@ -38,6 +40,8 @@ SHOWN_CLONE = "/root/hdbbench"  # where the README's tour was run
 _FENCE = re.compile(r"^```(?P<lang>[\w-]*)\n(?P<body>.*?)^```$", re.M | re.S)
 _VOLATILE = re.compile(r"(?P<digest>\b[0-9a-f]{16}\b)|(?P<number>\d+)|(?P<space>\s+)|(?P<state>\b(?:ON|ALARM)\b)")
 _VOLATILE_PATTERNS = {"digest": "[0-9a-f]{16}", "number": r"\d+", "space": r"\s+", "state": "(?:ON|ALARM)"}
+_LINK = re.compile(r"\]\((?P<target>[^)\s]+)\)")
+_HEADING = re.compile(r"^#{1,6} (?P<title>.+)$", re.M)
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,7 @@ class Step:
 
 
 def readme_blocks(text: str) -> list[Block]:
+    """The fenced blocks of a markdown document (the README or a doc), each with the line that marks it."""
     blocks = []
     for match in _FENCE.finditer(text):
         before = [line for line in text[:match.start()].splitlines() if line.strip()]
@@ -99,13 +104,65 @@ def missing_lines(shown: tuple[str, ...], printed: str, clone: Path) -> list[str
     return missing
 
 
-def test_every_shell_block_is_the_tour_or_illustrative() -> None:
-    blocks = readme_blocks(README.read_text())
-    unmarked = [b.body.splitlines()[0] for b in blocks
-                if b.lang in SHELL_LANGUAGES and not (b.mark.startswith(TOUR_MARK) or b.mark == ILLUSTRATIVE_MARK)]
-    assert unmarked == [], f"README shell blocks neither run by a test nor marked {ILLUSTRATIVE_MARK}: {unmarked}"
+def heading_anchor(title: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped (not - or _), spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", title.strip().lower()).replace(" ", "-")
+
+
+def _prose(document: Path) -> str:
+    """The document without its fenced blocks (a `#` comment in a block is no heading)."""
+    return _FENCE.sub("", document.read_text())
+
+
+def broken_links(document: Path) -> list[str]:
+    """The document's relative links whose file, or heading in it, does not exist."""
+    broken = []
+    for match in _LINK.finditer(_prose(document)):
+        target = match["target"]
+        if re.match(r"[a-z]+:", target):
+            continue  # https:, mailto: ...
+        path, _, anchor = target.partition("#")
+        linked = (document.parent / path).resolve() if path else document
+        if not linked.exists():
+            broken.append(target)
+        elif anchor and anchor not in {heading_anchor(m["title"]) for m in _HEADING.finditer(_prose(linked))}:
+            broken.append(target)
+    return broken
+
+
+def test_the_docs_are_checked_and_listed() -> None:
+    docs = [d for d in DOCUMENTS if d != README]
+    assert docs, "docs/*.md not found: the checks below would pass on nothing"
+    index = (REPO / "docs" / "README.md").read_text()
+    unlisted = [d.name for d in docs if d.name != "README.md" and f"]({d.name})" not in index]
+    assert unlisted == [], f"docs/README.md does not list {unlisted}"
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda d: str(d.relative_to(REPO)))
+def test_every_shell_block_is_the_tour_or_illustrative(document: Path) -> None:
+    blocks = readme_blocks(document.read_text())
+    unmarked = [b.body.splitlines()[0] for b in blocks if b.lang in SHELL_LANGUAGES
+                and not (b.mark.startswith(TOUR_MARK) or b.mark == ILLUSTRATIVE_MARK)]
+    assert unmarked == [], (f"{document.relative_to(REPO)}: shell blocks neither run by a test nor marked "
+                            f"{ILLUSTRATIVE_MARK}: {unmarked}")
     steps = tour_steps(blocks)
-    assert steps[0].command.endswith("stack up") and steps[-1].command.endswith("stack down")
+    if document == README:
+        assert steps[0].command.endswith("stack up") and steps[-1].command.endswith("stack down")
+    else:  # only the README's tour runs: a tour mark elsewhere would claim a test that does not exist
+        assert steps == [], f"{document.relative_to(REPO)}: a block marked {TOUR_MARK} outside the README"
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda d: str(d.relative_to(REPO)))
+def test_links_lead_to_existing_files_and_headings(document: Path) -> None:
+    assert broken_links(document) == []
+
+
+def test_heading_anchors_are_githubs() -> None:
+    assert heading_anchor("A tour: from `stack up` to rows in the database") == \
+        "a-tour-from-stack-up-to-rows-in-the-database"
+    assert heading_anchor("Extraction, disk usage and sizing on their own") == \
+        "extraction-disk-usage-and-sizing-on-their-own"
+    assert heading_anchor("A facility's installed hdbpp-es") == "a-facilitys-installed-hdbpp-es"
 
 
 def test_the_matcher_accepts_other_numbers_and_refuses_other_words(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ import click
 
 from hdbbench.cli import check as check_cli
 from hdbbench.cli import devices as devices_cli
+from hdbbench.cli import exporter as exporter_cli
 from hdbbench.cli import extract as extract_cli
 from hdbbench.cli import hosts as hosts_cli
 from hdbbench.cli import migrate as migrate_cli
@@ -36,7 +37,8 @@ def main() -> None:
 
 for command in (stack_cli.stack, schema_cli.schema, devices_cli.devices, subscribers_cli.subscribers,
                 runs_cli.run, size_cli.size, report_cli.report, report_cli.compare, extract_cli.data,
-                extract_cli.extract, hosts_cli.hosts, check_cli.check, migrate_cli.migrate):
+                extract_cli.extract, hosts_cli.hosts, check_cli.check, migrate_cli.migrate,
+                exporter_cli.exporter_command):
     main.add_command(command)
 
 

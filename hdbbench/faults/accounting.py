@@ -22,11 +22,20 @@ Recovery time: from the fault's end `t_e` to the first sample at which the datab
 rows as the devices had emitted at `t_e` minus the trial's final loss — the moment every event emitted
 before the end that will be stored is stored (exact while the subscriber stores in order; a spool
 replayed out of order can make it read early by what was replayed last).
+
+Resumption after a device kill (`resumption`): an attribute of the restarted server resumed when the
+database holds an event of it stamped after the restart; ``never`` counts those without one once the
+queues drained (rows read since the restart). Its time to resume runs from the restart to the poll that
+first saw that row (hdbbench.faults.run polls while it waits), so it includes the attribute's own
+period (a 60-s attribute may emit its first event a minute after the restart) and the storage lag.
+``silent``: those that had emitted before the kill but had no event stored from the load's start to
+the kill (a subscription Tango's event consumer dropped, reference §1c), and how many of them resumed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from hdbbench import subscriber_statistics as st
@@ -101,6 +110,38 @@ def _split_at_kill(emitted: Mapping[str, int], stored: Mapping[str, int], snapsh
         before += max(0, at_kill - stored_before)
         after += max(0, (emitted.get(name, 0) - at_kill) - (stored.get(name, 0) - stored_before))
     return before, after
+
+
+@dataclass(frozen=True)
+class Resumption:
+    """The attributes of a restarted device server against the rows stored after its restart."""
+
+    attributes: int
+    never: tuple[str, ...]      # sorted: no event stored stamped after the restart
+    p50_s: float | None         # time to resume over its attributes; None when past the wait
+    max_s: float | None         # the last one's; None unless every attribute was seen resumed
+    silent: int = 0             # silent before the kill (module docstring)
+    silent_resumed: int = 0     # of those, resumed after the restart
+
+
+def resumption(attributes: Collection[str], stored_since_restart: Mapping[str, int], seen_at: Mapping[str, float],
+               restarted: float, silent_before: Collection[str] = ()) -> Resumption:
+    """`stored_since_restart`: rows per attribute stamped after the restart, counted after the drain;
+    `seen_at`: time.time() of the poll that first saw such a row, per attribute (module docstring). An
+    attribute not seen within the wait counts as infinitely late, so p50 stays defined while at most
+    half of them are. `silent_before`: the attributes silent before the kill."""
+    never = tuple(sorted(a for a in attributes if stored_since_restart.get(a, 0) == 0))
+    delays = sorted(max(0.0, seen_at[a] - restarted) if a in seen_at else math.inf for a in attributes)
+
+    def finite(value: float) -> float | None:
+        return value if math.isfinite(value) else None
+
+    silent = set(silent_before) & set(attributes)
+    silent_resumed = len(silent - set(never))
+    if not delays:
+        return Resumption(0, never, None, None, len(silent), silent_resumed)
+    return Resumption(len(delays), never, finite(delays[(len(delays) - 1) // 2]), finite(delays[-1]), len(silent),
+                      silent_resumed)
 
 
 def recovery_s(times: Sequence[float], stored: Sequence[float], emitted: Sequence[float], ended: float,

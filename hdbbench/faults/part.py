@@ -22,6 +22,9 @@ PROCESS_FAULTS = ("subscriber_kill", "device_kill")
 FAULT_KINDS = ("database_stop", "database_kill", "table_lock", "subscriber_kill", "device_kill",
                "spool_full", "database_full")
 SPOOL_MODES = ("overflow", "write_ahead")
+# device_kill's target: the server the subscribers connect to last (where Tango's event consumer drops
+# subscriptions past its limit, reference §1c) or first.
+DEVICE_TARGETS = ("last", "first")
 MAX_HOLD_S = 3600.0
 MIN_TMPFS_MB = 4
 
@@ -42,6 +45,7 @@ class FaultsPart:
     spool_limit_mb: int = 1024          # the spool's own limit (the tmpfs of spool_full is smaller)
     queue_capacity: int = 100_000       # events the subscriber holds in memory
     spool_full_queue_capacity: int = 100  # spool_full: memory overflows into the full spool at once
+    device: str = "last"                # device_kill: the server connected last or first (DEVICE_TARGETS)
 
     def lib_overrides(self, kind: str, spool_dir: str) -> dict[str, str]:
         """Our subscriber's LibConfiguration keys for the trial of fault `kind`."""
@@ -75,6 +79,7 @@ def parse_faults(reader: Table) -> FaultsPart:
         queue_capacity=reader.integer("queue_capacity", FaultsPart.queue_capacity, minimum=1),
         spool_full_queue_capacity=reader.integer("spool_full_queue_capacity", FaultsPart.spool_full_queue_capacity,
                                                  minimum=1),
+        device=reader.choice("device", DEVICE_TARGETS, FaultsPart.device),
     )
     reader.finish()
     return part

@@ -4,10 +4,11 @@
 ``subscriber_kill``: SIGKILL the (first) subscriber; `end` starts the same instance with the same
 configuration, re-assigns by AttributeAdd what it does not find in its AttributeList property (a
 real hdbpp-es keeps its attributes there) and is back when AttributeStartedNumber equals its count.
-``device_kill``: SIGKILL the first device server; `end` starts the same instance again (same
-registration, so the same devices and seeds), sets the trial's rate and starts its devices; back
-when it is exported and emitting. Each calls `before_kill` just before the signal, so the run can
-sample the devices' counters at that instant (the accounting by reason needs them).
+``device_kill``: SIGKILL the device server the subscribers connect to last (or first: ``[faults]
+device``); `end` starts the same instance again (same registration, so the same devices and seeds),
+gives its attributes the rates they had (a facility's mix: each its own, scaled alike) and starts its
+devices; back when it is exported and emitting. Each calls `before_kill` just before the signal, so
+the run can sample the devices' counters at that instant (the accounting by reason needs them).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import psutil
 
 from hdbbench import subscriber_statistics as st
 from hdbbench.errors import ServerError
+from hdbbench.insertion import LoadTarget
 from hdbbench.servers.process import ProcessRecord
 from hdbbench.subscribers import SubscriberFleet, SubscriberSpec
 
@@ -85,25 +87,31 @@ class SubscriberKill:
 
 
 class DeviceKill:
-    """SIGKILL the first device server of the fleet in `devices_dir` and start it again."""
+    """SIGKILL one device server of the fleet in `devices_dir` and start it again (module docstring)."""
 
     name = "device_kill"
 
-    def __init__(self, devices_dir: Path, tango_host: str, rate_per_attribute: float,
+    def __init__(self, devices_dir: Path, load: LoadTarget, rate: float, which: str,
                  before_kill: Callable[[], None]) -> None:
-        self.devices_dir, self.tango_host = devices_dir, tango_host
-        self.rate_per_attribute, self.before_kill = rate_per_attribute, before_kill
+        self.devices_dir, self.load, self.rate, self.which = devices_dir, load, rate, which
+        self.before_kill = before_kill
         self.marks: dict[str, float] = {}
         self.instance = ""
         self.devices: tuple[str, ...] = ()  # the killed server's devices
+        self.slowest_period_s = 0.0         # of its attributes after the restart (their TargetRateList)
 
     def arm(self) -> None:
+        """The target: the server of the load's last device (the subscribers assign attributes in the
+        load's order, so they connect to that server last) or of its first."""
         from hdbbench.devices import load_fleet
 
         fleet = load_fleet(self.devices_dir)
-        if fleet is None or not fleet.servers:
-            raise ServerError(f"no device server recorded in {self.devices_dir}: nothing to kill")
-        self.instance, self.devices = fleet.servers[0].instance, fleet.servers[0].devices
+        device = (self.load.devices[-1] if self.which == "last" else self.load.devices[0]) if self.load.devices else ""
+        record = next((r for r in fleet.servers if device in r.devices), None) if fleet else None
+        if record is None:
+            raise ServerError(f"no device server of {device or 'the load'} recorded in {self.devices_dir}: "
+                              "nothing to kill")
+        self.instance, self.devices = record.instance, record.devices
 
     def begin(self) -> None:
         from hdbbench.devices import load_fleet
@@ -123,12 +131,15 @@ class DeviceKill:
         self.marks["ended"] = time.time()
         devices.restart(self.devices_dir, self.instance, tie_to_parent=True)
         self.marks["restarted"] = time.time()
-        proxies = [self._proxy(device) for device in self.devices]
-        for proxy in proxies:
-            proxy.command_inout("SetRate", self.rate_per_attribute)
+        # Fresh proxies: they look the restarted devices up at their new ports.
+        proxies = {device: self._proxy(device) for device in self.devices}
+        self.load.set_rate(self.rate, only=proxies)
+        for proxy in proxies.values():
             proxy.command_inout("Start")
+        rates = [float(r) for p in proxies.values() for r in p.read_attribute("TargetRateList").value]
+        self.slowest_period_s = 1.0 / min(rates) if rates and min(rates) > 0 else 0.0
         deadline = time.monotonic() + BACK_TIMEOUT_S
-        while sum(int(p.read_attribute("EventsEmittedTotal").value) for p in proxies) == 0:
+        while sum(int(p.read_attribute("EventsEmittedTotal").value) for p in proxies.values()) == 0:
             if time.monotonic() > deadline:
                 raise ServerError(f"device server {self.instance} restarted but emits nothing")
             time.sleep(0.1)
@@ -140,7 +151,7 @@ class DeviceKill:
     def _proxy(self, device: str) -> Any:
         import tango
 
-        proxy = tango.DeviceProxy(f"tango://{self.tango_host}/{device}")
+        proxy = tango.DeviceProxy(f"tango://{self.load.tango_host}/{device}")
         proxy.set_timeout_millis(10_000)
         return proxy
 

@@ -16,6 +16,7 @@ from hdbbench.faults.accounting import REASONS
 from hdbbench.results import RECORDS, _fields_of
 
 RESULTS_KIND = "faults"
+NAMES_KEPT = 10           # never-resumed attributes named in a record (a facility's can be hundreds)
 TABLE_CSV = "table.csv"   # written through RunPart(run, "faults"): faults-table.csv
 
 
@@ -42,6 +43,17 @@ class FaultTrial:
     memory_queue_max: float | None = None  # ours: MemoryQueueMaxNumber
     memory_queue_capacity: float | None = None  # ours: MemoryQueueCapacity
     wal_replayed: float | None = None  # ours: events a restarted subscriber queued again from its write-ahead log
+    # device_kill (hdbbench.faults.accounting.resumption): the server killed and restarted, its attributes,
+    # those with no event stored after the restart (the first NAMES_KEPT names), the time to resume, and
+    # those silent before the kill (emitted, nothing stored) with how many of them resumed.
+    killed_server: str | None = None
+    killed_attributes: int | None = None
+    never_resumed: int | None = None
+    never_resumed_names: list[str] = field(default_factory=list)
+    resume_p50_s: float | None = None
+    resume_max_s: float | None = None
+    silent_before_kill: int | None = None
+    silent_resumed: int | None = None
     marks: dict[str, float] = field(default_factory=dict)  # time.time() of the fault's steps
     load_started: float | None = None
     drained: bool = False
@@ -68,6 +80,10 @@ class FaultTrial:
             out.append(f"{where}: the reasons add up to {sum(self.lost_by_reason.values()):,}, not {self.lost:,}")
         if self.recovery_s is None:
             out.append(f"{where} did not recover: the database never held every event emitted before the end")
+        if self.never_resumed:
+            names = ", ".join(self.never_resumed_names[:3]) + (", ..." if self.never_resumed > 3 else "")
+            out.append(f"{where}: {self.never_resumed:,} of {self.killed_attributes or 0:,} attributes of the restarted "
+                       f"server {self.killed_server} never resumed ({names})")
         if not self.drained:
             out.append(f"{where}: the subscriber's queue did not drain in time")
         return out
@@ -83,7 +99,9 @@ class FaultTrial:
 RECORDS[RESULTS_KIND] = ("trials", FaultTrial)
 
 TABLE_COLUMNS = ("backend", "kind", "fault", "spool_mode", "emitted", "stored", "lost", *REASONS, "duplicates",
-                 "recovery_s", "peak_memory_bytes", "memory_queue_max", "memory_queue_capacity", "queue_capacity",
+                 "recovery_s", "killed_server", "killed_attributes", "never_resumed", "resume_p50_s", "resume_max_s",
+                 "silent_before_kill", "silent_resumed",
+                 "peak_memory_bytes", "memory_queue_max", "memory_queue_capacity", "queue_capacity",
                  "wal_replayed",
                  "error")
 

@@ -3,9 +3,11 @@
 
 A trial: a fresh HDB++ database; the fault armed (a tmpfs mounted, tables moved); the subscriber(s)
 started with the faults part's spool settings; the devices rewound and emitting at ``rate``; warm-up;
-the fault begins, holds ``hold_s`` and ends; the run waits until the back-log is stored (the gap
-between emitted and stored stops shrinking, at most ``recover_timeout_s``); emission stops; the queues
-drain; then everything is counted (hdbbench.faults.accounting). Everything the trial started or
+the fault begins, holds ``hold_s`` and ends; after a device kill, the run waits until every attribute
+of the restarted server has an event stored again (at most ``recover_timeout_s`` plus the slowest
+attribute's period); then until the back-log is stored (the gap between emitted and stored stops
+shrinking, at most ``recover_timeout_s``); emission stops; the queues drain; then everything is
+counted (hdbbench.faults.accounting). Everything the trial started or
 mounted is stopped or undone in ``finally`` (disarm always), also on failure and Ctrl-C.
 
 ``spool_full`` runs with a small in-memory queue and a database stop at the same time, so the events
@@ -27,7 +29,7 @@ from hdbbench.faults.accounting import KillSnapshot
 from hdbbench.faults.emission import Emission, numbers, peak_memory_bytes
 from hdbbench.faults.part import FaultsPart
 from hdbbench.faults.processes import DeviceKill, SubscriberKill
-from hdbbench.faults.results import RESULTS_KIND, TABLE_COLUMNS, TABLE_CSV, FaultTrial, table_rows
+from hdbbench.faults.results import NAMES_KEPT, RESULTS_KIND, TABLE_COLUMNS, TABLE_CSV, FaultTrial, table_rows
 from hdbbench.insertion import LoadTarget
 from hdbbench.kinds import SubscriberKind, trial_label
 from hdbbench.results import RunDirectory, RunPart, results_document
@@ -36,6 +38,7 @@ from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configurat
 
 SETTLE_S = 2.0          # ZeroMQ subscriptions reach the publisher asynchronously
 PLATEAU_SAMPLES = 4     # the gap emitted − stored is steady over this many 1 Hz samples: recovered
+RESUME_POLL_S = 0.5     # after a device kill: how often the rows stored since the restart are counted
 STATISTICS = (st.PENDING_EVENT_NUMBER, st.ROWS_STORED_NUMBER, st.DUPLICATE_ROW_NUMBER, st.LOST_EVENT_NUMBER,
               st.SPOOLED_EVENT_NUMBER, acc.LOST_QUEUE_FULL, acc.LOST_SPOOL_FULL, acc.QUEUE_CAPACITY, acc.QUEUE_MAX,
               st.WAL_REPLAYED_NUMBER)
@@ -74,7 +77,11 @@ def _line(t: FaultTrial) -> str:
     head = f"  {t.fault} {t.backend}: "
     if t.error:
         return head + f"failed: {t.error}"
-    return head + f"emitted {t.emitted:,}, stored {t.stored:,}, lost {t.lost:,} ({reasons}), recovery {recovery}"
+    line = head + f"emitted {t.emitted:,}, stored {t.stored:,}, lost {t.lost:,} ({reasons}), recovery {recovery}"
+    if t.killed_server is not None:
+        last = f"the last {t.resume_max_s:.1f} s after the restart" if t.resume_max_s is not None else "not all in time"
+        line += f"; {t.killed_server}: {t.never_resumed:,} of {t.killed_attributes:,} attributes never resumed, {last}"
+    return line
 
 
 class FaultTrialRun:
@@ -94,6 +101,8 @@ class FaultTrialRun:
         self.peak_memory = 0
         self.load_started = 0.0
         self.killed_statistics: dict[str, float] = {}  # a killed subscriber's last statistics
+        self.device_kill: DeviceKill | None = None
+        self.resumed_at: dict[str, float] = {}  # after a device kill: when a row stamped after the restart was seen
 
     def record(self, **figures: Any) -> FaultTrial:
         p = self.part
@@ -152,6 +161,8 @@ class FaultTrialRun:
         marks.setdefault("ended", ended)
         if isinstance(injector, SubscriberKill):
             self._wait_resubscribed(marks)
+        if isinstance(injector, DeviceKill):
+            self._wait_resumed(injector, marks)
         self._wait_recovered(sampler)
         self.load.stop()
         marks["load_stopped"] = time.time()
@@ -163,8 +174,9 @@ class FaultTrialRun:
         if self.fault == "subscriber_kill":
             return SubscriberKill(self.fleet, specs[0], self._before_kill)
         if self.fault == "device_kill":
-            return DeviceKill(self.devices_dir, self.load.tango_host,
-                              self.part.rate / max(1, len(self.load.attributes)), self._before_kill)
+            self.device_kill = DeviceKill(self.devices_dir, self.load, self.part.rate, self.part.device,
+                                          self._before_kill)
+            return self.device_kill
         from hdbbench.faults.injectors import FaultTarget, make_injector
 
         target = FaultTarget(state_dir=self.state_dir, backend=self.backend.name, database=self.backend.database,
@@ -190,18 +202,12 @@ class FaultTrialRun:
         """The devices' per-attribute counters just before a process kill (hdbbench.faults.accounting)."""
         emitted = self.emission.per_attribute()
         self.snapshot = {"at": time.time(), "emitted": emitted}
-        if self.fault == "device_kill":
-            killed = {d.lower() for d in self._killed_devices()}
+        if self.device_kill is not None:
+            killed = {d.lower() for d in self.device_kill.devices}
             self.snapshot["attributes"] = frozenset(a for a in emitted if a.rsplit("/", 1)[0].split("/", 3)[-1] in killed)
             self.emission.freeze(killed, emitted)
         else:
             self.snapshot["attributes"] = frozenset(emitted)
-
-    def _killed_devices(self) -> tuple[str, ...]:
-        from hdbbench.devices import load_fleet
-
-        fleet = load_fleet(self.devices_dir)
-        return fleet.servers[0].devices if fleet and fleet.servers else ()
 
     # --- subscribers, probes, recovery, drain ------------------------------------------------------
     def _subscriber_specs(self) -> list[SubscriberSpec]:
@@ -246,6 +252,26 @@ class FaultTrialRun:
                 self.snapshot["until_resubscribed"] = self.emission.total() - sum(self.snapshot["emitted"].values())
                 return
             time.sleep(0.1)
+
+    def _wait_resumed(self, kill: DeviceKill, marks: dict[str, float]) -> None:
+        """Until every attribute of the restarted server has a row stamped after its restart, noting
+        when each was first seen (its time to resume). Bounded by recover_timeout_s plus the slowest
+        attribute's period: an attribute not yet due has not failed to resume."""
+        attributes = self.snapshot["attributes"]
+        since = _utc(marks["restarted"])
+        deadline = time.monotonic() + self.part.recover_timeout_s + kill.slowest_period_s
+        while True:
+            stored = self.backend.count_rows_by_attribute(since=since)
+            seen = time.time()
+            for name in attributes:
+                if name not in self.resumed_at and stored.get(name, 0) > 0:
+                    self.resumed_at[name] = seen
+            if len(self.resumed_at) == len(attributes):
+                marks["resumed"] = seen
+                return
+            if time.monotonic() > deadline:
+                return
+            time.sleep(RESUME_POLL_S)
 
     def _wait_recovered(self, sampler: Sampler) -> None:
         """Until the gap between emitted and stored stops shrinking (or recover_timeout_s)."""
@@ -295,6 +321,7 @@ class FaultTrialRun:
         times, columns = _wall_columns(series, ("db.stored", "dev.emitted"))
         duplicates = _duplicates(final, before, emitted, stored)
         return self.record(
+            **self._resumption(marks),
             emitted=loss.emitted, stored=loss.stored, lost=loss.lost, duplicates=duplicates,
             lost_by_reason=loss.lost_by_reason,
             recovery_s=acc.recovery_s(times, columns["db.stored"], columns["dev.emitted"], marks["ended"], loss.lost),
@@ -302,6 +329,19 @@ class FaultTrialRun:
             memory_queue_max=_largest(final, before, acc.QUEUE_MAX), memory_queue_capacity=final.get(acc.QUEUE_CAPACITY),
             wal_replayed=final.get(st.WAL_REPLAYED_NUMBER),
             marks=marks, load_started=self.load_started, drained=drained)
+
+    def _resumption(self, marks: dict[str, float]) -> dict[str, Any]:
+        """A device kill's figures of FaultTrial (hdbbench.faults.accounting.resumption); none otherwise."""
+        if self.device_kill is None or "restarted" not in marks:
+            return {}
+        after = self.backend.count_rows_by_attribute(since=_utc(marks["restarted"]))
+        before = self.backend.count_rows_by_attribute(since=_utc(self.load_started), until=_utc(self.snapshot["at"]))
+        silent = {a for a in self.snapshot["attributes"] if self.snapshot["emitted"].get(a, 0) and not before.get(a)}
+        resumed = acc.resumption(self.snapshot["attributes"], after, self.resumed_at, marks["restarted"], silent)
+        return {"killed_server": self.device_kill.instance, "killed_attributes": resumed.attributes,
+                "never_resumed": len(resumed.never), "never_resumed_names": list(resumed.never[:NAMES_KEPT]),
+                "resume_p50_s": resumed.p50_s, "resume_max_s": resumed.max_s,
+                "silent_before_kill": resumed.silent, "silent_resumed": resumed.silent_resumed}
 
 
 class Together:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import measure
+from hdbbench.outside import STORED_EVENTS_COLUMN
 from hdbbench.backends.registry import server_of
 from hdbbench.results import (FORMAT_VERSION, CaseSize, QuerySummary, ResultsDocument, ResultsFormatError,
                               read_results)
@@ -183,8 +184,10 @@ def read_series(path: Path) -> dict[str, list[float]]:
 
 
 def stored_rates(series: Mapping[str, Sequence[float]]) -> list[tuple[float, float]]:
-    """(t_s, rows stored per second) from the cumulative RowsStoredNumber."""
-    times, rows = series.get("t_s") or [], series.get("sub.RowsStoredNumber") or []
+    """(t_s, events stored per second): from the database's counter in events (the same for every
+    kind, hdbbench.outside.STORED_EVENTS_COLUMN), else (older runs) our RowsStoredNumber."""
+    name = STORED_EVENTS_COLUMN if series.get(STORED_EVENTS_COLUMN) else "sub.RowsStoredNumber"
+    times, rows = series.get("t_s") or [], series.get(name) or []
     pairs = [(t, r) for t, r in zip(times, rows) if math.isfinite(t) and math.isfinite(r)]
     return measure.rates_per_second([p[0] for p in pairs], [p[1] for p in pairs])
 

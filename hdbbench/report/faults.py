@@ -5,7 +5,7 @@ faults.json (the faults part of ``hdbbench run``, hdbbench.faults) holds one `Fa
 subscriber kind and fault; ``faults-series-<label>.csv`` its 1 Hz samples. The section shows, in
 this order: the events lost per fault and backend stacked by reason; per fault, the rate stored in
 the database around the fault with its window shaded; the fault table (emitted / stored / lost by
-reason / duplicates / recovery / peak memory against capacity), folded away and also written as
+reason / duplicates / recovery / a device kill's resumption / peak memory against capacity), folded away and also written as
 ``faults-table.csv``; a sentence per failure (a database fault that lost events, a loss without a
 reason, a trial that did not recover or did not complete) and the definitions used.
 """
@@ -36,6 +36,11 @@ REASON_NOTE = ("lost = emitted (device counters) − stored (rows, distinct per 
                "timestamps: before = in the subscriber's memory / in flight out of the device, after = emitted "
                "while the subscriber was down / before it subscribed again; spool_full and queue_full are our "
                "subscriber's own counts; unattributed = the rest, a failure.")
+RESUME_NOTE = ("resumed (device_kill): attributes of the restarted server with an event stored stamped after the "
+               "restart, counted after the drain; time to resume: from the restart to the poll (every 0.5 s) that "
+               "first saw such a row, p50 and max over its attributes (includes each attribute's own period); "
+               "silent before: attributes that had emitted but had no event stored from the load's start to the "
+               "kill, and how many of them resumed")
 
 
 def faults_section(run_dir: Path, colours: Colours) -> Section | None:
@@ -60,7 +65,8 @@ def faults_section(run_dir: Path, colours: Colours) -> Section | None:
         section.figures.append((f"{fault}: rows stored per second (solid) and events emitted per second (dotted) "
                                 f"since the fault began; shaded: the fault", _rates(run_dir, of_fault, colours)))
     section.tables.append(_folded(trials))
-    section.note = f"{RECOVERY}. {REASON_NOTE}"
+    section.note = f"{RECOVERY}. {REASON_NOTE}" + (
+        f" {RESUME_NOTE}." if any(t.killed_server is not None for t in trials) else "")
     section.finding = _finding(trials)
     return section
 
@@ -123,17 +129,27 @@ def _memory(t: FaultTrial) -> str:
     return f"{peak}; capacity {t.queue_capacity:,} events"
 
 
+def _resumed(t: FaultTrial) -> str:
+    """A device kill's resumption in one cell: resumed of its attributes, time to resume p50 / max."""
+    if t.killed_server is None or t.killed_attributes is None or t.never_resumed is None:
+        return "–"
+    silent = f"; silent before: {t.silent_resumed or 0:,} of {t.silent_before_kill:,}" if t.silent_before_kill else ""
+    return (f"{t.killed_server}: {t.killed_attributes - t.never_resumed:,} of {t.killed_attributes:,}; "
+            f"p50/max {fmt(t.resume_p50_s)}/{fmt(t.resume_max_s)} s{silent}")
+
+
 def _folded(trials: Sequence[FaultTrial]) -> str:
     shown = [r for r in REASONS if any(t.lost_by_reason.get(r) for t in trials)] or ["unattributed"]
+    resumes = any(t.killed_server is not None for t in trials)
     head = ["fault", "backend", "kind", "spool", "emitted", "stored", "lost", *shown, "duplicates", "recovery (s)",
-            "peak memory vs capacity", "result"]
+            *(["resumed after the restart"] if resumes else []), "peak memory vs capacity", "result"]
     rows = []
     for t in trials:
         verdict = "failed" if t.problems() else "ok"
         rows.append([t.fault, t.backend, t.kind, f"{t.spool_mode} {t.spool_sync_ms} ms", f"{t.emitted:,}",
                      f"{t.stored:,}", f"{t.lost:,}", *(f"{t.lost_by_reason.get(r, 0):,}" for r in shown),
-                     f"{t.duplicates:,}", fmt(t.recovery_s) if t.recovery_s is not None else "–", _memory(t),
-                     verdict])
+                     f"{t.duplicates:,}", fmt(t.recovery_s) if t.recovery_s is not None else "–",
+                     *([_resumed(t)] if resumes else []), _memory(t), verdict])
     table = html_table(head, rows, "every fault trial; also faults-table.csv in the run directory")
     return f"<details><summary>The fault table ({len(trials)} trials)</summary>{table}</details>"
 
@@ -149,6 +165,13 @@ def _finding(trials: Sequence[FaultTrial]) -> Finding:
         reasons = ", ".join(f"{v:,} {k.replace('_', ' ')}" for k, v in t.lost_by_reason.items()) or "nothing"
         finding.sentences.append(f"{t.fault} on {t.backend} lost {t.lost:,} of {t.emitted:,} events: {reasons} "
                                  f"(spool {t.spool_mode}, sync {t.spool_sync_ms} ms).")
+        if t.killed_server is not None and t.killed_attributes is not None and t.never_resumed is not None:
+            finding.sentences.append(
+                f"After {t.killed_server} was restarted ({t.backend}, {t.kind}), {t.killed_attributes - t.never_resumed:,}"
+                f" of its {t.killed_attributes:,} attributes resumed (time to resume p50 {fmt(t.resume_p50_s)} s, "
+                f"max {fmt(t.resume_max_s)} s)" + (
+                    f"; {t.silent_resumed or 0:,} of the {t.silent_before_kill:,} that were silent before the kill "
+                    "resumed." if t.silent_before_kill else "."))
     recovered = [t.recovery_s for t in trials if t.recovery_s is not None]
     if recovered:
         finding.sentences.append(f"Recovery took {min(recovered):.1f} to {max(recovered):.1f} s after a fault's end.")

@@ -44,7 +44,7 @@ def throughput_section(view: Insertion, colours: plots.Colours) -> Section:
     over_time = {b: data.stored_rates(_series(view, t.label)) for b, t in trials.items()}
     offered = {b: num(t.trial.get("offered_rate")) for b, t in trials.items()}
     same_offer = len(set(offered.values())) == 1
-    section.figures.append(("Rows stored per second over time (throughput trial)", plots.lines(
+    section.figures.append(("Events stored per second over time, database counter (throughput trial)", plots.lines(
         over_time, colours, "time since start (s)", "stored rate (events/s)",
         hline=next(iter(offered.values())) if same_offer else None, hline_label="offered rate",
         shade_to=view.warmup_s)))
@@ -223,7 +223,8 @@ def loss_section(view: Insertion) -> Section:
     for t in view.trials:
         if unproven := int(num(t.trial.get("delivery_unproven")) or 0):
             cause = t.trial.get("delivery_unproven_cause") or "cause not recorded"
-            section.finding.warnings.append(f"{t.label}: {unproven:,} attributes delivered no event before the load "
+            section.finding.warnings.append(f"{t.label}: {unproven:,} attribute{'s' if unproven > 1 else ''} delivered "
+                                            "no event before the load "
                                             f"(their events count as lost): {cause}.")
     undrained = [t.label for t in view.trials if dig(t.trial, "accounting", "not_drained")]
     if undrained:

@@ -152,7 +152,7 @@ def saturation(steps: Mapping[str, Sequence[tuple[float, float, bool]]], colours
         ax.set_xlim(left=min(p[0] for pts in steps.values() for p in pts) * 0.9 if any(steps.values()) else 0)
         ax.set_ylim(bottom=0)
     ax.set_xlabel("offered rate (events/s)")
-    ax.set_ylabel("stored rate, median (events/s)")
+    ax.set_ylabel("stored rate over the step (events/s)")
     ax.legend(loc="best", fontsize=8)
     return to_svg(fig)
 

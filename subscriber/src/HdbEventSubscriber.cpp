@@ -9,6 +9,7 @@
 #include "config.h"
 #include "event_consumer_hwm.h"
 #include "event_queue.h"
+#include "metrics_exposition.h"
 #include "null_writer.h"
 #include "spool.h"
 #include "writer.h"
@@ -165,8 +166,28 @@ void HdbEventSubscriber::add_attribute_list() {
     }
 }
 
+void HdbEventSubscriber::start_metrics(std::uint16_t port) {
+    if (port == 0) return;
+    // The thread renders the archiver's immutable snapshot: nothing of the device is touched.
+    const Archiver *core = archiver_.get();
+    const std::string device = to_lower(get_name());
+    const bool strict = strict_;
+    try {
+        metrics_ = std::make_unique<MetricsServer>(
+            port, [core, device, strict] { return render_metrics(*core->snapshot(), device, strict); },
+            kMetricsContentType);
+        log("info", "metrics at http://127.0.0.1:" + std::to_string(metrics_->port()) + "/metrics");
+    } catch (const std::exception &e) {
+        // Archiving goes on without the endpoint; the state says so until an Init with a free port.
+        metrics_error_ = std::string("Metrics endpoint off (LibConfiguration metrics_port=") + std::to_string(port) +
+                         "): " + e.what() + "; free the port or choose another, then Init.";
+        log("error", metrics_error_);
+    }
+}
+
 void HdbEventSubscriber::init_device() {
     fault_.clear();
+    metrics_error_.clear();
     ignored_lines_.clear();
     set_state(Tango::INIT);
     set_status("Initialising");
@@ -217,11 +238,13 @@ void HdbEventSubscriber::init_device() {
     archiver_->start_threads();
     archiver_->refresh_snapshot();
     snap_ = archiver_->snapshot();
+    start_metrics(lib.metrics_port);
     log("info", "started with " + std::to_string(snap_->all.size()) + " attributes, backend " +
                     lib.backend + (strict_ ? " (strict)" : ""));
 }
 
 void HdbEventSubscriber::delete_device() {
+    metrics_.reset();  // its thread reads the archiver's snapshots: stopped before the archiver goes
     list_saver_.reset();  // saves a pending AttributeList while the registry is still there
     if (archiver_) archiver_->stop_threads();
     archiver_.reset();
@@ -277,6 +300,10 @@ void HdbEventSubscriber::always_executed_hook() {
         status += " Write-ahead log failing, " + std::to_string(s.wal_unlogged) + " events unlogged so far (" +
                   s.queue_error + ").";
         if (state == Tango::ON) state = Tango::ALARM;
+    }
+    if (!metrics_error_.empty()) {
+        status += " " + metrics_error_;
+        if (state == Tango::ON || state == Tango::OFF) state = Tango::ALARM;
     }
     set_state(state);
     set_status(status);

@@ -13,6 +13,7 @@
 
 #include "archiver.h"
 #include "coalescing_saver.h"
+#include "metrics_server.h"
 #include "tango_subscriptions.h"
 
 namespace HdbEventSubscriber_ns {
@@ -53,6 +54,7 @@ private:
     void read_properties();
     hdbbench::ArchiverOptions archiver_options() const;
     void add_attribute_list();
+    void start_metrics(std::uint16_t port);
     // Our statistics beyond HDB++'s exist unless the subscriber is strict (hdbpp_strict=1).
     void show_our_statistics(bool show);
     std::string default_cs() const;
@@ -79,6 +81,9 @@ private:
     std::unique_ptr<hdbbench::Archiver> archiver_;
     std::unique_ptr<hdbbench::TangoSubscriptions> subscriptions_;
     std::unique_ptr<hdbbench::CoalescingSaver> list_saver_;  // destroyed (and flushed) before archiver_
+    // GET /metrics (LibConfiguration metrics_port); it renders archiver_'s snapshots, so it is stopped first.
+    std::unique_ptr<hdbbench::MetricsServer> metrics_;
+    std::string metrics_error_;  // why the endpoint is off although asked for ("" otherwise): state ALARM
     std::string fault_;
     std::vector<std::string> ignored_lines_;  // AttributeList lines that could not be parsed
     int log_level_ = 1;  // 0 disabled, 1 error, 2 warning, 3 info, 4 debug

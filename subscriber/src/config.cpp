@@ -122,6 +122,9 @@ const Keys &common_keys() {
         {"resubscribe_silent", [](LibConfig &c, const std::string &k, const std::string &v) {
              c.resubscribe_silent = parse_bool(k, v);
          }},
+        {"metrics_port", [](LibConfig &c, const std::string &k, const std::string &v) {
+             c.metrics_port = static_cast<std::uint16_t>(parse_uint(k, v, 0, 65535));  // 0: no endpoint
+         }},
         // libzmq takes the high-water mark as an int.
         {"event_sub_send_hwm", [](LibConfig &c, const std::string &k, const std::string &v) {
              c.event_sub_send_hwm =

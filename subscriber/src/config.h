@@ -59,6 +59,8 @@ struct LibConfig {
     // The subscription watchdog (AttributeRegistry::resubscribe_silent): off by default, as a
     // re-subscription reads the attribute again (one more initial-value event).
     bool resubscribe_silent = false;
+    // Port of the Prometheus endpoint GET /metrics on 127.0.0.1 (metrics_server.h); 0: none.
+    std::uint16_t metrics_port = 0;
     std::map<std::string, std::string> raw;  // every key as given
 
     // Parse key=value lines; blank lines and lines starting with '#' are ignored. The writer is

@@ -75,6 +75,16 @@ TEST(LibConfig, EventSubSendHwm) {
     EXPECT_THROW(LibConfig::parse({"event_sub_send_hwm="}), ConfigError);
 }
 
+TEST(LibConfig, MetricsPort) {
+    EXPECT_EQ(LibConfig::parse({}).metrics_port, 0u);  // default: no endpoint
+    EXPECT_EQ(LibConfig::parse({"metrics_port=9100"}).metrics_port, 9100u);
+    EXPECT_EQ(LibConfig::parse({"metrics_port=65535"}).metrics_port, 65535u);
+    EXPECT_EQ(LibConfig::parse({"hdbpp_strict=1", "metrics_port=9100"}).metrics_port, 9100u);
+    EXPECT_THROW(LibConfig::parse({"metrics_port=65536"}), ConfigError);
+    EXPECT_THROW(LibConfig::parse({"metrics_port=-1"}), ConfigError);
+    EXPECT_THROW(LibConfig::parse({"metrics_port=http"}), ConfigError);
+}
+
 TEST(LibConfig, ResubscribeSilent) {
     EXPECT_FALSE(LibConfig::parse({}).resubscribe_silent);
     EXPECT_TRUE(LibConfig::parse({"resubscribe_silent=1"}).resubscribe_silent);

@@ -62,6 +62,17 @@ def constant_name(name: str) -> str:
     return spaced.upper()
 
 
+def metric_name(name: str, origin: str) -> str:
+    """The Prometheus name of a statistic, as hdbbench-es serves it (src/metrics_exposition.cpp):
+    AttributePendingNumber -> hdbpp_attribute_pending_number, RowsStoredNumber -> hdbbench_rows_stored_number."""
+    return ("hdbbench_" if origin == "OURS" else "hdbpp_") + constant_name(name).lower()
+
+
+def metric_help(name: str, unit: str, description: str) -> str:
+    """The HELP text of a metric, as hdbbench-es serves it."""
+    return (description or name) + (f" ({unit})" if unit else "")
+
+
 def render(definitions: list[tuple[str, str, str, str, str]]) -> str:
     lines = [
         "# SPDX-License-Identifier: Apache-2.0",
@@ -93,6 +104,15 @@ def render(definitions: list[tuple[str, str, str, str, str]]) -> str:
     lines += [
         "SCALARS: frozenset[str] = frozenset(name for name, _, kind, _ in TABLE if kind in SCALAR_KINDS)",
         "UNITS: dict[str, str] = {name: unit for name, _, _, unit in TABLE if unit}",
+        "",
+        "# Prometheus: the metric of each scalar statistic and its HELP text, as hdbbench-es serves them",
+        "# (LibConfiguration metrics_port) and hdbbench's exporter names them for any HdbEventSubscriber.",
+        "METRICS: dict[str, tuple[str, str]] = {",
+    ]
+    lines.extend(f"    {constant_name(n)}: ({metric_name(n, o)!r}, {metric_help(n, u, d)!r}),"
+                 for n, o, k, u, d in definitions if k in SCALAR_KINDS)
+    lines += [
+        "}",
     ]
     return "\n".join(lines) + "\n"
 

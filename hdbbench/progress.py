@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Progress of a run's trials that people can read: live on a terminal, plain lines elsewhere.
+
+On a terminal a rich progress bar per trial shows the trial, the rate stored over the last samples
+(the database's counter where the trial reads it), the queue (HDB++'s AttributePendingNumber) and
+the visibility lag, with elapsed time and an estimate of what is left. Not on a terminal (CI logs,
+a redirected run) the same figures go out as one plain line every `PLAIN_PERIOD_S`, and every
+trial ends with one line of its verdicts either way (`trial_line`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from hdbbench import subscriber_statistics as st
+from hdbbench.outside import COUNTER_COLUMN, LAG_COLUMN
+
+PLAIN_PERIOD_S = 10.0
+
+
+class TrialProgress:
+    """The progress callback of `hdbbench.insertion.Trial` (phase, fraction done, latest sample)."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.live = console.is_terminal
+        self._bar = Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
+                             TimeRemainingColumn(), console=console, transient=False) if self.live else None
+        self._task: Any = None
+        self._previous: tuple[float, float] | None = None   # (t_s, stored) of the last sample seen
+        self._rate: float | None = None
+        self._started = time.monotonic()
+        self._printed = 0.0
+
+    def __enter__(self) -> TrialProgress:
+        if self._bar is not None:
+            self._bar.__enter__()
+            self._task = self._bar.add_task("starting", total=1.0)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(kind, error, tb)
+
+    def new_trial(self, label: str) -> None:
+        self._previous, self._rate = None, None
+        self._started = self._printed = time.monotonic()
+        if self._bar is not None:
+            self._bar.reset(self._task, description=label)
+        else:
+            self.console.print(f"trial {label}: started", soft_wrap=True)
+
+    def __call__(self, phase: str, done: float, latest: Mapping[str, float]) -> None:
+        text = f"{phase:30s} {self.figures(latest)}"
+        if self._bar is not None:
+            self._bar.update(self._task, description=text, completed=done)
+            return
+        now = time.monotonic()
+        if now - self._printed >= PLAIN_PERIOD_S:
+            self._printed = now
+            elapsed = now - self._started
+            left = f", about {elapsed * (1 - done) / done:.0f} s left" if 0 < done < 1 else ""
+            self.console.print(f"  {text}  [{elapsed:.0f} s{left}]", highlight=False, soft_wrap=True)
+
+    def figures(self, latest: Mapping[str, float]) -> str:
+        """Stored rate over the last two samples, queue and visibility lag, where the sample has them."""
+        stored = latest.get(COUNTER_COLUMN, latest.get(f"sub.{st.ROWS_STORED_NUMBER}"))
+        if stored is not None and "t_s" in latest:
+            if self._previous is not None and latest["t_s"] > self._previous[0]:
+                self._rate = (stored - self._previous[1]) / (latest["t_s"] - self._previous[0])
+            self._previous = (latest["t_s"], stored)
+        parts = []
+        if self._rate is not None:
+            parts.append(f"stored {self._rate:,.0f}/s")
+        if (pending := latest.get(f"sub.{st.ATTRIBUTE_PENDING_NUMBER}")) is not None:
+            parts.append(f"queue {pending:,.0f}")
+        if (lag := latest.get(LAG_COLUMN)) is not None:
+            parts.append(f"lag {lag:.2f} s")
+        return "  ".join(parts)
+
+
+def trial_line(summary: Mapping[str, Any]) -> str:
+    """One line of a finished trial's verdicts: stored rate, loss by reason, and a search's outcome."""
+    label = f"{summary.get('label')} ({summary.get('subscriber_kind') or 'hdbbench-es'})"
+    rate = (summary.get("stored_rate") or {}).get("median")
+    acc = summary.get("accounting") or {}
+    parts = [f"median stored {rate:,.0f}/s" if isinstance(rate, (int, float)) and rate == rate else "no stored rate"]
+    lost = int(acc.get("lost") or 0)
+    reasons = ", ".join(f"{n:,} {r.replace('_', ' ')}" for r, n in (acc.get("lost_by_reason") or {}).items())
+    parts.append(f"lost {lost:,}" + (f" ({reasons})" if reasons else ""))
+    if sat := summary.get("saturation"):
+        last = sat.get("last_sustainable_rate")
+        ended = ", ".join(sat.get("ended_by") or []) or sat.get("limited_by")
+        parts.append(f"last sustainable {last:,.0f}/s, ended by {ended}" if last else f"saturated at once ({ended})")
+    if summary.get("delivery_unproven"):
+        parts.append(f"{summary['delivery_unproven']:,} attributes unproven: {summary.get('delivery_unproven_cause')}")
+    return f"trial {label}: " + "; ".join(parts)
