@@ -152,32 +152,33 @@ class PostgresBackend(PgFaults, PgExtraction, Backend):
 
     def count_rows_by_attribute(self, since: datetime | None = None, until: datetime | None = None) -> dict[str, int]:
         counts: dict[str, int] = {}
-        since = since or datetime(1970, 1, 1, tzinfo=timezone.utc)
-        until = until or datetime(9999, 1, 1, tzinfo=timezone.utc)
-        with self.connect() as conn:
-            names = dict(conn.execute("SELECT att_conf_id, att_name FROM att_conf").fetchall())
-            tables = [row[0] for row in conn.execute("SELECT DISTINCT table_name FROM att_conf").fetchall()]
-            for table in tables:
-                query = sql.SQL("SELECT att_conf_id, count(*) FROM {} WHERE data_time >= %s AND data_time < %s"
-                                " GROUP BY att_conf_id").format(sql.Identifier(table))
-                for att_id, count in conn.execute(query, (since, until)).fetchall():
-                    counts[names[att_id]] = counts.get(names[att_id], 0) + int(count)
+        query = "SELECT att_conf_id, '', count(*) FROM {} WHERE data_time >= %s AND data_time < %s GROUP BY 1"
+        for name, _, count in self._per_data_table(query, since, until):
+            counts[name] = counts.get(name, 0) + count
         return counts
 
     def count_error_events(self, since: datetime, until: datetime | None = None) -> dict[str, dict[str, int]]:
         counts: dict[str, dict[str, int]] = {}
-        until = until or datetime(9999, 1, 1, tzinfo=timezone.utc)
+        query = ("SELECT t.att_conf_id, e.error_desc, count(*) FROM {} t JOIN att_error_desc e"
+                 " USING (att_error_desc_id) WHERE t.data_time >= %s AND t.data_time < %s GROUP BY 1, 2")
+        for name, desc, count in self._per_data_table(query, since, until):
+            per = counts.setdefault(name, {})
+            per[desc] = per.get(desc, 0) + count
+        return counts
+
+    def _per_data_table(self, query: str, since: datetime | None, until: datetime | None) -> list[tuple[str, str, int]]:
+        """`query` (att_conf_id, description, count; placeholders since, until; {} the table) over every data
+        table of an attribute in att_conf, as (attribute name, description, count)."""
+        bounds = (since or datetime(1970, 1, 1, tzinfo=timezone.utc), until or datetime(9999, 1, 1, tzinfo=timezone.utc))
+        out: list[tuple[str, str, int]] = []
         with self.connect() as conn:
             names = dict(conn.execute("SELECT att_conf_id, att_name FROM att_conf").fetchall())
             tables = [row[0] for row in conn.execute("SELECT DISTINCT table_name FROM att_conf").fetchall()]
             for table in tables:
-                query = sql.SQL("SELECT t.att_conf_id, e.error_desc, count(*) FROM {} t JOIN att_error_desc e"
-                                " USING (att_error_desc_id) WHERE t.data_time >= %s AND t.data_time < %s"
-                                " GROUP BY 1, 2").format(sql.Identifier(table))
-                for att_id, desc, count in conn.execute(query, (since, until)).fetchall():
-                    per = counts.setdefault(names[att_id], {})
-                    per[str(desc)] = per.get(str(desc), 0) + int(count)
-        return counts
+                statement = sql.SQL(query).format(sql.Identifier(table))  # type: ignore[arg-type]
+                for att_id, desc, count in conn.execute(statement, bounds).fetchall():
+                    out.append((names[att_id], str(desc), int(count)))
+        return out
 
     def size_bytes(self) -> int:
         with self.connect() as conn:
