@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench.backends import BACKENDS, SchemaVariant, backend_for_stack, server_of
+from hdbbench.backends.registry import cold_notes, server_kind
 from hdbbench.backends.base import ColdRestart, ExtractionBackend, extraction_of
 from hdbbench.datagen import ORDERS, generate
 from hdbbench.errors import ConfigError, HdbbenchError, ServerError
@@ -162,7 +163,7 @@ class ColdStarter:
     def mode(self) -> str:
         if self.stack is None:
             return "not restarted (no private stack): cold runs are recorded as first runs"
-        pool = "; MariaDB without buffer-pool dump/load"
+        pool = "".join(f"; {note}" for note in cold_notes())
         if self.dropped:
             return "server restarted, OS page cache dropped" + pool
         why = "disabled" if not self.drop_caches else f"{DROP_CACHES} not writable"
@@ -170,7 +171,9 @@ class ColdStarter:
 
     def restart(self, backend: ExtractionBackend) -> str:
         name = server_of(backend.name)
-        server = getattr(self.stack, "_servers", {}).get(name)
+        if name is None or not server_kind(backend.name).process:
+            raise ServerError(f"cold runs restart the server of backend {backend.name}, and it has no process")
+        server = self.stack.server(name) if self.stack is not None else None
         if server is None:
             raise ServerError(f"cold runs restart the {name} server, and the stack does not own one (external server?)")
         before = server.meta().get("port")

@@ -26,42 +26,45 @@ CPU is not sampled from the controller (they are on other hosts); results name e
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hdbbench.errors import ConfigError, ServerError
 from hdbbench.servers.ports import LOOPBACK, check_address
+from hdbbench.servers.registry import hosts_keys
 from hdbbench.subscribers import SubscriberFleet, SubscriberSpec
 from hdbbench.tomlfile import Table, read_document
 
-SERVER_COMPONENTS = {"tango_db": "tango", "postgres": "postgres", "mariadb": "mariadb"}  # [hosts] key -> stack
+SERVER_COMPONENTS = hosts_keys()  # [hosts] key -> server kind (hdbbench.servers.registry)
 HOSTS_KEYS = (*SERVER_COMPONENTS, "devices", "subscribers", "controller")
 IDLE_CONFIGURATION = ("backend=null",)  # a subscriber between trials: stores nothing, connects nowhere
 
 
 @dataclass(frozen=True)
 class Hosts:
-    tango_db: str = LOOPBACK
-    postgres: str = LOOPBACK
-    mariadb: str = LOOPBACK
+    servers: Mapping[str, str] = field(default_factory=dict)  # [hosts] key of a server kind -> address
     devices: tuple[str, ...] = (LOOPBACK,)
     subscribers: tuple[str, ...] = (LOOPBACK,)
     controller: str = LOOPBACK
 
+    def server(self, key: str) -> str:
+        """The address of the server of [hosts] key `key` (loopback when not given)."""
+        return self.servers.get(key, LOOPBACK)
+
     @property
     def distributed(self) -> bool:
         """True when some component is not on loopback: each host then starts its own components."""
-        return any(a != LOOPBACK for a in (self.tango_db, self.postgres, self.mariadb, self.controller,
-                                           *self.devices, *self.subscribers))
+        return any(a != LOOPBACK for a in (*self.servers.values(), self.controller, *self.devices, *self.subscribers))
 
     def servers_on(self, address: str) -> tuple[str, ...]:
-        """The stack components (postgres, mariadb, tango) this host runs."""
-        return tuple(stack for key, stack in SERVER_COMPONENTS.items() if getattr(self, key) == address)
+        """The stack components (server kinds) this host runs."""
+        return tuple(stack for key, stack in SERVER_COMPONENTS.items() if self.server(key) == address)
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+        return {**{key: self.server(key) for key in SERVER_COMPONENTS}, "devices": list(self.devices),
+                "subscribers": list(self.subscribers), "controller": self.controller}
 
 
 def parse_hosts(reader: Table) -> Hosts:
@@ -77,8 +80,8 @@ def parse_hosts(reader: Table) -> Hosts:
             raise reader.fail(key, "names a host twice")
         return addresses
 
-    hosts = Hosts(tango_db=one("tango_db"), postgres=one("postgres"), mariadb=one("mariadb"),
-                  devices=several("devices"), subscribers=several("subscribers"), controller=one("controller"))
+    hosts = Hosts(servers={key: one(key) for key in SERVER_COMPONENTS}, devices=several("devices"),
+                  subscribers=several("subscribers"), controller=one("controller"))
     reader.finish()
     return hosts
 
@@ -145,7 +148,7 @@ def describe(scenario: Any) -> dict[str, Any]:
     hosts = scenario_hosts(scenario)
     return {
         "distributed": hosts.distributed,
-        **{key: getattr(hosts, key) for key in (*SERVER_COMPONENTS, "controller")},
+        **{key: hosts.server(key) for key in SERVER_COMPONENTS}, "controller": hosts.controller,
         "device_servers": device_server_hosts(scenario),
         "subscribers": {SubscriberSpec(n, ()).device: a for n, a in subscriber_hosts(scenario).items()},
         "cpu_sampled": "every process" if not hosts.distributed

@@ -241,8 +241,7 @@ class Trial:
 
     def _start_subscribers(self, fleet: SubscriberFleet, backend: Any) -> list[str]:
         s = self.settings
-        lines = lib_configuration(s.backend, backend.database, postgres=self.endpoints.postgres,
-                                  mariadb=self.endpoints.mariadb, overrides=s.lib_overrides)
+        lines = lib_configuration(s.backend, backend.database, self.endpoints, overrides=s.lib_overrides)
         window_s = str(max(1, int(round(s.duration_s - s.warmup_s))))
         # Attributes dealt over the subscribers and assigned by AttributeAdd, as hdbpp-cm does.
         specs = [SubscriberSpec(instance=n + 1, lib_configuration=tuple(lines), attributes=attributes,

@@ -34,9 +34,8 @@ import psutil
 from hdbbench.errors import ConfigError
 from hdbbench.sampling import process_family
 
+# The stack's servers are in the group their registry entry names (hdbbench.servers.registry).
 GROUPS = ("devices", "subscribers", "databases", "tango", "controller")
-# The stack's servers by group (server names as hdbbench.stack reports them).
-SERVER_GROUPS = {"postgres": "databases", "mariadb": "databases", "tango": "tango"}
 # The groups that store what the devices send: the archiving path.
 ARCHIVING_PATH = ("subscribers", "databases")
 _PART = re.compile(r"^(\d+)(?:-(\d+)(?::(\d+))?)?$")

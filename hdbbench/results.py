@@ -29,10 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench.errors import ConfigError
+from hdbbench.servers.registry import build_facts, client_packages
 
 # 2: one run directory (extraction.json, disk.json beside results.json), one shape per file
 FORMAT_VERSION = 2
-_PACKAGES = ("hdbbench", "pytango", "psycopg", "psycopg-binary", "mariadb", "numpy")
+_PACKAGES = ("hdbbench", *client_packages(), "numpy")
 
 
 def utc_now() -> str:
@@ -368,7 +369,7 @@ def environment_facts(server_versions: Mapping[str, Any] | None = None,
         "python": platform.python_version(),
         "packages": {name: _package_version(name) for name in _PACKAGES},
         "hdbbench_commit": _git_commit(),
-        "timescaledb_built": _read_text(Path(__file__).resolve().parent.parent / ".cache/setup/timescaledb-version"),
+        **{fact.key: fact.read() for fact in build_facts()},  # e.g. the version of a server built by setup
         "servers": dict(server_versions or {}),
         "settings": dict(settings or {}),
         "drop_caches_writable": os.access("/proc/sys/vm/drop_caches", os.W_OK),

@@ -11,7 +11,6 @@ failure and Ctrl-C too; the run directory then says "interrupted" or "failed".
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,9 +24,10 @@ from hdbbench.errors import ConfigError
 from hdbbench.insertion import LoadTarget, Trial, TrialSettings
 from hdbbench.progress import TrialProgress, trial_line
 from hdbbench.kinds import SubscriberKind, trial_label
-from hdbbench.placement import SERVER_GROUPS, PlacementControl
+from hdbbench.placement import PlacementControl
 from hdbbench.results import RunDirectory, RunPart, TrialSummary, environment_facts, results_document
 from hdbbench.scenario import Scenario
+from hdbbench.servers import registry as servers
 from hdbbench.settings import resolve_profile
 from hdbbench.stack import Stack, StackConfig, recorded_profile
 
@@ -99,9 +99,7 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
     profile = resolve_profile(scenario.profile, options.settings_overrides)
     config = StackConfig(
         state_dir=options.state_dir, profile=profile, tango_db=scenario.tango_db, attached=True, keep_running=True,
-        postgres_url=os.environ.get("HDBBENCH_POSTGRES_URL"), mariadb_url=os.environ.get("HDBBENCH_MARIADB_URL"),
-        tango_host=os.environ.get("HDBBENCH_TANGO_HOST"),
-        **components,  # type: ignore[arg-type]
+        external=servers.external_from_environment(), **components,  # type: ignore[arg-type]
     )
     was_up = Stack(config).status()["all_ready"]
     # Servers this run starts die with it; a stack that was up stays up (also when a cold query restarts it).
@@ -113,8 +111,8 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
             endpoints = stack.up()
         status = stack.status()
         server_pids = {name: [s["pid"]] for name, s in status["servers"].items()
-                       if s.get("pid") and name in ("postgres", "mariadb")}
-        versions = {name: s.get("version") for name, s in status["servers"].items()}
+                       if s.get("pid") and name in servers.archive_kinds()}
+        versions = {name: s.get("version") for name, s in status["servers"].items() if servers.kind(name).process}
         assert endpoints.tango is not None
         placement = _placement(scenario, status)
         for group in ("controller", *placement.pids):
@@ -180,12 +178,14 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
 
 
 def _hosted_components() -> tuple[str, ...]:
-    """A hosted run starts no server: it uses those whose addresses it is given, and needs Tango's."""
-    if not os.environ.get("HDBBENCH_TANGO_HOST"):
+    """A hosted run starts no server: it uses those whose addresses it is given, and needs Tango's
+    (the kinds without a process, every stack has)."""
+    given = servers.external_from_environment()
+    if "tango" not in given:
+        others = " / ".join(k.external_env or "" for k in servers.external_kinds() if k.name != "tango")
         raise ConfigError("a scenario with components on hosts needs the Tango database's address: set "
-                          "HDBBENCH_TANGO_HOST (and HDBBENCH_POSTGRES_URL / HDBBENCH_MARIADB_URL for its backends)")
-    given = {"postgres": "HDBBENCH_POSTGRES_URL", "mariadb": "HDBBENCH_MARIADB_URL"}
-    return (*(name for name, variable in given.items() if os.environ.get(variable)), "tango")
+                          f"{servers.kind('tango').external_env} (and {others} for its backends)")
+    return tuple(given)
 
 
 def _device_engine(scenario: Scenario) -> str:
@@ -224,9 +224,10 @@ def _start_devices(scenario: Scenario, tango_host: str, devices_dir: Path, engin
 def _placement(scenario: Scenario, status: dict[str, Any]) -> PlacementControl:
     """The run's placement with the stack's servers (a server given by URL has no pid: not placed)."""
     pids: dict[str, list[int]] = {}
+    groups = servers.placement_groups()
     for name, server in status["servers"].items():
-        if server.get("pid") and name in SERVER_GROUPS:
-            pids.setdefault(SERVER_GROUPS[name], []).append(int(server["pid"]))
+        if server.get("pid") and name in groups:
+            pids.setdefault(groups[name], []).append(int(server["pid"]))
     return PlacementControl(scenario.placement, {group: (lambda p=p: p) for group, p in pids.items()})
 
 

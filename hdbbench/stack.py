@@ -17,24 +17,22 @@ from __future__ import annotations
 import json
 import os
 import pwd
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hdbbench.errors import ConfigError, ServerError
 from hdbbench.servers import homes, process
-from hdbbench.servers.base import PrivateServer
-from hdbbench.servers.endpoints import MariaDBEndpoint, PostgresEndpoint, StackEndpoints, TangoEndpoint
-from hdbbench.servers.mariadb import MariaDBServer
+from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.servers.ports import LOOPBACK, check_address
-from hdbbench.servers.postgres import PostgresServer
 from hdbbench.servers.process import ProcessRecord
-from hdbbench.servers.tangodb import CppTangoDatabaseServer, PyTangoDatabaseServer, tango_database_answers
+from hdbbench.servers.registry import SERVER_KINDS, SERVER_NAMES, ServerArgs, ServerKind, kind
 from hdbbench.settings import SettingsProfile, resolve_profile
 
 DEFAULT_STATE_DIR = Path(".hdbbench")
-COMPONENTS = ("postgres", "mariadb", "tango")  # in start order: the C++ Tango database needs MariaDB
-TANGO_DATABASES = ("pytango", "cpp")
+COMPONENTS = SERVER_NAMES  # in start order (hdbbench.servers.registry)
+TANGO_DATABASES = kind("tango").flavours
 _STATE_FILE = "stack.json"
 
 
@@ -43,10 +41,8 @@ class StackConfig:
     state_dir: Path = DEFAULT_STATE_DIR
     profile: SettingsProfile = field(default_factory=lambda: resolve_profile("durable"))
     components: tuple[str, ...] = COMPONENTS
-    postgres_url: str | None = None   # external PostgreSQL/TimescaleDB
-    mariadb_url: str | None = None    # external MariaDB/MySQL
-    tango_host: str | None = None     # external Tango database
-    tango_db: str = "pytango"         # private Tango database: "pytango" (sqlite) or "cpp" (on MariaDB)
+    external: Mapping[str, str] = field(default_factory=dict)  # kind -> URL (host:port for Tango): never started
+    tango_db: str = "pytango"         # private Tango database: "pytango" (sqlite) or "cpp" (on a database server)
     attached: bool = False            # servers die with this process (tests, runs)
     keep_running: bool = False        # reuse running servers as they are, whatever their settings
     address: str = LOOPBACK           # where the private servers bind and are reached: this host's address
@@ -56,30 +52,44 @@ class StackConfig:
         unknown = set(self.components) - set(COMPONENTS)
         if unknown:
             raise ConfigError(f"unknown stack component(s) {sorted(unknown)}; choose from {', '.join(COMPONENTS)}")
+        unknown = set(self.external) - set(COMPONENTS)
+        if unknown:
+            raise ConfigError(f"unknown external server(s) {sorted(unknown)}; choose from {', '.join(COMPONENTS)}")
+        # In start order, with the kinds every stack has.
+        wanted = set(self.components) | {k.name for k in SERVER_KINDS if k.always}
+        object.__setattr__(self, "components", tuple(n for n in COMPONENTS if n in wanted))
         if self.tango_db not in TANGO_DATABASES:
             raise ConfigError(f"unknown Tango database {self.tango_db!r}; choose from {', '.join(TANGO_DATABASES)}")
-        if self.tango_db == "cpp" and "tango" in self.components and "mariadb" not in self.components:
-            raise ConfigError("the C++ Tango database (--tango-db cpp) runs on MariaDB: include the mariadb component")
+        for name in self.components:
+            for needed in self.needs(kind(name)):
+                if needed not in self.components:
+                    raise ConfigError(f"the {kind(name).label} ({self.flavour(kind(name))}) runs on "
+                                      f"{kind(needed).label}: include the {needed} component")
+
+    def flavour(self, server: ServerKind) -> str:
+        return self.tango_db if server.name == "tango" else (server.flavours[0] if server.flavours else "")
+
+    def needs(self, server: ServerKind) -> tuple[str, ...]:
+        """The kinds this private server runs on (none when it is external)."""
+        return () if server.name in self.external else server.needs.get(self.flavour(server), ())
 
 
 class Stack:
     def __init__(self, config: StackConfig) -> None:
         self.config = config
         self.state_dir = config.state_dir.resolve()
-        self._servers: dict[str, PrivateServer] = {}
-        attached = config.attached
-        if "postgres" in config.components and not config.postgres_url:
-            self._servers["postgres"] = PostgresServer(self.state_dir, config.profile.postgres, attached=attached,
-                                                       keep_running=config.keep_running, address=config.address)
-        if "mariadb" in config.components and not config.mariadb_url:
-            self._servers["mariadb"] = MariaDBServer(self.state_dir, config.profile.mariadb, attached=attached,
-                                                     keep_running=config.keep_running, address=config.address)
-        if "tango" in config.components and not config.tango_host:
-            self._servers["tango"] = (
-                CppTangoDatabaseServer(self.state_dir, attached=attached, address=config.address)
-                if config.tango_db == "cpp"
-                else PyTangoDatabaseServer(self.state_dir, {}, attached=attached, address=config.address)
-            )
+        self._servers: dict[str, Any] = {}  # kind -> its private server (PrivateServer or LocalDirectory)
+        for name in config.components:
+            if name in config.external:
+                continue
+            server = kind(name)
+            self._servers[name] = server.private(ServerArgs(
+                self.state_dir, config.profile.of(name), attached=config.attached, keep_running=config.keep_running,
+                address=config.address, flavour=config.flavour(server)))
+
+    def server(self, name: str) -> Any | None:
+        """The private server of kind `name`, or None when the stack has none (external or not a component)."""
+        return self._servers.get(name)
 
     def _check_state_dir(self) -> None:
         try:
@@ -92,7 +102,7 @@ class Stack:
     def up(self) -> StackEndpoints:
         self._check_state_dir()
         homes.sweep_orphan_homes()  # left by commands killed before `stack down`
-        started: list[PrivateServer] = []
+        started: list[Any] = []
         endpoints: dict[str, Any] = {}
         try:
             for name in self.config.components:
@@ -100,8 +110,8 @@ class Stack:
                 if server is None:
                     endpoints[name] = self._external(name)
                     continue
-                if isinstance(server, CppTangoDatabaseServer):
-                    server.use_database(endpoints["mariadb"])
+                if self.config.needs(kind(name)):
+                    server.use_servers(endpoints)
                 was_running = server.running()
                 endpoints[name] = server.up()
                 if not was_running:
@@ -111,9 +121,7 @@ class Stack:
             for server in reversed(started):
                 server.down()
             raise
-        result = StackEndpoints(
-            postgres=endpoints.get("postgres"), mariadb=endpoints.get("mariadb"), tango=endpoints.get("tango")
-        )
+        result = StackEndpoints(endpoints)
         self._write_state(result)
         return result
 
@@ -148,7 +156,7 @@ class Stack:
 
     def settings_in_force(self) -> dict[str, dict[str, str]]:
         return {name: server.settings_in_force() for name, server in self._servers.items()
-                if name in ("postgres", "mariadb")}
+                if kind(name).reports_settings}
 
     def status(self) -> dict[str, Any]:
         servers: dict[str, Any] = {}
@@ -174,23 +182,15 @@ class Stack:
         return self._external_endpoint(name)
 
     def _external_endpoint(self, name: str) -> Any:
-        if name == "postgres":
-            return PostgresEndpoint.from_url(self.config.postgres_url or "")
-        if name == "mariadb":
-            return MariaDBEndpoint.from_url(self.config.mariadb_url or "")
-        return TangoEndpoint.from_tango_host(self.config.tango_host or "")
+        return kind(name).external_endpoint(self.config.external.get(name, ""))
 
     def _external_status(self, name: str) -> dict[str, Any]:
+        server = kind(name)
         endpoint = self._external_endpoint(name)
         where = f"{endpoint.host}:{endpoint.port}"
         error = None
         try:
-            if name == "postgres":
-                endpoint.connect(connect_timeout=5).close()
-            elif name == "mariadb":
-                endpoint.connect().close()
-            elif not tango_database_answers(endpoint.host, endpoint.port):
-                error = "no Tango database answers there"
+            error = server.probe(endpoint) if server.probe is not None else None
         except Exception as exc:  # the driver's own message says what is wrong (password, host, ...)
             error = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return {"name": name, "external": True, "where": where, "running": error is None,
@@ -235,16 +235,4 @@ def load_endpoints(state_dir: Path = DEFAULT_STATE_DIR) -> StackEndpoints:
         raise ServerError(f"no stack is up in {Path(state_dir).resolve()} (run: hdbbench stack up)") from None
     except (OSError, ValueError, KeyError) as exc:
         raise ServerError(f"cannot read {path}: {exc}") from None
-
-    def build(cls: Any, key: str) -> Any:
-        raw = data.get(key)
-        if not raw:
-            return None
-        fields = {k: v for k, v in raw.items() if k in cls.__dataclass_fields__}
-        return cls(**fields)
-
-    return StackEndpoints(
-        postgres=build(PostgresEndpoint, "postgres"),
-        mariadb=build(MariaDBEndpoint, "mariadb"),
-        tango=build(TangoEndpoint, "tango"),
-    )
+    return StackEndpoints.from_dict(data)

@@ -26,7 +26,6 @@ from typing import Any
 from hdbbench import subscriber_statistics as stats
 from hdbbench.errors import ServerError
 from hdbbench.servers import process
-from hdbbench.servers.endpoints import MariaDBEndpoint, PostgresEndpoint
 from hdbbench.servers.ports import LOOPBACK, check_address, pick_free_port
 from hdbbench.servers.process import ProcessRecord
 
@@ -46,14 +45,14 @@ STARTED_TIMEOUT_S = 90.0
 ATTRIBUTE_LIST_PROPERTY = stats.ATTRIBUTE_LIST
 
 
-def lib_configuration(backend: str, database: str, *, postgres: PostgresEndpoint | None = None,
-                      mariadb: MariaDBEndpoint | None = None,
+def lib_configuration(backend: str, database: str, endpoints: Mapping[str, Any], *,
                       overrides: Mapping[str, str] | None = None) -> list[str]:
-    """LibConfiguration lines (HDB++ keys) for one of our backends, plus overrides such as batch_size.
+    """LibConfiguration lines (HDB++ keys) for one of our backends on the stack's `endpoints` (a
+    StackEndpoints: the backend's server kind is looked up there), plus overrides such as batch_size.
     Each backend knows its keys (hdbbench.backends.registry)."""
     from hdbbench.backends.registry import lib_configuration as backend_lines
 
-    return backend_lines(backend, database, {"postgres": postgres, "mariadb": mariadb}, overrides)
+    return backend_lines(backend, database, endpoints, overrides)
 
 
 @dataclass(frozen=True)

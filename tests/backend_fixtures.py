@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from hdbbench.backends import Backend, get_backend
+from hdbbench.backends.registry import server_kind
 from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Encoded, Event, Quality, TangoType, WriteType
 from hdbbench.servers.endpoints import MariaDBEndpoint, PostgresEndpoint, StackEndpoints
 
@@ -30,22 +31,27 @@ VARIANTS: dict[str, tuple[str, ...]] = {
 BACKEND_VARIANTS = [(b, v) for b, vs in VARIANTS.items() for v in vs]
 
 
+def server_endpoint(stack_endpoints: StackEndpoints, kind: str) -> Any:
+    """The stack's endpoint of a server kind (hdbbench.servers.registry); the test is skipped without one."""
+    endpoint = stack_endpoints.get(kind)
+    if endpoint is None:
+        pytest.skip(f"the stack has no {kind} server")
+    return endpoint
+
+
 @pytest.fixture(scope="session")
 def pg_endpoint(stack_endpoints: StackEndpoints) -> PostgresEndpoint:
-    if stack_endpoints.postgres is None:
-        pytest.skip("the stack has no PostgreSQL server")
-    return stack_endpoints.postgres
+    return server_endpoint(stack_endpoints, "postgres")
 
 
 @pytest.fixture(scope="session")
 def mariadb_endpoint(stack_endpoints: StackEndpoints) -> MariaDBEndpoint:
-    if stack_endpoints.mariadb is None:
-        pytest.skip("the stack has no MariaDB server")
-    return stack_endpoints.mariadb
+    return server_endpoint(stack_endpoints, "mariadb")
 
 
 def endpoint_for(request: pytest.FixtureRequest, backend: str) -> Any:
-    return request.getfixturevalue("mariadb_endpoint" if backend == "mysql" else "pg_endpoint")
+    """The endpoint of the server kind `backend` runs on (the backend registry says which)."""
+    return server_endpoint(request.getfixturevalue("stack_endpoints"), server_kind(backend).name)
 
 
 def unique_db_name(backend: str) -> str:

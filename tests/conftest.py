@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from hdbbench.servers.endpoints import StackEndpoints
+from hdbbench.servers.registry import external_from_environment
 from hdbbench.settings import resolve_profile
 from hdbbench.stack import Stack, StackConfig
 
@@ -39,9 +40,7 @@ def test_stack_config(state_dir: Path = TEST_STATE_DIR, **kwargs: object) -> Sta
     return StackConfig(
         state_dir=state_dir,
         profile=resolve_profile("relaxed", TEST_SETTINGS),
-        postgres_url=os.environ.get("HDBBENCH_POSTGRES_URL"),
-        mariadb_url=os.environ.get("HDBBENCH_MARIADB_URL"),
-        tango_host=os.environ.get("HDBBENCH_TANGO_HOST"),
+        external=external_from_environment(),  # HDBBENCH_POSTGRES_URL, ... (hdbbench.servers.registry)
         attached=True,
         **kwargs,  # type: ignore[arg-type]
     )

@@ -259,10 +259,10 @@ def test_servers_are_measured_in_turn_and_a_failure_cleans_both(stack_endpoints:
         ("postgresql", "pk,clustered")] * 2 + [("mysql", "pk")] * 2
     with pytest.raises(ConfigError, match="foreign keys"):
         run_measure(stack_endpoints, {"postgresql": ["pk", "pk+2"], "mysql": ["nofk"]}, cases, 42, tmp_path, "disk")
-    with stack_endpoints.postgres.connect(autocommit=True) as conn:
+    with stack_endpoints["postgres"].connect(autocommit=True) as conn:
         left = conn.execute("SELECT datname FROM pg_database WHERE datname LIKE 'hdbdisk%'").fetchall()
     assert left == []
-    conn = stack_endpoints.mariadb.connect()
+    conn = stack_endpoints["mariadb"].connect()
     try:
         cur = conn.cursor()
         cur.execute("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'hdbdisk%'")

@@ -80,7 +80,7 @@ def test_addresses_match_the_hosts_file(compose: dict[str, Any]) -> None:
     hosts = load_hosts_file(DOCKER / "hosts.toml")
     by_role = {s["command"][0]: next(iter(s["networks"].values()))["ipv4_address"]
                for s in _services(compose).values()}
-    assert by_role["servers"] == hosts.tango_db == hosts.postgres == hosts.mariadb
+    assert by_role["servers"] == hosts.server("tango_db") == hosts.server("postgres") == hosts.server("mariadb")
     assert [by_role["devices"]] == list(hosts.devices)
     assert [by_role["subscribers"]] == list(hosts.subscribers)
     assert by_role["controller"] == hosts.controller

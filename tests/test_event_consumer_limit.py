@@ -96,7 +96,7 @@ class Devices:
 def sims(stack_endpoints: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Devices]:
     from hdbbench import devices
 
-    if stack_endpoints.tango is None or stack_endpoints.postgres is None:
+    if stack_endpoints.tango is None or stack_endpoints.get("postgres") is None:
         pytest.skip("the test stack needs Tango and PostgreSQL")
     tango_host = stack_endpoints.tango.tango_host
     tmp = tmp_path_factory.mktemp("hwm")
@@ -139,7 +139,7 @@ def start_archiver(stack_endpoints: Any, sims: Devices, tmp_path: Path) -> Itera
         db = new_database(stack_endpoints, "timescaledb")
         databases.append(db)
         overrides = {"flush_interval_ms": "50"} | ({} if hwm is None else {"event_sub_send_hwm": str(hwm)})
-        lib = lib_configuration("timescaledb", db.database, postgres=stack_endpoints.postgres,
+        lib = lib_configuration("timescaledb", db.database, stack_endpoints,
                                 overrides=overrides)
         # Added one by one in server order: each later server is connected with the earlier ones'
         # topics subscribed.

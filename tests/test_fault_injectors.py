@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from hdbbench.backends import Backend
+from hdbbench.backends import Backend, registry
 from hdbbench.backends.base import FaultAbility
 from hdbbench.errors import ConfigError, HdbbenchError
 from hdbbench.faults import mounts
@@ -79,7 +79,7 @@ def fault_stack(private_stack: tuple[Path, StackEndpoints]) -> Iterator[tuple[Pa
 
 
 def _endpoint(endpoints: StackEndpoints, backend: str) -> Any:
-    return endpoints.mariadb if backend == "mysql" else endpoints.postgres
+    return registry.endpoint_for(backend, endpoints)
 
 
 ATTRIBUTE = AttributeInfo("tango://faulthost:10000/fault/test/1/d", TangoType.DEV_DOUBLE)

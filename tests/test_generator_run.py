@@ -120,7 +120,7 @@ def archive_engine(engine: str, stack: Any, root: Path) -> dict[str, Any]:
         with launcher.running_fleet(tango_host, profile, state_dir=root / f"devices-{engine}", engine=engine) as fleet:
             (device, plan), = fleet.devices.items()
             names = {s.name: f"tango://{tango_host}/{device}/{s.name}".lower() for s in plan.specs}
-            lib = lib_configuration(BACKEND, backend.database, postgres=stack.postgres, mariadb=stack.mariadb,
+            lib = lib_configuration(BACKEND, backend.database, stack,
                                     overrides={"flush_interval_ms": "50", "spool_dir": str(root / f"spool-{engine}")})
             subs.up([SubscriberSpec(80, tuple(lib), tuple(names.values()), properties={"SubscribeRetryPeriod": ["5"]})])
             es = subs.proxy("archiving/hdbbench-es/80")
@@ -157,7 +157,7 @@ def archive_engine(engine: str, stack: Any, root: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def archived(stack_endpoints: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    if stack_endpoints.postgres is None or stack_endpoints.tango is None:
+    if stack_endpoints.get("postgres") is None or stack_endpoints.tango is None:
         pytest.skip("the test stack needs PostgreSQL and Tango")
     root = tmp_path_factory.mktemp("gen-db")
     yield {engine: archive_engine(engine, stack_endpoints, root) for engine in ("python", "cpp")}

@@ -105,19 +105,19 @@ def test_a_non_integer_mysql_key_of_the_scenario_is_refused(tmp_path: Path) -> N
 def test_lib_configuration_suits_the_real_libraries() -> None:
     pg = PostgresEndpoint("127.0.0.1", 25432, "hdbbench", "secret")
     for backend in ("timescaledb", "postgresql"):
-        lines = dict(line.split("=", 1) for line in lib_configuration(backend, "hdbpp", postgres=pg))
+        lines = dict(line.split("=", 1) for line in lib_configuration(backend, "hdbpp", {"postgres": pg}))
         # libhdb++timescale reads only connect_string (besides logging); `backend` is ours
         assert set(lines) == {"backend", "libname", "connect_string"}
         assert lines["libname"] == "libhdb++timescale.so.2" and "dbname='hdbpp'" in lines["connect_string"]
     maria = MariaDBEndpoint("127.0.0.1", 23306, "hdbbench", "secret")
-    lines = dict(line.split("=", 1) for line in lib_configuration("mysql", "hdbpp", mariadb=maria,
+    lines = dict(line.split("=", 1) for line in lib_configuration("mysql", "hdbpp", {"mariadb": maria},
                                                                     overrides={"batch_size": "64"}))
     assert lines["libname"] == "libhdb++mysql.so.7" and lines["batch_size"] == "64"
     assert {"host", "port", "user", "password", "dbname"} <= set(lines) and lines["dbname"] == "hdbpp"
-    overridden = lib_configuration("mysql", "hdbpp", mariadb=maria, overrides={"libname": "/opt/libhdb++mysql.so"})
+    overridden = lib_configuration("mysql", "hdbpp", {"mariadb": maria}, overrides={"libname": "/opt/libhdb++mysql.so"})
     assert "libname=/opt/libhdb++mysql.so" in overridden
     with pytest.raises(ConfigError, match=r"^LibConfiguration for mysql: ignore_duplicates='on': .*integer"):
-        lib_configuration("mysql", "hdbpp", mariadb=maria, overrides={"ignore_duplicates": "on"})
+        lib_configuration("mysql", "hdbpp", {"mariadb": maria}, overrides={"ignore_duplicates": "on"})
 
 
 def test_subscribers_up_refuses_a_malformed_env(tmp_path: Path) -> None:

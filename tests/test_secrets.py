@@ -33,7 +33,7 @@ SCAN_LIMIT = 20 << 20  # bytes; larger files are data (database pages), not text
 
 def _secrets(endpoints: StackEndpoints) -> list[str]:
     out = []
-    for endpoint in (endpoints.postgres, endpoints.mariadb):
+    for endpoint in (endpoints.get("postgres"), endpoints.get("mariadb")):
         if endpoint is not None:
             out.append(endpoint.password)
             out += [account_password(endpoint.password, a) for a in

@@ -262,7 +262,7 @@ def test_missing_binary_is_named(scratch_state_dir: Path) -> None:
 
 
 def test_busy_port_for_external_server_and_wrong_password(stack_endpoints: StackEndpoints) -> None:
-    pg = stack_endpoints.postgres
+    pg = stack_endpoints.get("postgres")
     assert pg is not None
     url = f"postgresql://{pg.user}:wrong-password@127.0.0.1:{pg.port}/postgres"
     result = cli("stack", "up", "--only", "postgres", "--postgres-url", url,
@@ -273,13 +273,13 @@ def test_busy_port_for_external_server_and_wrong_password(stack_endpoints: Stack
 
 
 def test_port_picking_stays_below_the_ephemeral_range(stack_endpoints: StackEndpoints) -> None:
-    taken = stack_endpoints.postgres.port if stack_endpoints.postgres else 25432
+    taken = stack_endpoints["postgres"].port if stack_endpoints.get("postgres") else 25432
     port = pick_free_port(taken)
     assert port != taken and port < 32768
 
 
 def test_timescaledb_extension_loads(stack_endpoints: StackEndpoints) -> None:
-    pg = stack_endpoints.postgres
+    pg = stack_endpoints.get("postgres")
     assert pg is not None
     dbname = f"t_{uuid.uuid4().hex[:10]}"
     with pg.connect(autocommit=True) as admin:
@@ -300,7 +300,7 @@ def test_timescaledb_extension_loads(stack_endpoints: StackEndpoints) -> None:
 
 
 def test_innodb_range_partitioning_works(stack_endpoints: StackEndpoints) -> None:
-    my = stack_endpoints.mariadb
+    my = stack_endpoints.get("mariadb")
     assert my is not None
     dbname = f"t_{uuid.uuid4().hex[:10]}"
     conn = my.connect()

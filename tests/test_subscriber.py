@@ -51,8 +51,8 @@ def new_database(stack: Any, backend: str) -> Any:
 
 def db_connect(stack: Any, backend: str, database: str) -> Any:
     if backend == "mysql":
-        return stack.mariadb.connect(database)
-    conn = stack.postgres.connect(database)
+        return stack["mariadb"].connect(database)
+    conn = stack["postgres"].connect(database)
     conn.autocommit = True
     return conn
 
@@ -116,7 +116,7 @@ class Harness:
 def harness(stack_endpoints: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
     from hdbbench import devices
 
-    if stack_endpoints.postgres is None or stack_endpoints.mariadb is None or stack_endpoints.tango is None:
+    if stack_endpoints.get("postgres") is None or stack_endpoints.get("mariadb") is None or stack_endpoints.tango is None:
         pytest.skip("the test stack needs PostgreSQL, MariaDB and Tango")
     tmp = tmp_path_factory.mktemp("es")
     tango_host = stack_endpoints.tango.tango_host
@@ -131,8 +131,7 @@ def harness(stack_endpoints: Any, tmp_path_factory: pytest.TempPathFactory) -> I
         attrs = [h.att_name(a) for a in specs]
         out = []
         for backend in BACKENDS:
-            lib = lib_configuration(backend, dbs[backend].database, postgres=stack_endpoints.postgres,
-                                    mariadb=stack_endpoints.mariadb,
+            lib = lib_configuration(backend, dbs[backend].database, stack_endpoints,
                                     overrides={"flush_interval_ms": "50", "spool_dir": str(tmp / f"spool-{backend}")})
             out.append(SubscriberSpec(INSTANCE[backend], tuple(lib), tuple(attrs),
                                       properties={"SubscribeRetryPeriod": ["5"],
@@ -370,7 +369,7 @@ def _bad_subscriber(h: Harness, instance: int, lib: list[str], attrs: list[str])
 
 def test_bad_configurations_give_state_and_status(harness: Harness) -> None:
     h = harness
-    pg = h.stack.postgres
+    pg = h.stack.get("postgres")
     good_attr = h.att_name("double_scalar_ro")
     dbname = h.databases["postgresql"].database
 
@@ -385,7 +384,7 @@ def test_bad_configurations_give_state_and_status(harness: Harness) -> None:
                20, "wrong password: ALARM naming the cause")
     assert not es.DbConnected
 
-    lib = lib_configuration("postgresql", dbname, postgres=pg)
+    lib = lib_configuration("postgresql", dbname, {"postgres": pg})
     unknown = f"tango://{h.tango_host}/sim/nosuch/device/nothing"
     es = _bad_subscriber(h, 83, lib, [good_attr, unknown, "this is not an attribute;strategy="])
     eventually(lambda: seen(unknown in (es.AttributeNokList or []) and str(es.state()) == "ALARM",

@@ -70,7 +70,7 @@ def private_postgres() -> Iterator[tuple[Any, Any]]:
     stack = Stack(test_stack_config(state, components=("postgres",)))
     try:
         endpoints = stack.up()
-        yield stack, endpoints.postgres
+        yield stack, endpoints.get("postgres")
     finally:
         stack.down()
         import shutil
@@ -100,7 +100,7 @@ def test_outage_30s_spools_and_loses_nothing(stack_endpoints: Any, private_postg
     try:
         device, plan = next(iter(sims.devices.items()))
         names = [f"tango://{tango_host}/{device}/{s.name}".lower() for s in plan.specs]
-        lib = lib_configuration("timescaledb", "es_outage", postgres=pg, overrides={
+        lib = lib_configuration("timescaledb", "es_outage", {"postgres": pg}, overrides={
             "queue_capacity": "500", "batch_size": "200", "spool_dir": str(tmp_path / "spool"),
             "flush_interval_ms": "50", "reconnect_min_ms": "100", "reconnect_max_ms": "1000"})
         (dev_es,) = fleet.up([SubscriberSpec(91, tuple(lib), tuple(names))])
@@ -117,7 +117,7 @@ def test_outage_30s_spools_and_loses_nothing(stack_endpoints: Any, private_postg
                    30, "rows flowing before the outage")
         conn.close()
 
-        stack._servers["postgres"].down()
+        stack.server("postgres").down()
         proc = psutil.Process(fleet.pids()[0])
         during = {"spooled": 0, "memory": 0, "rss_mb": 0.0, "disconnected": False, "alarm": False}
         deadline = time.monotonic() + 30.0  # the outage length (a scenario parameter, not an assertion)
@@ -132,7 +132,7 @@ def test_outage_30s_spools_and_loses_nothing(stack_endpoints: Any, private_postg
             time.sleep(0.5)
         # The restart must reuse the port the subscriber knows (the free-port check binds with
         # SO_REUSEADDR, as the server does: connections in TIME_WAIT do not make the port busy).
-        assert stack._servers["postgres"].up().port == pg.port
+        assert stack.server("postgres").up().port == pg.port
         time.sleep(2.0)  # some events after the restart too
         sim.Stop()
         emitted = dict(zip((f"tango://{tango_host}/{device}/{a}".lower() for a in sim.GeneratedAttributes),
@@ -185,12 +185,12 @@ def test_overload_missed_events_are_error_rows(stack_endpoints: Any, tmp_path: P
     try:
         device, plan = next(iter(sims.devices.items()))
         names = [f"tango://{tango_host}/{device}/{s.name}".lower() for s in plan.specs]
-        lib = lib_configuration("postgresql", backend.database, postgres=stack_endpoints.postgres)
+        lib = lib_configuration("postgresql", backend.database, stack_endpoints)
         (dev_es,) = fleet.up([SubscriberSpec(92, tuple(lib), tuple(names))])
         es = fleet.proxy(dev_es)
         eventually(lambda: _subscribed(es, len(names)), 60, "subscribed")
         sim = tango.DeviceProxy(f"tango://{tango_host}/{device}")
-        conn = stack_endpoints.postgres.connect(backend.database)
+        conn = stack_endpoints["postgres"].connect(backend.database)
         conn.autocommit = True
 
         def count() -> int:

@@ -50,7 +50,7 @@ class Setup:
 
     def lib(self, strict: bool) -> tuple[str, ...]:
         overrides = {"flush_interval_ms": "20", **({"hdbpp_strict": "1"} if strict else {})}
-        return tuple(lib_configuration("timescaledb", self.database, postgres=self.stack.postgres,
+        return tuple(lib_configuration("timescaledb", self.database, self.stack,
                                        overrides=overrides))
 
     def attribute_list_property(self, device: str) -> list[str]:
@@ -70,7 +70,7 @@ def setup(stack_endpoints: Any, tmp_path_factory: pytest.TempPathFactory) -> Ite
     from hdbbench import devices
     from hdbbench.backends import backend_for_stack
 
-    if stack_endpoints.postgres is None or stack_endpoints.tango is None:
+    if stack_endpoints.get("postgres") is None or stack_endpoints.tango is None:
         pytest.skip("the test stack needs PostgreSQL and Tango")
     tmp = tmp_path_factory.mktemp("strict")
     tango_host = stack_endpoints.tango.tango_host
@@ -83,7 +83,7 @@ def setup(stack_endpoints: Any, tmp_path_factory: pytest.TempPathFactory) -> Ite
         device, plan = next(iter(sims.devices.items()))
         names = [f"tango://{tango_host}/{device}/{s.name}".lower() for s in plan.specs]
         tango.DeviceProxy(f"tango://{tango_host}/{device}").Start()
-        conn = stack_endpoints.postgres.connect(backend.database)
+        conn = stack_endpoints["postgres"].connect(backend.database)
         conn.autocommit = True
         yield Setup(stack_endpoints, tango_host, fleet, names, backend.database, conn)
     finally:

@@ -104,7 +104,7 @@ def test_sigkill_with_backlog_loses_nothing_in_write_ahead_mode(rig: Rig, stack_
     names, fleet = rig.names, rig.fleet
     conn = locker = None
     try:
-        lib = lib_configuration("timescaledb", rig.database, postgres=stack_endpoints.postgres, overrides={
+        lib = lib_configuration("timescaledb", rig.database, stack_endpoints, overrides={
             "queue_capacity": "100000", "batch_size": "50", "spool_dir": str(tmp_path / "spool"),
             "spool_mode": "write_ahead", "spool_sync_ms": "0", "flush_interval_ms": "20",
             "reconnect_min_ms": "100", "reconnect_max_ms": "500"})
@@ -112,12 +112,12 @@ def test_sigkill_with_backlog_loses_nothing_in_write_ahead_mode(rig: Rig, stack_
         (dev_es,) = fleet.up([spec])
         es = fleet.proxy(dev_es)
         assert int(es.SpoolMode) == 1 and int(es.MemoryQueueCapacity) == 100000
-        conn = stack_endpoints.postgres.connect(rig.database)
+        conn = stack_endpoints["postgres"].connect(rig.database)
         conn.autocommit = True
         _archiving(rig, es, conn)
 
         # A slow database: the writer waits for the table while events pile up in the subscriber.
-        locker = stack_endpoints.postgres.connect(rig.database)
+        locker = stack_endpoints["postgres"].connect(rig.database)
         locker.autocommit = False
         locker.cursor().execute("LOCK TABLE att_scalar_devdouble IN ACCESS EXCLUSIVE MODE")
         sim = tango.DeviceProxy(f"tango://{rig.tango_host}/{rig.device}")
@@ -162,17 +162,17 @@ def test_lock_timeout_is_retried_not_rejected(rig: Rig, stack_endpoints: Any) ->
     conn = locker = None
     try:
         lines = dict(line.split("=", 1) for line in lib_configuration(
-            "timescaledb", rig.database, postgres=stack_endpoints.postgres, overrides={
+            "timescaledb", rig.database, stack_endpoints, overrides={
                 "batch_size": "50", "flush_interval_ms": "20", "reconnect_min_ms": "100", "reconnect_max_ms": "300"}))
         lines["connect_string"] += " options='-c lock_timeout=200'"
         spec = SubscriberSpec(94, tuple(f"{k}={v}" for k, v in lines.items()), tuple(rig.names))
         (dev_es,) = rig.fleet.up([spec])
         es = rig.fleet.proxy(dev_es)
-        conn = stack_endpoints.postgres.connect(rig.database)
+        conn = stack_endpoints["postgres"].connect(rig.database)
         conn.autocommit = True
         _archiving(rig, es, conn)
         sim = tango.DeviceProxy(f"tango://{rig.tango_host}/{rig.device}")
-        locker = stack_endpoints.postgres.connect(rig.database)
+        locker = stack_endpoints["postgres"].connect(rig.database)
         locker.autocommit = False
         locker.cursor().execute("LOCK TABLE att_scalar_devdouble IN ACCESS EXCLUSIVE MODE")
         sim.Start()

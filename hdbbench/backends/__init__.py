@@ -2,7 +2,7 @@
 """Database backends, one folder per family (`postgres/`, `mysql/`), behind the interfaces of
 `base`, listed once in `registry` (see README.md in this folder).
 
-    backend = get_backend("timescaledb", stack.postgres, "hdbpp")
+    backend = get_backend("timescaledb", stack["postgres"], "hdbpp")
     backend.create_schema("pk+2")
     with backend.bulk_writer() as writer: ...
 """

@@ -82,6 +82,10 @@ class Backend(abc.ABC):
     disk_variants: ClassVar[tuple[str, ...]] = ("pk", "pk+2")
     separate_clustering: ClassVar[bool] = True
     row_per_element: ClassVar[bool] = False
+    # How published studies (hdbbench.disk.reference) name this engine; "" when none does.
+    published_as: ClassVar[str] = ""
+    # What a cold restart of its server leaves warm (said with cold extraction results); "" when nothing.
+    cold_note: ClassVar[str] = ""
 
     def __init__(self, endpoint: Any, database: str) -> None:
         if not database:

@@ -17,15 +17,13 @@ from hdbbench.backends.base import Backend
 from hdbbench.backends.mysql import MySQLBackend
 from hdbbench.backends.postgres import PostgresBackend, TimescaleBackend
 from hdbbench.errors import ConfigError
-
-# Stack servers (attributes of StackEndpoints) and how messages name them.
-SERVER_LABELS = {"postgres": "PostgreSQL", "mariadb": "MariaDB"}
+from hdbbench.servers import registry as servers
 
 
 @dataclass(frozen=True)
 class BackendEntry:
     name: str
-    server: str  # the stack server it needs: a key of SERVER_LABELS
+    server: str  # the kind of stack server it runs on (hdbbench.servers.registry)
     backend_class: type[Backend]
 
 
@@ -49,36 +47,52 @@ def backend_class(name: str) -> type[Backend]:
 
 
 def server_of(name: str) -> str | None:
-    """The stack server a backend runs on ("postgres", "mariadb"); None for an unknown name."""
+    """The kind of stack server a backend runs on; None for an unknown name."""
     return next((e.server for e in REGISTRY if e.name == name), None)
 
 
+def server_kind(name: str) -> servers.ServerKind:
+    """The server kind (its registry entry) backend `name` runs on."""
+    return servers.kind(entry(name).server)
+
+
 def get_backend(name: str, endpoint: Any, database: str = "hdbpp") -> Backend:
-    """The backend `name` on `endpoint` (PostgresEndpoint or MariaDBEndpoint) for `database`."""
+    """The backend `name` on `endpoint` (one of its server kind) for `database`."""
     return entry(name).backend_class(endpoint, database)
 
 
-def endpoint_for(name: str, endpoints: Any) -> Any | None:
+def endpoint_for(name: str, endpoints: Mapping[str, Any]) -> Any | None:
     """The endpoint of a StackEndpoints that backend `name` runs on, or None when the stack has none."""
-    return getattr(endpoints, entry(name).server, None)
+    return endpoints.get(entry(name).server)
 
 
-def backend_for_stack(name: str, stack: Any, database: str = "hdbpp") -> Backend:
+def backend_for_stack(name: str, stack: Mapping[str, Any], database: str = "hdbpp") -> Backend:
     """The backend `name` on the matching server of a StackEndpoints."""
     endpoint = endpoint_for(name, stack)
     if endpoint is None:
-        raise ConfigError(f"backend {name} needs a {SERVER_LABELS[entry(name).server]} server and the stack has none")
+        raise ConfigError(f"backend {name} needs a {server_kind(name).label} server and the stack has none")
     return get_backend(name, endpoint, database)
 
 
-def lib_configuration(name: str, database: str, servers: Mapping[str, Any],
+def published_as(engine: str) -> str | None:
+    """Our backend that published studies name `engine` (its class's `published_as`), if any."""
+    return next((e.name for e in REGISTRY if e.backend_class.published_as == engine), None)
+
+
+def cold_notes() -> tuple[str, ...]:
+    """What the backends' cold restarts leave warm (their classes' `cold_note`)."""
+    return tuple(dict.fromkeys(e.backend_class.cold_note for e in REGISTRY if e.backend_class.cold_note))
+
+
+def lib_configuration(name: str, database: str, endpoints: Mapping[str, Any],
                       overrides: Mapping[str, Any] | None = None) -> list[str]:
     """LibConfiguration lines (HDB++ keys) that point a subscriber at `database` of backend `name`;
-    `servers` maps stack server names to endpoints; overrides (e.g. batch_size) are appended or win."""
+    `endpoints` maps server kinds to endpoints (a StackEndpoints); overrides (e.g. batch_size) are
+    appended or win."""
     e = entry(name)
-    endpoint = servers.get(e.server)
+    endpoint = endpoints.get(e.server)
     if endpoint is None:
-        raise ConfigError(f"backend {name} needs a {SERVER_LABELS[e.server]} server")
+        raise ConfigError(f"backend {name} needs a {servers.kind(e.server).label} server")
     lines = e.backend_class.subscriber_configuration(endpoint, database)
     lines.update({k: str(v) for k, v in (overrides or {}).items()})
     # Refused here, before a real library would crash on it in a subscriber process.
@@ -87,11 +101,11 @@ def lib_configuration(name: str, database: str, servers: Mapping[str, Any],
     return [f"{key}={value}" for key, value in lines.items()]
 
 
-def server_facts(endpoints: Any) -> dict[str, Any]:
+def server_facts(endpoints: Mapping[str, Any]) -> dict[str, Any]:
     """Per stack server present: its version and the settings that change sizes."""
     facts: dict[str, Any] = {}
     for e in REGISTRY:
-        endpoint = getattr(endpoints, e.server, None)
+        endpoint = endpoints.get(e.server)
         if endpoint is not None and e.server not in facts:
             facts[e.server] = e.backend_class.server_facts(endpoint)
     return facts

@@ -141,11 +141,12 @@ def extract(query_set: Path, backends: tuple[str, ...], variants: tuple[str, ...
 
 def _running_stack(state_dir: Path) -> Stack:
     """The stack `hdbbench stack up` started in state_dir, with the settings it runs with (for restarts)."""
+    from hdbbench.servers.registry import archive_kinds
     from hdbbench.settings import SettingsProfile
 
     recorded = json.loads((Path(state_dir) / "stack.json").read_text())["profile"]
-    profile = SettingsProfile(recorded["name"], recorded.get("postgres", {}), recorded.get("mariadb", {}))
-    return Stack(StackConfig(state_dir=state_dir, profile=profile, components=("postgres", "mariadb"), keep_running=True))
+    return Stack(StackConfig(state_dir=state_dir, profile=SettingsProfile.from_dict(recorded),
+                             components=archive_kinds(), keep_running=True))
 
 
 class _RateColumn(ProgressColumn):

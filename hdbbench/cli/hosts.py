@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from urllib.parse import quote
 
 import click
 
@@ -20,7 +19,9 @@ from hdbbench import hosts as layout
 from hdbbench.cli.options import state_dir_option, tango_host_option
 from hdbbench.errors import ConfigError
 from hdbbench.scenario import Scenario, load_scenario
+from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.servers.ports import check_address
+from hdbbench.servers.registry import external_kinds
 from hdbbench.settings import resolve_profile
 from hdbbench.stack import COMPONENTS, Stack, StackConfig
 
@@ -107,11 +108,13 @@ def _servers_up(scenario: Scenario, address: str, state_dir: Path,
     components = tuple(c for c in COMPONENTS if c in mine)
     if not components:
         return [], []
-    tango_db = scenario.tango_db
-    if tango_db == "cpp" and "tango" in components and "mariadb" not in components:
-        raise ConfigError("[stack] tango_db = 'cpp' runs on MariaDB: put tango_db and mariadb on the same host")
-    stack = Stack(StackConfig(state_dir=state_dir, profile=resolve_profile(scenario.profile), components=components,
-                              tango_db=tango_db, keep_running=True, address=address))
+    try:
+        config = StackConfig(state_dir=state_dir, profile=resolve_profile(scenario.profile), components=components,
+                             tango_db=scenario.tango_db, keep_running=True, address=address)
+    except ConfigError as exc:  # a server that runs on another: both on this host
+        raise ConfigError(f"[stack] tango_db = {scenario.tango_db!r}: {exc}; put both on the same host "
+                          "in [hosts]") from None
+    stack = Stack(config)
     before = {name for name, s in stack.status()["servers"].items() if s["ready"] and s.get("address") == address}
     endpoints = stack.up()
     _write_servers_file(state_dir / SERVERS_FILE, endpoints)
@@ -119,7 +122,7 @@ def _servers_up(scenario: Scenario, address: str, state_dir: Path,
     return started, [c for c in components if c in before]
 
 
-def _write_servers_file(path: Path, endpoints: object) -> None:
+def _write_servers_file(path: Path, endpoints: StackEndpoints) -> None:
     """The variables `hdbbench run` reads to use these servers (they hold passwords: mode 600), with
     those of the host's servers started by an earlier call."""
     try:
@@ -127,15 +130,10 @@ def _write_servers_file(path: Path, endpoints: object) -> None:
     except ValueError:
         values = {}
     before = dict(values)
-    pg, maria, tango = (getattr(endpoints, n) for n in ("postgres", "mariadb", "tango"))
-    if pg is not None:
-        values["HDBBENCH_POSTGRES_URL"] = (f"postgresql://{quote(pg.user)}:{quote(pg.password, safe='')}@"
-                                           f"{pg.host}:{pg.port}/{pg.dbname}")
-    if maria is not None:
-        values["HDBBENCH_MARIADB_URL"] = (f"mysql://{quote(maria.user)}:{quote(maria.password, safe='')}@"
-                                          f"{maria.host}:{maria.port}")
-    if tango is not None:
-        values["HDBBENCH_TANGO_HOST"] = tango.tango_host
+    for kind in external_kinds():
+        endpoint = endpoints.get(kind.name)
+        if endpoint is not None and kind.external_env:
+            values[kind.external_env] = endpoint.external_value()
     if values == before and path.exists():
         return
     text = json.dumps(values, indent=1, sort_keys=True)

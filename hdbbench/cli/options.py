@@ -11,11 +11,14 @@ the stack's own Tango database.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import click
 
 from hdbbench.errors import ServerError
+from hdbbench.servers.registry import ServerKind, external_kinds
 from hdbbench.stack import DEFAULT_STATE_DIR, load_endpoints
 
 state_dir_option = click.option(
@@ -24,10 +27,29 @@ state_dir_option = click.option(
     help="The stack's state directory: records, logs and links to the servers' data [env HDBBENCH_STATE_DIR].",
 )
 
-tango_host_option = click.option(
-    "--tango-host", envvar="HDBBENCH_TANGO_HOST", metavar="HOST:PORT",
-    help="An existing Tango database instead of the stack's own [env HDBBENCH_TANGO_HOST].",
-)
+def _external_option(kind: ServerKind) -> Callable[[Any], Any]:
+    """`--<kind's option>`: an existing server of that kind instead of the stack's own."""
+    assert kind.external_option is not None
+    return click.option(f"--{kind.external_option}", _parameter(kind), envvar=kind.external_env,
+                        metavar="HOST:PORT" if kind.name == "tango" else "URL",
+                        help=f"{kind.external_help} [env {kind.external_env}]")
+
+
+def _parameter(kind: ServerKind) -> str:
+    return (kind.external_option or kind.name).replace("-", "_")
+
+
+def external_server_options() -> list[Callable[[Any], Any]]:
+    """One option per server kind that can be external (hdbbench.servers.registry), in registry order."""
+    return [_external_option(k) for k in external_kinds() if k.external_option]
+
+
+def external_servers(values: Mapping[str, str | None]) -> dict[str, str]:
+    """Kind -> URL from the external_server_options' values (by parameter name); those not given left out."""
+    return {k.name: str(values[_parameter(k)]) for k in external_kinds() if values.get(_parameter(k))}
+
+
+tango_host_option = next(_external_option(k) for k in external_kinds() if k.name == "tango")
 
 database_option = click.option("--database", default="hdbpp", show_default=True,
                                help="The database holding the HDB++ schema.")

@@ -10,6 +10,7 @@ import click
 
 from hdbbench.cli.options import state_dir_option
 from hdbbench.placement import parse_cli
+from hdbbench.servers.registry import settings_example
 from hdbbench.runner import RunOptions, run_scenario
 from hdbbench.inputs import load_as
 from hdbbench.settings import PROFILE_NAMES, parse_overrides
@@ -21,7 +22,7 @@ from hdbbench.settings import PROFILE_NAMES, parse_overrides
 @click.option("--runs", "runs_root", type=click.Path(path_type=Path), default=Path("runs"), show_default=True,
               help="Where run directories are created.")
 @click.option("--set", "overrides", multiple=True, metavar="SERVER.NAME=VALUE",
-              help="Override a server setting for this run, e.g. postgres.shared_buffers=512MB.")
+              help=f"Override a server setting for this run, e.g. {settings_example()}.")
 @click.option("--profile", type=click.Choice(PROFILE_NAMES), default=None,
               help="Settings profile for this run instead of the scenario's [stack] profile.")
 @click.option("--hosts", "hosts_file", type=click.Path(path_type=Path), default=None,

@@ -27,6 +27,7 @@ from rich.table import Table
 
 from hdbbench.backends import BACKENDS
 from hdbbench.cli.options import state_dir_option
+from hdbbench.disk.variants import storage_of
 from hdbbench.errors import ConfigError
 from hdbbench.results import RunDirectory, environment_facts, load_results, results_document
 from hdbbench.units import human_bytes as human
@@ -43,7 +44,8 @@ def size() -> None:
 @state_dir_option
 @click.option("--backend", "backends", multiple=True, type=click.Choice(BACKENDS), help="Default: all three.")
 @click.option("--variant", "variants", multiple=True, metavar="[BACKEND=]VARIANT",
-              help="pk | pk+2 [,partitioned|,interval=<N>d]; MariaDB also ,compressed | ,page_compressed | ,myrocks.")
+              help="pk | pk+2 [,partitioned|,interval=<N>d]; storage options: " + "; ".join(
+                  f"{b} ,{' | ,'.join(storage_of(b))}" for b in BACKENDS if storage_of(b)) + ".")
 @click.option("--case", "cases", multiple=True, metavar="SPEC",
               help="[scalar|spectrum|image:]<type>[:<n>|<x>x<y>][:ro|rw]; default: every scalar type + devdouble spectra.")
 @click.option("--events", default=200_000, show_default=True, help="Events per scalar case (its largest size).")

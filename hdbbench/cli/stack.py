@@ -12,7 +12,8 @@ from typing import Any
 import click
 from rich.console import Console
 
-from hdbbench.cli.options import state_dir_option, tango_host_option
+from hdbbench.cli.options import external_server_options, external_servers, state_dir_option
+from hdbbench.servers.registry import settings_example
 from hdbbench.settings import PROFILE_NAMES, parse_overrides, resolve_profile
 from hdbbench.stack import COMPONENTS, TANGO_DATABASES, Stack, StackConfig
 
@@ -25,16 +26,13 @@ def _stack_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--profile", type=click.Choice(PROFILE_NAMES), default="durable", show_default=True,
                      help="Server settings profile."),
         click.option("--set", "overrides", multiple=True, metavar="SERVER.NAME=VALUE",
-                     help="Override a server setting, e.g. postgres.shared_buffers=512MB."),
+                     help=f"Override a server setting, e.g. {settings_example()}."),
         click.option("--only", "components", multiple=True, type=click.Choice(COMPONENTS),
-                     help="Start only these servers (repeatable)."),
-        click.option("--postgres-url", envvar="HDBBENCH_POSTGRES_URL",
-                     help="Use this external PostgreSQL/TimescaleDB (postgresql://user:pw@host:port/db)."),
-        click.option("--mariadb-url", envvar="HDBBENCH_MARIADB_URL",
-                     help="Use this external MariaDB/MySQL (mysql://user:pw@host:port)."),
-        tango_host_option,
-        click.option("--tango-db", type=click.Choice(TANGO_DATABASES), default="pytango", show_default=True,
-                     help="Private Tango database: PyTango's on sqlite, or Debian's C++ DataBaseds on the private MariaDB."),
+                     help="Start only these servers (repeatable); the process-less ones are always there."),
+        *external_server_options(),
+        click.option("--tango-db", type=click.Choice(TANGO_DATABASES), default=TANGO_DATABASES[0], show_default=True,
+                     help="Private Tango database: PyTango's on sqlite, or Debian's C++ DataBaseds on the stack's "
+                          "database server."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -42,11 +40,11 @@ def _stack_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _stack(state_dir: Path, profile: str, overrides: tuple[str, ...], components: tuple[str, ...],
-           postgres_url: str | None, mariadb_url: str | None, tango_host: str | None, tango_db: str) -> Stack:
+           tango_db: str, **external: str | None) -> Stack:
+    """`external`: the values of the external-server options, by parameter name (external_server_options)."""
     return Stack(StackConfig(
         state_dir=state_dir, profile=resolve_profile(profile, parse_overrides(overrides)),
-        components=components or COMPONENTS, postgres_url=postgres_url, mariadb_url=mariadb_url,
-        tango_host=tango_host, tango_db=tango_db,
+        components=components or COMPONENTS, external=external_servers(external), tango_db=tango_db,
     ))
 
 

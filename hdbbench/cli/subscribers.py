@@ -57,8 +57,7 @@ def subscribers_up(state_dir: Path, tango_host: str | None, binary: Path, backen
     extra = _pairs(overrides, "--set")
     environment = _pairs(env, "--env")
     endpoints = load_endpoints(state_dir)
-    lines = lib_configuration(backend, database, postgres=endpoints.postgres, mariadb=endpoints.mariadb,
-                              overrides=extra)
+    lines = lib_configuration(backend, database, endpoints, overrides=extra)
     wanted = [*attributes, *(dev.running_attributes(dev.fleet_dir(state_dir)) if from_devices else [])]
     fleet = _fleet(state_dir, tango_host, binary)
     fleet.env = environment

@@ -35,7 +35,7 @@ def column_values(tango_type: TangoType, seed: int, attribute: np.ndarray, k: np
     """Value of event k of each attribute, as the numpy dtype of the column path."""
     h = mix64(k.astype(np.uint64) * np.uint64(4099) + attribute.astype(np.uint64), seed, 0xD15C)
     wave = np.sin(k.astype(np.float64) * (2 * math.pi) / (600.0 + 37.0 * attribute))
-    dtype = FAST_TYPES[tango_type][0]
+    dtype = FAST_TYPES[tango_type]
     if tango_type in (TangoType.DEV_DOUBLE, TangoType.DEV_FLOAT):
         return (1000.0 * wave + unit_float(h) - 0.5).astype(dtype)
     if tango_type == TangoType.DEV_BOOLEAN:

@@ -245,7 +245,7 @@ def measure_variant(backend_name: str, endpoint: Any, variant_text: str, cases: 
     """Every case of one backend and variant, round by round; an unavailable storage variant is reported."""
     variant = MeasureVariant.parse(backend_name, variant_text)
     if variant.clustered:
-        raise ConfigError(f"variant {variant_text!r}: give it without 'clustered'; every PostgreSQL/TimescaleDB "
+        raise ConfigError(f"variant {variant_text!r}: give it without 'clustered'; every {backend_name} "
                           "variant is measured before and after CLUSTER")
     outcome = VariantOutcome(backend_name, variant.name)
     probe = get_backend(backend_name, endpoint, "probe")  # no database: names tables, asks the server

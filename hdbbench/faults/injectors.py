@@ -49,10 +49,8 @@ from hdbbench.backends import registry
 from hdbbench.backends.base import FaultAbility, HeldLock
 from hdbbench.errors import ConfigError, HdbbenchError, ServerError
 from hdbbench.faults import mounts
-from hdbbench.servers.base import PrivateServer
-from hdbbench.servers.mariadb import MariaDBServer
 from hdbbench.servers.ports import LOOPBACK, port_is_free
-from hdbbench.servers.postgres import PostgresServer
+from hdbbench.servers.registry import ServerArgs
 from hdbbench.stack import load_endpoints
 
 
@@ -76,8 +74,6 @@ class Injector(Protocol):
     def disarm(self) -> None: ...
 
 
-# The stack's private database servers by name (the `server` of a registry entry).
-SERVER_CLASSES: dict[str, type[PrivateServer]] = {cls.name: cls for cls in (PostgresServer, MariaDBServer)}
 TABLESPACE_MOUNT = "fault-tmpfs"  # beside the server's data directory
 _GONE_TIMEOUT_S = 120.0   # a graceful stop checkpoints; a large buffer pool takes a while
 _PORT_FREE_TIMEOUT_S = 30.0
@@ -86,18 +82,20 @@ _PORT_FREE_TIMEOUT_S = 30.0
 class StackServer:
     """The private database server a backend runs on, as the stack in `state_dir` recorded it."""
 
-    def __init__(self, target: FaultTarget) -> None:
-        server = registry.entry(target.backend).server
-        self.label = registry.SERVER_LABELS[server]
+    def __init__(self, target: FaultTarget, ability: str) -> None:
+        self._kind = registry.server_kind(target.backend)
+        self.label = self._kind.label
+        if ability not in self._kind.faults:
+            raise ConfigError(f"backend {target.backend} runs on a {self.label}, which cannot be made to {ability} "
+                              f"(its server faults: {', '.join(self._kind.faults) or 'none'})")
         endpoint = registry.endpoint_for(target.backend, load_endpoints(target.state_dir))
         if endpoint is None:
             raise ConfigError(f"the stack in {target.state_dir} has no {self.label} server for backend {target.backend}")
         if getattr(endpoint, "external", False):
             raise ConfigError(f"{self.label} at {endpoint.host}:{endpoint.port} is external: hdbbench does not stop, "
                               "start or fill it")
-        self._server_class = SERVER_CLASSES[server]
         self._state_dir = Path(target.state_dir).resolve()
-        self._probe = self._server_class(self._state_dir, {}, attached=False)
+        self._probe = self._kind.private(ServerArgs(self._state_dir))
         self._attached = False
 
     @property
@@ -157,8 +155,8 @@ class StackServer:
         port = int(meta.get("port") or 0)
         address = str(meta.get("address") or LOOPBACK)
         _wait_port_free(port, address)
-        server = self._server_class(self._state_dir, meta.get("settings") or {}, attached=self._attached,
-                                    keep_running=False, address=address)
+        server = self._kind.private(ServerArgs(self._state_dir, meta.get("settings") or {}, attached=self._attached,
+                                               keep_running=False, address=address))
         server.up()
         now = int(server.meta().get("port") or 0)
         if port and now != port:
@@ -237,9 +235,11 @@ class _Injector:
 class _ServerFault(_Injector):
     """Stop or kill the backend's server at begin, start it at end (and at disarm if end never ran)."""
 
+    ability = ""  # what its server kind must support (hdbbench.servers.registry: ServerKind.faults)
+
     def __init__(self, target: FaultTarget) -> None:
         super().__init__(target)
-        self.server = StackServer(target)
+        self.server = StackServer(target, self.ability)
         self._down = False
 
     def _take_down(self) -> None:
@@ -269,6 +269,7 @@ class _ServerFault(_Injector):
 
 class DatabaseStop(_ServerFault):
     name = "database_stop"
+    ability = "stop"
 
     def _take_down(self) -> None:
         self.server.stop()
@@ -276,6 +277,7 @@ class DatabaseStop(_ServerFault):
 
 class DatabaseKill(_ServerFault):
     name = "database_kill"
+    ability = "kill"
 
     def _take_down(self) -> None:
         self.server.kill()
@@ -358,7 +360,7 @@ class DatabaseFull(_FillFault):
     def __init__(self, target: FaultTarget) -> None:
         super().__init__(target)
         self.tables = _need_tables(target, self.name)
-        self.server = StackServer(target)
+        self.server = StackServer(target, "fill")
         self.ability = fault_ability(target)
 
     def arm(self) -> None:

@@ -213,8 +213,7 @@ class FaultTrialRun:
     def _subscriber_specs(self) -> list[SubscriberSpec]:
         overrides = {**dict(self.scenario.lib_configuration), **dict(self.kind.lib_configuration),
                      **self.part.lib_overrides(self.fault, str(self.home / "spool"))}
-        lines = lib_configuration(self.backend.name, self.backend.database, postgres=self.endpoints.postgres,
-                                  mariadb=self.endpoints.mariadb, overrides=overrides)
+        lines = lib_configuration(self.backend.name, self.backend.database, self.endpoints, overrides=overrides)
         return [SubscriberSpec(instance=n + 1, lib_configuration=tuple(lines), attributes=attributes)
                 for n, attributes in enumerate(spread(self.load.attributes, self.scenario.subscribers))]
 

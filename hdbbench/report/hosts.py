@@ -13,6 +13,7 @@ from typing import Any
 
 from hdbbench.report.data import Insertion, dig, num
 from hdbbench.report.render import Section, html_table
+from hdbbench.servers.registry import hosts_keys
 from hdbbench.report.text import fmt
 
 
@@ -21,7 +22,7 @@ def hosts_section(document: Mapping[str, Any] | None, view: Insertion | None) ->
     if not isinstance(hosts, Mapping) or not hosts.get("distributed"):
         return None
     section = Section("hosts", "Hosts")
-    rows = [[name, str(hosts.get(name))] for name in ("tango_db", "postgres", "mariadb", "controller")]
+    rows = [[name, str(hosts.get(name))] for name in (*hosts_keys(), "controller") if name in hosts]
     rows += [[f"device server {inst}", str(addr)] for inst, addr in (hosts.get("device_servers") or {}).items()]
     rows += [[f"subscriber {dev}", str(addr)] for dev, addr in (hosts.get("subscribers") or {}).items()]
     section.tables.append(html_table(["component", "host"], rows, "each component bound and was reached there"))

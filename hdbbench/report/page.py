@@ -25,6 +25,7 @@ from hdbbench.report.hosts import hosts_section
 from hdbbench.report.placement import placement_section
 from hdbbench.report.render import Section, html_table, render_page
 from hdbbench.report.text import Spread, fmt
+from hdbbench.servers.registry import build_facts
 from hdbbench.units import human_bytes
 
 REPORT_NAME = "report.html"
@@ -337,7 +338,7 @@ def environment_section(run_dir: Path, insertion_doc: Mapping[str, Any] | None) 
                       f"{human_bytes(num(dig(env, 'disk', 'free_bytes')))} free"),
              ("kernel", env.get("kernel")), ("OS", env.get("os")), ("host", env.get("hostname")),
              ("Python", env.get("python")), ("hdbbench commit", env.get("hdbbench_commit")),
-             ("TimescaleDB built", env.get("timescaledb_built")),
+             *((fact.label, env.get(fact.key)) for fact in build_facts()),
              ("OS page cache can be dropped", env.get("drop_caches_writable"))]
     section.tables.append(html_table(["fact", "value"], [[k, str(v)] for k, v in facts], "machine"))
     versions = [[f"server {k}", str(v)] for k, v in (env.get("servers") or {}).items()]

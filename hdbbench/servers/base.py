@@ -95,6 +95,10 @@ class PrivateServer(ABC):
     def environment(self) -> dict[str, str] | None:
         return None
 
+    def use_servers(self, endpoints: Mapping[str, Any]) -> None:
+        """The endpoints of the server kinds this one runs on (its registry entry's `needs`), known
+        once the stack has started them."""
+
     # --- shared life cycle ----------------------------------------------------------------------
     def record(self) -> ProcessRecord | None:
         return ProcessRecord.load(self._record_path)

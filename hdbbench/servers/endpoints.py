@@ -2,14 +2,16 @@
 """How to reach each server of a stack: private ones started by hdbbench, or external ones.
 
 An endpoint is a frozen value: everything a client needs (host, port, credentials), plus whether
-hdbbench owns the server (private) or must never start or stop it (external).
+hdbbench owns the server (private) or must never start or stop it (external). `StackEndpoints` maps
+the server kinds of a stack (hdbbench.servers.registry) to theirs.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, fields
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from hdbbench.errors import ConfigError
 
@@ -46,6 +48,10 @@ class PostgresEndpoint:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self) | {"conninfo": self.conninfo()}
+
+    def external_value(self) -> str:
+        """The URL another host's hdbbench reaches this server by (password included)."""
+        return f"postgresql://{quote(self.user)}:{quote(self.password, safe='')}@{self.host}:{self.port}/{self.dbname}"
 
     @classmethod
     def from_url(cls, url: str) -> PostgresEndpoint:
@@ -94,6 +100,10 @@ class MariaDBEndpoint:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self) | {"url": f"mysql://{self.user}@{self.host}:{self.port}/"}
 
+    def external_value(self) -> str:
+        """The URL another host's hdbbench reaches this server by (password included)."""
+        return f"mysql://{quote(self.user)}:{quote(self.password, safe='')}@{self.host}:{self.port}"
+
     @classmethod
     def from_url(cls, url: str) -> MariaDBEndpoint:
         """Parse `mysql://user:password@host:port` (an external server)."""
@@ -123,6 +133,9 @@ class TangoEndpoint:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self) | {"tango_host": self.tango_host}
 
+    def external_value(self) -> str:
+        return self.tango_host
+
     @classmethod
     def from_tango_host(cls, tango_host: str) -> TangoEndpoint:
         host, sep, port = tango_host.rpartition(":")
@@ -132,16 +145,52 @@ class TangoEndpoint:
 
 
 @dataclass(frozen=True)
-class StackEndpoints:
-    """The three servers a benchmark or a test talks to."""
+class LocalEndpoint:
+    """A directory of this host for backends that keep their data in files (no server process)."""
 
-    postgres: PostgresEndpoint | None
-    mariadb: MariaDBEndpoint | None
-    tango: TangoEndpoint | None
+    path: str
+    external: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "postgres": self.postgres.to_dict() if self.postgres else None,
-            "mariadb": self.mariadb.to_dict() if self.mariadb else None,
-            "tango": self.tango.to_dict() if self.tango else None,
-        }
+        return asdict(self)
+
+
+def endpoint_from_dict(cls: type, raw: Mapping[str, Any]) -> Any:
+    """An endpoint of class `cls` from its to_dict() (extra keys such as conninfo are derived)."""
+    names = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in raw.items() if k in names})
+
+
+class StackEndpoints(Mapping[str, Any]):
+    """The endpoints of a stack by server kind (``endpoints["postgres"]``, ``endpoints.get(name)``):
+    only the kinds the stack has. Tango, the control system every part uses, has a property."""
+
+    def __init__(self, endpoints: Mapping[str, Any] | None = None) -> None:
+        self._endpoints = {name: e for name, e in (endpoints or {}).items() if e is not None}
+
+    def __getitem__(self, name: str) -> Any:
+        return self._endpoints[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._endpoints)
+
+    def __len__(self) -> int:
+        return len(self._endpoints)
+
+    def __repr__(self) -> str:
+        return f"StackEndpoints({self._endpoints!r})"
+
+    @property
+    def tango(self) -> TangoEndpoint | None:
+        return self._endpoints.get("tango")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: endpoint.to_dict() for name, endpoint in self._endpoints.items()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StackEndpoints:
+        """The endpoints of a to_dict(); kinds unknown to the registry are left out."""
+        from hdbbench.servers.registry import SERVER_KINDS  # the registry imports this module
+
+        return cls({kind.name: endpoint_from_dict(kind.endpoint_class, data[kind.name])
+                    for kind in SERVER_KINDS if data.get(kind.name)})

@@ -22,6 +22,33 @@ from hdbbench.servers.ports import BENCHMARK_NETWORK, LOOPBACK
 PG_BINDIR = Path(os.environ.get("HDBBENCH_PG_BINDIR", "/usr/lib/postgresql/15/bin"))
 SUPERUSER = "hdbbench"
 
+# The settings of each profile (hdbbench.settings): memory sizes fit a 2-core, 24 GiB machine running
+# both database servers, the devices and the subscribers at once.
+_COMMON = {
+    "shared_buffers": "2GB",
+    "effective_cache_size": "8GB",
+    "work_mem": "64MB",
+    "maintenance_work_mem": "1GB",
+    # Modest: a large max_wal_size filled 4 GB of WAL during a 3 M-row load on such a machine.
+    "max_wal_size": "1GB",
+    "min_wal_size": "256MB",
+    "checkpoint_timeout": "10min",
+    "max_connections": "200",
+    "timezone": "UTC",
+    "log_timezone": "UTC",
+    "timescaledb.telemetry_level": "off",
+    "timescaledb.max_background_workers": "4",
+    "max_worker_processes": "16",
+    "jit": "off",
+}
+PROFILES = {
+    "durable": {**_COMMON, "fsync": "on", "synchronous_commit": "on", "full_page_writes": "on"},
+    # Elettra reported 3x with TimescaleDB from synchronous_commit=off.
+    "relaxed": {**_COMMON, "fsync": "on", "synchronous_commit": "off", "full_page_writes": "on"},
+}
+# Where setup.sh records the TimescaleDB version it built (a fact of the results' environment).
+TIMESCALEDB_BUILT = Path(__file__).resolve().parents[2] / ".cache/setup/timescaledb-version"
+
 
 def pg_binary(name: str) -> str:
     candidate = PG_BINDIR / name
@@ -90,3 +117,15 @@ class PostgresServer(PrivateServer):
                 "SELECT default_version FROM pg_available_extensions WHERE name = 'timescaledb'"
             ).fetchone()
         return f"PostgreSQL {server[0] if server else '?'}; TimescaleDB {ts[0] if ts else 'not installed'}"
+
+
+def probe(endpoint: PostgresEndpoint) -> None:
+    """Raise (the driver's own message) unless an external server accepts this endpoint's login."""
+    endpoint.connect(connect_timeout=5).close()
+
+
+def built_timescaledb() -> str | None:
+    try:
+        return TIMESCALEDB_BUILT.read_text().strip()
+    except OSError:
+        return None

@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,9 @@ class CppTangoDatabaseServer(PrivateServer):
         super().__init__(state_dir, {}, attached=attached, address=address)
         self._mariadb: MariaDBEndpoint | None = None
 
+    def use_servers(self, endpoints: Mapping[str, Any]) -> None:
+        self.use_database(endpoints["mariadb"])
+
     def use_database(self, mariadb: MariaDBEndpoint) -> None:
         """The MariaDB server that holds the Tango database (known once the stack started it)."""
         self._mariadb = mariadb
@@ -154,3 +158,8 @@ class CppTangoDatabaseServer(PrivateServer):
 
     def version(self, port: int, meta: dict[str, Any]) -> str | None:
         return "cppTango DataBaseds (Debian tango-db) on MariaDB"
+
+
+def probe(endpoint: TangoEndpoint) -> str | None:
+    """Why an external Tango database cannot be used, or None."""
+    return None if tango_database_answers(endpoint.host, endpoint.port) else "no Tango database answers there"

@@ -48,6 +48,8 @@ class MySQLBackend(MySQLFaults, MySQLExtraction, Backend):
     default_indexes = "pk"  # libhdbpp-mysql has no secondary index on data tables
     disk_variants = ("pk", "pk+2", "pk,compressed", "pk,page_compressed", "pk,myrocks")
     separate_clustering = False  # InnoDB tables are always clustered by their primary key
+    published_as = "MySQL"
+    cold_note = "MariaDB without buffer-pool dump/load"
     row_per_element = True  # arrays are stored one row per element
     storage_clauses = STORAGE_CLAUSES
 

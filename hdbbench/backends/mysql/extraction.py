@@ -33,7 +33,7 @@ class MySQLColumnLoader:
         """Store a scalar batch: rows go to `att_scalar_<type>_ro` or `_rw` by their attribute's write side."""
         import tempfile
 
-        from hdbbench.columnar import mysql_tsv
+        from hdbbench.backends.mysql.loaddata import mysql_tsv
 
         table_base = f"att_scalar_{batch.tango_type.suffix}"
         try:

@@ -44,6 +44,7 @@ class PostgresBackend(PgFaults, PgExtraction, Backend):
     name = "postgresql"
     timescale = False  # the table model's hypertables
     default_indexes = "pk+2"
+    published_as = "PostgreSQL"
 
     # --- connections
     def _admin(self) -> psycopg.Connection[Any]:

@@ -24,7 +24,7 @@ class PgColumnLoader:
 
     def load(self, batch: Any) -> int:
         """Store a scalar batch in its type's data table."""
-        from hdbbench.columnar import PG_COPY_COLUMNS, PGCOPY_HEADER, PGCOPY_TRAILER, pg_binary_rows
+        from hdbbench.backends.postgres.copy_binary import PG_COPY_COLUMNS, PGCOPY_HEADER, PGCOPY_TRAILER, pg_binary_rows
 
         if len(batch) == 0:
             return 0

@@ -24,6 +24,7 @@ from hdbbench.errors import ConfigError
 class TimescaleBackend(TimescaleFaults, PostgresBackend):
     name = "timescaledb"
     timescale = True
+    published_as = "TimescaleDB"
 
     def check_variant(self, variant: SchemaVariant) -> None:
         if variant.partitioned:
