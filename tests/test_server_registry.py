@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The server registry: entries that hold together, endpoints as a mapping, and the process-less
+`local` kind in a stack of nothing else (no server is started here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hdbbench.backends.registry import REGISTRY
+from hdbbench.errors import ConfigError
+from hdbbench.hosts import Hosts
+from hdbbench.servers.endpoints import LocalEndpoint, PostgresEndpoint, StackEndpoints, TangoEndpoint
+from hdbbench.servers.registry import SERVER_KINDS, SERVER_NAMES, external_from_environment, kind
+from hdbbench.settings import PROFILE_NAMES, parse_overrides, resolve_profile
+from hdbbench.stack import Stack, StackConfig, load_endpoints
+
+
+def test_entries_hold_together() -> None:
+    for position, server in enumerate(SERVER_KINDS):
+        for needed in (n for names in server.needs.values() for n in names):
+            assert SERVER_NAMES.index(needed) < position, f"{server.name} starts before {needed}, which it needs"
+        assert all(profile in server.settings for profile in PROFILE_NAMES) or not server.settings
+        assert not server.faults or server.process, f"{server.name}: faults need a process"
+    assert {e.server for e in REGISTRY} <= set(SERVER_NAMES)
+    keys = [k.hosts_key for k in SERVER_KINDS if k.hosts_key]
+    assert len(keys) == len(set(keys))
+
+
+def test_external_servers_come_from_their_variables() -> None:
+    environ = {"HDBBENCH_POSTGRES_URL": "postgresql://u:p@198.18.0.1:5432/db", "HDBBENCH_TANGO_HOST": "h:10000",
+               "HDBBENCH_MARIADB_URL": ""}
+    given = external_from_environment(environ)
+    assert given == {"postgres": environ["HDBBENCH_POSTGRES_URL"], "tango": "h:10000"}
+    assert kind("postgres").external_endpoint(given["postgres"]).external_value() == given["postgres"]
+    with pytest.raises(ConfigError, match="cannot be external"):
+        kind("local").external_endpoint("/tmp")
+
+
+def test_endpoints_are_a_mapping_that_round_trips() -> None:
+    endpoints = StackEndpoints({"postgres": PostgresEndpoint("127.0.0.1", 25432, "u", "p"), "mariadb": None,
+                                "tango": TangoEndpoint("127.0.0.1", 20000), "local": LocalEndpoint("/x/local")})
+    assert list(endpoints) == ["postgres", "tango", "local"] and "mariadb" not in endpoints
+    assert endpoints.get("mariadb") is None and endpoints["postgres"].port == 25432
+    assert endpoints.tango is not None and endpoints.tango.tango_host == "127.0.0.1:20000"
+    again = StackEndpoints.from_dict(endpoints.to_dict() | {"mariadb": None, "unknown": {"x": 1}})
+    assert dict(again) == dict(endpoints)
+
+
+def test_every_stack_has_the_local_kind_and_needs_are_checked(tmp_path: Path) -> None:
+    assert StackConfig(state_dir=tmp_path, components=("postgres",)).components == ("postgres", "local")
+    with pytest.raises(ConfigError, match="include the mariadb component"):
+        StackConfig(state_dir=tmp_path, components=("tango",), tango_db="cpp")
+    # An external Tango database runs on nothing of ours.
+    StackConfig(state_dir=tmp_path, components=("tango",), tango_db="cpp", external={"tango": "h:1"})
+
+
+def test_a_stack_of_the_local_kind_alone_starts_no_process(tmp_path: Path) -> None:
+    stack = Stack(StackConfig(state_dir=tmp_path, components=()))
+    endpoints = stack.up()
+    assert dict(endpoints) == {"local": LocalEndpoint(str((tmp_path / "local").resolve()))}
+    assert (tmp_path / "local").is_dir() and load_endpoints(tmp_path) == endpoints
+    status = stack.status()
+    assert status["all_ready"] and status["servers"]["local"]["pid"] is None
+    assert stack.settings_in_force() == {}
+    assert stack.down() == [] and (tmp_path / "local").is_dir()  # files are data: kept
+
+
+def test_profiles_have_a_section_per_kind_with_settings() -> None:
+    profile = resolve_profile("relaxed", parse_overrides(["postgres.work_mem=8MB"]))
+    assert set(profile.servers) == {k.name for k in SERVER_KINDS if k.settings}
+    assert profile.of("postgres")["work_mem"] == "8MB" and profile.of("local") == {}
+    assert type(profile).from_dict(profile.to_dict()) == profile
+    with pytest.raises(ConfigError, match="postgres.<name>=<value> or mariadb.<name>=<value>"):
+        parse_overrides(["local.x=1"])
+
+
+def test_hosts_record_every_server_key() -> None:
+    hosts = Hosts(servers={"postgres": "198.18.0.1"})
+    assert hosts.distributed and hosts.servers_on("198.18.0.1") == ("postgres",)
+    assert {k: hosts.to_dict()[k] for k in ("postgres", "mariadb", "tango_db")} == {
+        "postgres": "198.18.0.1", "mariadb": "127.0.0.1", "tango_db": "127.0.0.1"}
