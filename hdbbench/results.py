@@ -37,7 +37,7 @@ from hdbbench.trials import InsertionResults, TrialSummary
 # 3: an insertion trial says what it measured (kind, batch_size; subscriber_kind always), typed (hdbbench.trials)
 FORMAT_VERSION = 3
 MIGRATED_FORMATS = (1, 2)  # what `hdbbench migrate` converts
-_PACKAGES = ("hdbbench", "pytango", "psycopg", "psycopg-binary", "mariadb", "numpy")
+_PACKAGES = ("hdbbench", "pytango")  # and each backend's client packages (`client_packages`), then numpy
 
 
 def utc_now() -> str:
@@ -327,6 +327,7 @@ def _check_records(document: ResultsDocument, source: Path | str) -> None:
 def environment_facts(server_versions: Mapping[str, Any] | None = None,
                       settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """CPU, cores, memory, disk type, kernel, OS, versions of every component, and settings."""
+    packages, built = _backend_facts()
     return {
         "hostname": platform.node(),
         "cpu_model": _cpu_model(),
@@ -336,13 +337,23 @@ def environment_facts(server_versions: Mapping[str, Any] | None = None,
         "kernel": platform.release(),
         "os": _os_release(),
         "python": platform.python_version(),
-        "packages": {name: _package_version(name) for name in _PACKAGES},
+        "packages": {name: _package_version(name) for name in packages},
         "hdbbench_commit": _git_commit(),
-        "timescaledb_built": _read_text(Path(__file__).resolve().parent.parent / ".cache/setup/timescaledb-version"),
+        **built,
         "servers": dict(server_versions or {}),
         "settings": dict(settings or {}),
         "drop_caches_writable": os.access("/proc/sys/vm/drop_caches", os.W_OK),
     }
+
+
+def _backend_facts() -> tuple[list[str], dict[str, Any]]:
+    """The packages whose versions are recorded, and the backends' build facts (hdbbench.backends.base)."""
+    from hdbbench.backends.registry import REGISTRY  # the backends import their clients: only when facts are taken
+
+    classes = list(dict.fromkeys(e.backend_class for e in REGISTRY))
+    clients = [p for cls in classes for p in cls.client_packages]
+    built = {key: value for cls in classes for key, value in cls.build_facts().items()}
+    return list(dict.fromkeys((*_PACKAGES, *clients, "numpy"))), built
 
 
 def _read_text(path: Path) -> str | None:

@@ -161,3 +161,9 @@ def test_environment_facts_describe_the_machine() -> None:
     assert env["cores"] >= 1 and env["memory_bytes"] > 0
     assert env["kernel"] and env["packages"]["pytango"].startswith("10.")
     assert env["disk"]["total_bytes"] > 0
+    # Each backend says which client packages and which facts of its server's build a run records.
+    from hdbbench.backends.registry import REGISTRY
+
+    for entry in REGISTRY:
+        assert set(entry.backend_class.client_packages) <= set(env["packages"]), entry.name
+        assert set(entry.backend_class.build_fact_labels) == set(entry.backend_class.build_facts()) <= set(env)

@@ -332,7 +332,7 @@ def environment_section(run_dir: Path, insertion_doc: Mapping[str, Any] | None) 
                       f"{human_bytes(num(dig(env, 'disk', 'free_bytes')))} free"),
              ("kernel", env.get("kernel")), ("OS", env.get("os")), ("host", env.get("hostname")),
              ("Python", env.get("python")), ("hdbbench commit", env.get("hdbbench_commit")),
-             ("TimescaleDB built", env.get("timescaledb_built")),
+             *((label, env.get(key)) for key, label in _build_fact_labels().items()),
              ("OS page cache can be dropped", env.get("drop_caches_writable"))]
     section.tables.append(html_table(["fact", "value"], [[k, str(v)] for k, v in facts], "machine"))
     versions = [[f"server {k}", str(v)] for k, v in (env.get("servers") or {}).items()]
@@ -341,6 +341,13 @@ def environment_section(run_dir: Path, insertion_doc: Mapping[str, Any] | None) 
     section.tables.append(html_table(["setting", "value"], _flatten(env.get("settings") or {}), "settings in force"))
     section.tables.append(html_table(["scenario key", "value"], _flatten(scenario), "scenario as resolved"))
     return section
+
+
+def _build_fact_labels() -> dict[str, str]:
+    """The environment keys the backends record about their servers' builds, with their words."""
+    from hdbbench.backends.registry import REGISTRY
+
+    return {key: label for e in REGISTRY for key, label in e.backend_class.build_fact_labels.items()}
 
 
 def _flatten(value: Any, prefix: str = "") -> list[list[str]]:

@@ -50,6 +50,7 @@ class MySQLBackend(MySQLFaults, MySQLExtraction, Backend):
     separate_clustering = False  # InnoDB tables are always clustered by their primary key
     row_per_element = True  # arrays are stored one row per element
     storage_clauses = STORAGE_CLAUSES
+    client_packages = ("mariadb",)
 
     def check_variant(self, variant: SchemaVariant) -> None:
         if not variant.foreign_keys:

@@ -44,6 +44,7 @@ class PostgresBackend(PgFaults, PgExtraction, Backend):
     name = "postgresql"
     timescale = False  # the table model's hypertables
     default_indexes = "pk+2"
+    client_packages = ("psycopg", "psycopg-binary")
 
     # --- connections
     def _admin(self) -> psycopg.Connection[Any]:
