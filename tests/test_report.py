@@ -436,7 +436,7 @@ def test_real_run_report_holds_its_sections(real_report: tuple[Path, str], tmp_p
 def test_real_run_words_agree_with_results(real_report: tuple[Path, str]) -> None:
     path, page = real_report
     doc = json.loads((path.parent / "results.json").read_text())
-    main = {t["backend"]: t for t in doc["results"]["trials"] if t["label"].endswith("_throughput")}
+    main = {t["backend"]: t for t in doc["results"]["trials"] if t["kind"] == "throughput"}
     top = sorted(main, key=lambda b: (-main[b]["stored_rate"]["median"], b))[0]
     found = sections_of(page)
     assert f"{top} had the highest median stored rate" in found["throughput"]
