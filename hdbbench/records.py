@@ -6,8 +6,9 @@ dicts of them, each possibly optional (``X | None``). The rules, the same for ev
 
 * reading (`read`): every field without a default must be present (null where its type allows);
   a field with a default may be absent; a key the dataclass has no field for is refused. Nested
-  records, lists and dicts of records are read the same way; leaves are kept as written (JSON has
-  one number type: an int where a float is declared is a float's value);
+  records, lists and dicts of records are read the same way; a value of a `Literal` type must be one
+  of its values; other leaves are kept as written (JSON has one number type: an int where a float
+  is declared is a float's value);
 * writing (`write`): every field in declaration order, except a field declared with `omitted()`
   while it is None (the producer leaves such a key out rather than writing null).
 
@@ -72,6 +73,12 @@ def _value(hint: Any, value: Any, where: str) -> Any:
             return None
         choices = [a for a in args if a is not type(None)]
         return _value(choices[0], value, where) if len(choices) == 1 else value
+    if value is None and hint is not Any:
+        raise RecordError(f"{where} must not be null")
+    if origin is typing.Literal:
+        if value not in args:
+            raise RecordError(f"{where} must be one of {', '.join(map(repr, args))}, got {value!r}")
+        return value
     if dataclasses.is_dataclass(hint):
         return read(hint, value, where)  # type: ignore[arg-type]
     if origin is list:

@@ -137,6 +137,8 @@ def test_a_trial_reads_typed_and_writes_back_exactly_as_written(tmp_path: Path) 
      r"a TrialSummary.saturation.steps\[0\] record lacks offered_rate"),
     (lambda t: t | {"cpu": {"subscribers": [1, 2]}}, r"a TrialSummary.cpu.subscribers record must be an object"),
     (lambda t: t | {"label": ["x"]}, "TrialSummary.label must be a str, got list"),
+    (lambda t: t | {"drained": None}, "TrialSummary.drained must not be null"),
+    (lambda t: t | {"kind": "batch"}, "TrialSummary.kind must be one of 'throughput', 'batch_sweep', .* got 'batch'"),
 ])
 def test_a_trial_off_its_dataclass_is_refused_naming_the_key(tmp_path: Path, damage: Any, words: str) -> None:
     good = written_trial()
