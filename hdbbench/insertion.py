@@ -11,19 +11,23 @@ drained and every attribute is accounted for: events emitted (device counters) a
 
 Only the HdbEventSubscriber interface and SQL are used, so a real hdbpp-es can be measured by the
 same code (its extra statistics then read as missing).
+
+`Trial.run` returns the trial's record, a `hdbbench.trials.TrialSummary`, built in one place
+(`Trial._summary`) from the trial's settings and the typed parts of hdbbench.trial_figures,
+hdbbench.outside and hdbbench.saturation.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from datetime import datetime, timezone
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from hdbbench import delivery, measure
+from hdbbench import delivery
 from hdbbench import outside as db_side
 from hdbbench import saturation as sat
 from hdbbench import subscriber_statistics as st
@@ -31,18 +35,22 @@ from hdbbench.backends import backend_for_stack
 from hdbbench.backends.registry import server_of
 from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, unproven_cause
 from hdbbench.placement import PlacementControl, archiving_path_per_core
+from hdbbench.records import write
 from hdbbench.sampling import Sampler, TimeSeries, process_probe, thread_probe
 from hdbbench.servers.endpoints import StackEndpoints
-from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configuration, spread
+from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, spread
+from hdbbench.trial_figures import AGE_FIGURES, loss_by_reason, summarise
+from hdbbench.trials import (
+    Accounting,
+    AttributeCount,
+    DatabaseBytes,
+    PlacementRecord,
+    SaturationSearch,
+    TrialKind,
+    TrialSummary,
+)
 
-# The windowed durations (s) the trial reports, worst subscriber: result key -> (p50, p99, max) statistics.
-AGE_FIGURES = {
-    "event_age_at_commit_s": (st.EVENT_AGE_AT_COMMIT_P50, st.EVENT_AGE_AT_COMMIT_P99,
-                              st.EVENT_AGE_AT_COMMIT_MAX),
-    "event_age_at_reception_s": (st.EVENT_AGE_AT_RECEPTION_P50, st.EVENT_AGE_AT_RECEPTION_P99,
-                                 st.EVENT_AGE_AT_RECEPTION_MAX),
-    "time_in_subscriber_s": (st.TIME_IN_SUBSCRIBER_P50, st.TIME_IN_SUBSCRIBER_P99, st.TIME_IN_SUBSCRIBER_MAX),
-}
+# The windowed durations the trial reports, as our subscriber publishes them (hdbbench.trial_figures).
 _AGE_STATISTICS = tuple(name for names in AGE_FIGURES.values() for name in names)
 # Our statistics beyond HDB++'s; a real hdbpp-es (or ours in strict mode) lacks them: they read as missing.
 EXTRA_STATISTICS = (st.ROWS_STORED_NUMBER, st.PENDING_EVENT_NUMBER, st.PENDING_EVENT_AGE,
@@ -59,10 +67,6 @@ SUMMED_OVER_SUBSCRIBERS = (st.ROWS_STORED_NUMBER, st.PENDING_EVENT_NUMBER, st.AT
                            st.ATTRIBUTE_FAILURE_FREQ)
 
 SETTLE_S = 2.0
-# Error descriptions of Tango's event delivery dropping events (ZeroMQ's high-water mark): cppTango's
-# API_MissedEvents, "Missed some events! Zmq queue has reached HWM?", as the subscriber stores it.
-MISSED_EVENTS_MARKERS = ("missed some events", "missedevents")
-
 Progress = Callable[[str, float, dict[str, float]], None]  # (phase, fraction done, latest figures)
 
 
@@ -143,8 +147,12 @@ class LoadTarget:
 
 @dataclass
 class TrialSettings:
+    """One trial of a run: what it measures (`trial_kind`), on which backend and subscriber kind, at
+    which rate and for how long; `label` names its series and database."""
+
     backend: str
     label: str
+    trial_kind: TrialKind
     rate: float
     duration_s: float
     warmup_s: float
@@ -154,6 +162,12 @@ class TrialSettings:
     rate_steps: Sequence[float] = ()    # saturation search: later rates, one per step_s
     step_s: float = 0.0
     kind: SubscriberKind = DEFAULT_KIND  # which subscriber (hdbbench.kinds): binary, environment
+
+    @property
+    def batch_size(self) -> int | None:
+        """The LibConfiguration batch_size in force; None when not set (the library's default)."""
+        value = str(self.lib_overrides.get("batch_size", "")).strip()
+        return int(value) if value.isdigit() else None
 
 
 class Trial:
@@ -174,7 +188,7 @@ class Trial:
         self.binary = binary if binary is not None else settings.kind.executable()
         self._outside: db_side.Outside | None = None
 
-    def run(self) -> tuple[dict[str, Any], TimeSeries]:
+    def run(self) -> tuple[TrialSummary, TimeSeries]:
         s = self.settings
         backend = backend_for_stack(s.backend, self.endpoints, database=f"hdbpp_{s.label}")
         backend.drop_schema()
@@ -185,59 +199,81 @@ class Trial:
         if db_side.Outside.available(backend):  # figures read from the database, the same for every kind
             outside = db_side.Outside(backend, self.load.attributes)
         self._outside = outside
-        ours_before = None
         try:
-            devices = self._start_subscribers(fleet, backend)
-            if self.placement is not None:
-                self.placement.apply("subscribers", fleet.pids())
-            # ZeroMQ subscriptions reach the publisher asynchronously (the "slow joiner"): events pushed
-            # before the filter arrives are dropped. Each attribute's event path is proven first.
-            unproven = delivery.confirm(fleet, devices, self.load)
-            self.load.prepare(s.rate)
-            time.sleep(SETTLE_S)
-            # The initial values Tango sends on subscription carry the devices' last timestamps (minutes
-            # old for a slow attribute): the windowed figures start with the load, not with them.
-            for device in devices:
-                fleet.reset_statistics(device)
-            size_before = backend.size_bytes()
-            ours_before = db_side.ours_rows_stored([fleet.statistics(d, EXTRA_STATISTICS) for d in devices])
-            load_started = datetime.now(timezone.utc)
-            if outside is not None:
-                outside.start(since=load_started)
-            series, phases, t0_epoch = self._measure(fleet, devices)
-            # While the subscribers still hold their database connections (a backend per connection).
-            placement = self.placement.observe({"subscribers": fleet.pids()}) if self.placement else None
-            drained = self._drain(fleet, devices)
-            final = {device: fleet.statistics(device, EXTRA_STATISTICS) for device in devices}
-            size_after = backend.size_bytes()
-            # Rows stamped before the load started are the initial values Tango sends on subscription.
-            accounting = self._account(backend.count_rows_by_attribute(since=load_started))
-            if outside is not None:  # the counter's rows in events (MariaDB counts array elements)
-                outside.calibrate(int(accounting["stored"]))
-            errors = backend.count_error_events(since=load_started)
-            accounting.update(loss_by_reason(accounting, final, errors, drained))
-            judge = self._judge(series, t0_epoch)
-            steps = self._judged_steps(judge, phases, backend, load_started, accounting) if s.rate_steps else None
+            seen = self._observe(fleet, backend, outside)
         finally:
             self.load.stop()
             fleet.down()
             if outside is not None:  # after the subscribers' sessions ended: PostgreSQL then has every count
                 outside.finish()
         if outside is not None:
-            outside.add_stored_events(series)
-        summary = summarise(series, s, final, accounting, drained, phases, outside)
-        if steps is not None:
-            summary["saturation"] = sat.summary(steps, judge.resolution_s)
-        summary.update(db_side.kind_figures(outside, series, s, phases, load_started, ours_before, final))
-        summary["database_bytes"] = {"before": size_before, "after": size_after, "growth": size_after - size_before}
-        summary["device_engine"] = self.load.engine
-        summary["delivery_unproven"] = len(unproven)  # attributes without an event through Tango before the load
+            outside.add_stored_events(seen.series)
+        return self._summary(seen, outside), seen.series
+
+    def _observe(self, fleet: SubscriberFleet, backend: Any, outside: db_side.Outside | None) -> _Observed:
+        """Subscribers up, event paths proven, the load measured, the queues drained and every event
+        accounted for; the subscribers are still up when this returns (`run` stops them)."""
+        s = self.settings
+        devices = self._start_subscribers(fleet, backend)
+        if self.placement is not None:
+            self.placement.apply("subscribers", fleet.pids())
+        # ZeroMQ subscriptions reach the publisher asynchronously (the "slow joiner"): events pushed
+        # before the filter arrives are dropped. Each attribute's event path is proven first.
+        unproven = delivery.confirm(fleet, devices, self.load)
+        self.load.prepare(s.rate)
+        time.sleep(SETTLE_S)
+        # The initial values Tango sends on subscription carry the devices' last timestamps (minutes
+        # old for a slow attribute): the windowed figures start with the load, not with them.
+        for device in devices:
+            fleet.reset_statistics(device)
+        size_before = backend.size_bytes()
+        ours_before = db_side.ours_rows_stored([fleet.statistics(d, EXTRA_STATISTICS) for d in devices])
+        load_started = datetime.now(timezone.utc)
+        if outside is not None:
+            outside.start(since=load_started)
+        series, phases, t0_epoch = self._measure(fleet, devices)
+        # While the subscribers still hold their database connections (a backend per connection).
+        placement = self.placement.observe({"subscribers": fleet.pids()}) if self.placement else None
+        drained = self._drain(fleet, devices)
+        final = {device: fleet.statistics(device, EXTRA_STATISTICS) for device in devices}
+        size_after = backend.size_bytes()
+        # Rows stamped before the load started are the initial values Tango sends on subscription.
+        accounting = self._account(backend.count_rows_by_attribute(since=load_started))
+        if outside is not None:  # the counter's rows in events (MariaDB counts array elements)
+            outside.calibrate(accounting.stored)
+        errors = backend.count_error_events(since=load_started)
+        accounting = loss_by_reason(accounting, final, errors, drained)
+        judge = self._judge(series, t0_epoch)
+        steps = self._judged_steps(judge, phases, backend, load_started, accounting) if s.rate_steps else None
+        return _Observed(series, phases, load_started, ours_before, final, accounting, drained,
+                         DatabaseBytes(size_before, size_after, size_after - size_before), len(unproven), placement,
+                         sat.summary(steps, judge.resolution_s) if steps is not None else None)
+
+    def _summary(self, seen: _Observed, outside: db_side.Outside | None) -> TrialSummary:
+        """The trial's record, built here only: the settings say what the trial measured, the typed
+        parts what it found (hdbbench.trials)."""
+        s = self.settings
+        figures = summarise(seen.series, s, seen.final, seen.phases, outside)
+        kind = db_side.kind_figures(outside, seen.series, s, seen.phases, seen.load_started, seen.ours_before,
+                                    seen.final)
         per_process = math.ceil(len(self.load.attributes) / max(1, s.subscribers))
-        summary["delivery_unproven_cause"] = unproven_cause(len(unproven), per_process, s.kind.send_hwm(s.lib_overrides))
-        if placement is not None:
-            placement["archiving_path"] = archiving_path_per_core(summary["cpu"], placement, server_of(s.backend))
-            summary["placement"] = placement
-        return summary, series
+        placement = None
+        if seen.placement is not None:
+            path = archiving_path_per_core(write(figures.cpu), seen.placement, server_of(s.backend))
+            placement = PlacementRecord.from_dict({**seen.placement, "archiving_path": path})
+        return TrialSummary(
+            backend=s.backend, label=s.label, kind=s.trial_kind, batch_size=s.batch_size, offered_rate=s.rate,
+            subscribers=s.subscribers, lib_overrides=dict(s.lib_overrides), duration_s=s.duration_s,
+            warmup_s=s.warmup_s, stored_rate=figures.stored_rate, pending_events=figures.pending_events,
+            pending_age_s=figures.pending_age_s, event_age_at_commit_s=figures.event_age_at_commit_s,
+            event_age_at_reception_s=figures.event_age_at_reception_s,
+            time_in_subscriber_s=figures.time_in_subscriber_s, cpu=figures.cpu,
+            subscriber_cpu_by_thread=figures.subscriber_cpu_by_thread, accounting=seen.accounting,
+            drained=seen.drained, sampling_failures=dict(seen.series.failures), subscriber_final=seen.final,
+            database_bytes=seen.database_bytes, saturation=seen.search, sustained_share=figures.sustained_share,
+            device_engine=self.load.engine, placement=placement, delivery_unproven=seen.unproven,
+            delivery_unproven_cause=unproven_cause(seen.unproven, per_process, s.kind.send_hwm(s.lib_overrides)),
+            subscriber_kind=s.kind.name, outside=kind.outside, subscriber_reported=kind.subscriber_reported)
 
     def _start_subscribers(self, fleet: SubscriberFleet, backend: Any) -> list[str]:
         s = self.settings
@@ -319,11 +355,11 @@ class Trial:
         return sat.StepJudge(series, outside.resolution_s, outside.watch.lags_between, t0_epoch, outside.stored_counter)
 
     def _judged_steps(self, judge: sat.StepJudge, phases: Sequence[dict[str, float]], backend: Any,
-                      load_started: datetime, accounting: Mapping[str, Any]) -> list[sat.Step]:
+                      load_started: datetime, accounting: Accounting) -> list[sat.Step]:
         """The search's steps judged again after the drain, with each step's events by source time:
         emitted (the devices' counters at the steps' bounds) against stored, and error events stored."""
         steps = [judge.judge(sat.Step(p["rate"], p["start_s"], p["end_s"])) for p in phases]
-        bounds = judge.step_bounds(steps, load_started.timestamp(), int(accounting["emitted"]))
+        bounds = judge.step_bounds(steps, load_started.timestamp(), accounting.emitted)
         counts = []
         for start, end, emitted in bounds:
             since = datetime.fromtimestamp(start, timezone.utc)
@@ -353,153 +389,28 @@ class Trial:
             time.sleep(0.5)
         return False
 
-    def _account(self, stored: dict[str, int]) -> dict[str, Any]:
+    def _account(self, stored: dict[str, int]) -> Accounting:
+        """Emitted against stored per attribute (the loss by reason is added by `loss_by_reason`)."""
         emitted = self.load.emitted_per_attribute()
-        rows = []
-        for name in sorted(emitted):
-            got = stored.get(name, 0)
-            rows.append({"attribute": name, "emitted": emitted[name], "stored": got,
-                         "lost": max(0, emitted[name] - got), "extra": max(0, got - emitted[name])})
-        return {
-            "emitted": sum(r["emitted"] for r in rows), "stored": sum(r["stored"] for r in rows),
-            "lost": sum(r["lost"] for r in rows), "duplicates": sum(r["extra"] for r in rows),
-            "per_attribute": rows,
-        }
+        rows = [AttributeCount(attribute=name, emitted=emitted[name], stored=stored.get(name, 0),
+                               lost=max(0, emitted[name] - stored.get(name, 0)),
+                               extra=max(0, stored.get(name, 0) - emitted[name])) for name in sorted(emitted)]
+        return Accounting(emitted=sum(r.emitted for r in rows), stored=sum(r.stored for r in rows),
+                          lost=sum(r.lost for r in rows), duplicates=sum(r.extra for r in rows), per_attribute=rows)
 
 
-def summarise(series: TimeSeries, s: TrialSettings, final: dict[str, dict[str, Any]], accounting: dict[str, Any],
-              drained: bool, phases: list[dict[str, float]], outside: db_side.Outside | None) -> dict[str, Any]:
-    """The trial's figures. Rates, the sustained share and the CPU per event come from the database's
-    own counter (the same for every kind), our subscriber's RowsStoredNumber only where the backend
-    cannot be read from outside; pending figures from HDB++'s attributes, which every kind publishes."""
-    times, stored = outside.stored_counter(series) if outside is not None else stored_column(series)
-    rates = measure.rates_per_second(times, stored)
-    end_s = phases[0]["end_s"] if phases else None
-    steady = measure.steady(rates, s.warmup_s, end_s if not s.rate_steps else None)
-    _, pending = series.column(f"sub.{st.ATTRIBUTE_PENDING_NUMBER}")
-    _, max_pending = series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")
-    _, pending_age = series.column(f"sub.{st.PENDING_EVENT_AGE}")
-    figures: dict[str, Any] = {
-        "backend": s.backend, "label": s.label, "offered_rate": s.rate, "subscribers": s.subscribers,
-        "lib_overrides": dict(s.lib_overrides), "duration_s": s.duration_s, "warmup_s": s.warmup_s,
-        "stored_rate": measure.distribution(steady).to_dict() | {"source": _counter_name(outside)},
-        "pending_events": {"max": max(pending, default=None), "p99": measure.percentile(pending, 99) if pending else None,
-                           "high_water_mark": max(max_pending, default=None),
-                           "source": "HDB++ AttributePendingNumber, AttributeMaxPendingNumber (summed over "
-                                     "subscribers; absent when the kind does not publish them)"},
-        "pending_age_s": {"max": max(pending_age, default=math.nan), "p99": measure.percentile(pending_age, 99)},
-        **{key: _age_figures(series, end_s, final, names) for key, names in AGE_FIGURES.items()},
-        "cpu": _cpu_figures(series, s.warmup_s, end_s, counter=(times, stored)),
-        "subscriber_cpu_by_thread": _cpu_figures(series, s.warmup_s, end_s, prefix="threads_subscribers.",
-                                                 suffix="_cpu_s", counter=(times, stored)),
-        "accounting": accounting,
-        "drained": drained,
-        "sampling_failures": dict(series.failures),
-        "subscriber_final": final,
-    }
-    if not s.rate_steps and steady:
-        figures["sustained_share"] = measure.sustained_share(steady, s.rate, slack=0.02)
-    return figures
+@dataclass(frozen=True)
+class _Observed:
+    """What a trial saw before its subscribers stopped (`Trial._observe`)."""
 
-
-def _counter_name(outside: db_side.Outside | None) -> str:
-    return "database counter" if outside is not None else f"subscriber's {st.ROWS_STORED_NUMBER}"
-
-
-def loss_by_reason(accounting: Mapping[str, Any], final: Mapping[str, Mapping[str, Any]],
-                   errors: Mapping[str, Mapping[str, int]], drained: bool) -> dict[str, Any]:
-    """Where the events the devices emitted and the database lacks were lost, as far as the outside
-    figures and the kind's own attributes tell:
-
-    * ``left_in_subscriber_queue`` — the trial did not drain: HDB++'s AttributePendingNumber at the end;
-    * ``in_subscriber`` — our subscriber's own loss counter (queue or spool full), where published;
-    * ``event_delivery`` — never reached the subscriber: for ours, the rest by elimination; for another
-      kind, the loss of the attributes for which it stored Tango's "missed events" error (ZeroMQ's
-      high-water mark dropped their events before any queue of the subscriber);
-    * ``unattributed`` — the rest: lost inside the subscriber or in delivery, and the kind does not say.
-    The reasons add up to ``lost``."""
-    rest = int(accounting["lost"])
-    reasons: dict[str, int] = {}
-
-    def take(reason: str, count: int) -> None:
-        nonlocal rest
-        share = max(0, min(rest, int(count)))
-        if share:
-            reasons[reason] = reasons.get(reason, 0) + share
-        rest -= share
-
-    pending = int(sum(float(x.get(st.ATTRIBUTE_PENDING_NUMBER) or 0) for x in final.values()))
-    if not drained:
-        take("left_in_subscriber_queue", pending)
-    ours = [float(x[st.LOST_EVENT_NUMBER]) for x in final.values() if x.get(st.LOST_EVENT_NUMBER) is not None]
-    missed = {name for name, per in errors.items()
-              if any(marker in desc.lower() for desc in per for marker in MISSED_EVENTS_MARKERS)}
-    if ours:
-        take("in_subscriber", int(sum(ours)))
-        take("event_delivery", rest)
-    else:
-        take("event_delivery", sum(int(r["lost"]) for r in accounting["per_attribute"] if r["attribute"] in missed))
-        take("unattributed", rest)
-    missed_rows = sum(count for name, per in errors.items() for desc, count in per.items()
-                      if any(marker in desc.lower() for marker in MISSED_EVENTS_MARKERS))
-    return {
-        "lost_by_reason": reasons,
-        "lost_in_subscriber": reasons.get("in_subscriber", 0) if ours else None,
-        "lost_in_event_delivery": reasons.get("event_delivery", 0),
-        "error_events": sum(sum(per.values()) for per in errors.values()),   # stored error rows (outside)
-        "missed_event_errors": missed_rows,
-        "attributes_with_missed_events": len(missed),
-        "error_events_reported": int(sum(float(x.get(st.ATTRIBUTE_FAILURE_FREQ) or 0) for x in final.values())),
-        "not_drained": None if drained else {"left_in_subscriber_queue": pending, "not_stored": int(accounting["lost"])},
-    }
-
-
-def _age_figures(series: TimeSeries, end_s: float | None, final: dict[str, dict[str, Any]],
-                 names: tuple[str, str, str]) -> dict[str, Any]:
-    """The subscribers' windowed figures `names` (p50, p99, max; window = StatisticsTimeWindow = the
-    steady part) as sampled at the end of the steady part, worst subscriber; after the load has stopped
-    the window would empty."""
-    out: dict[str, Any] = {"window": "steady part, read at its end"}
-    for key, name in zip(("p50", "p99", "max"), names):
-        times, values = series.column(f"sub.{name}")
-        at_end = [v for t, v in zip(times, values) if end_s is None or t <= end_s]
-        if at_end:
-            out[key] = at_end[-1]
-        else:
-            finals = [float(st[name]) for st in final.values() if st.get(name) is not None]
-            out[key] = max(finals) if finals else None
-    return out
-
-
-def _cpu_figures(series: TimeSeries, warmup_s: float, end_s: float | None, prefix: str = "proc_",
-                 suffix: str = ".cpu_s", counter: tuple[list[float], list[float]] | None = None) -> dict[str, Any]:
-    """Cores used and CPU µs per stored event over the steady part, per column `prefix`<group>`suffix`
-    (process groups by default). Stored events are counted by the database where it can (the same
-    counter for every subscriber kind, in events: hdbbench.outside.Outside.calibrate), else by our
-    subscriber."""
-    times, stored = counter if counter is not None else stored_column(series)
-    window = [i for i, t in enumerate(times) if t >= warmup_s and (end_s is None or t <= end_s)]
-    out: dict[str, Any] = {}
-    if len(window) < 2:
-        return out
-    first, last = window[0], window[-1]
-    events = stored[last] - stored[first]
-    span_s = times[last] - times[first]
-    for column in series.columns:
-        if not (column.startswith(prefix) and column.endswith(suffix)):
-            continue
-        t, cpu = series.column(column)
-        by_time = dict(zip(t, cpu))
-        if times[first] in by_time and times[last] in by_time:
-            used = by_time[times[last]] - by_time[times[first]]
-            group = column.removeprefix(prefix).removesuffix(suffix)
-            out[group] = {"cores": used / span_s if span_s else math.nan,
-                          "us_per_event": used / events * 1e6 if events else math.nan}
-    return out
-
-
-def stored_column(series: TimeSeries) -> tuple[list[float], list[float]]:
-    """The stored-rows counter of a trial: our subscriber's RowsStoredNumber, else (another kind) the
-    database's own count of inserted rows."""
-    times, stored = series.column(f"sub.{st.ROWS_STORED_NUMBER}")
-    return (times, stored) if times else series.column(db_side.COUNTER_COLUMN)
+    series: TimeSeries
+    phases: list[dict[str, float]]
+    load_started: datetime
+    ours_before: float | None
+    final: dict[str, dict[str, Any]]
+    accounting: Accounting
+    drained: bool
+    database_bytes: DatabaseBytes
+    unproven: int
+    placement: dict[str, Any] | None
+    search: SaturationSearch | None

@@ -1,5 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
-"""``hdbbench migrate``: a run directory of results format 1 rewritten as format 2.
+"""``hdbbench migrate``: a run directory of results format 1 or 2 rewritten as format 3.
+
+Format 3 differs from format 2 in the insertion trials only: each says what it measured (``kind``:
+throughput, batch_sweep, subscriber_sweep, saturation, sustained; ``batch_size``) and always which
+``subscriber_kind`` ran it. A trial of format 1 or 2 says so in its label alone: the migration, and
+nothing else in hdbbench, reads it from there (`trial_identity`). The other files of a format-2 run
+are carried as they are, with the new format_version.
 
 Format 1 kept the extraction and disk parts of ``hdbbench run`` as run directories of their own
 (``extraction/<time>-extract-<name>/``, ``disk/<time>-disk/``) whose ``results.json`` the runner
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -28,11 +35,13 @@ from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from hdbbench.results import FORMAT_VERSION, RECORDS, ResultsDocument, ResultsFormatError
+import hdbbench.faults.results  # noqa: F401  (registers the faults records, so they are checked too)
+from hdbbench.kinds import OURS
+from hdbbench.results import FORMAT_VERSION, MIGRATED_FORMATS, RECORDS, ResultsDocument, ResultsFormatError
 
-FROM_FORMAT = 1
+FROM_FORMAT = 1  # the format whose layout differs (parts in run directories of their own)
 MIGRATION_FILE = "migration.json"
-RESULTS_FILES = ("results.json", "extraction.json", "disk.json", "sizing.json")
+RESULTS_FILES = ("results.json", "extraction.json", "disk.json", "sizing.json", "faults.json")
 RUN_FILES = ("scenario.json", "environment.json", "status.json")  # carried as they are, JSON objects
 PARTS = ("extraction", "disk")  # format 1's sub-run directories, each one run directory of its own
 REPORT_OUTPUTS = ("report.html", "disk-cases.csv")  # written by the report; `hdbbench report` writes them anew
@@ -54,11 +63,14 @@ _AVERAGE_NOTE = ("null: format 1 measured one size and fitted no marginal; its b
 
 @dataclass
 class MigrationLog:
-    """What migration.json says: what could not be carried (dropped) and what format 1 did not record (defaulted)."""
+    """What migration.json says: what could not be carried (dropped), what the older format did not
+    record (defaulted, derived) and the logs of earlier migrations of the same run (earlier)."""
 
     source: str
     dropped: list[dict[str, Any]] = field(default_factory=list)
     defaulted: list[dict[str, Any]] = field(default_factory=list)
+    from_format: int = FROM_FORMAT
+    earlier: list[Any] = field(default_factory=list)
 
     def drop(self, file: str, key: str, why: str, records: int | None = None) -> None:
         self.dropped.append(_entry(file, key, why, records))
@@ -67,8 +79,9 @@ class MigrationLog:
         self.defaulted.append(_entry(file, key, how, records))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"from_format": FROM_FORMAT, "to_format": FORMAT_VERSION, "source": self.source,
-                "dropped": self.dropped, "defaulted": self.defaulted}
+        out = {"from_format": self.from_format, "to_format": FORMAT_VERSION, "source": self.source,
+               "dropped": self.dropped, "defaulted": self.defaulted}
+        return out | ({"earlier": self.earlier} if self.earlier else {})
 
 
 def _entry(file: str, key: str, text: str, records: int | None) -> dict[str, Any]:
@@ -77,13 +90,14 @@ def _entry(file: str, key: str, text: str, records: int | None) -> dict[str, Any
 
 # --- the run directory -----------------------------------------------------------------------------
 def default_destination(src: Path) -> Path:
-    """``<src>-format2`` beside `src`."""
+    """``<src>-format<N>`` beside `src`, N the format written."""
     resolved = Path(src).resolve()
-    return resolved.parent / f"{resolved.name}-format2"
+    return resolved.parent / f"{resolved.name}-format{FORMAT_VERSION}"
 
 
 def migrate_run(src: Path, dest: Path) -> MigrationLog:
-    """Write `dest`, the format-2 run directory of the format-1 run directory `src`; `src` is only read."""
+    """Write `dest`, the format-3 run directory of the format-1 or format-2 run directory `src`; `src`
+    is only read."""
     src, dest = Path(src), Path(dest)
     if not src.is_dir():
         raise ResultsFormatError(f"{src}: not a run directory")
@@ -111,6 +125,7 @@ def _migrate_into(src: Path, work: Path, log: MigrationLog) -> None:
         raise ResultsFormatError(f"{src}: holds no results file ({', '.join(RESULTS_FILES)}); nothing to migrate")
     if versions and all(v == FORMAT_VERSION for v in versions) and not has_parts:
         raise ResultsFormatError(f"{src}: already results format {FORMAT_VERSION}; nothing to migrate")
+    log.from_format = min((v for v in versions if v in MIGRATED_FORMATS), default=FROM_FORMAT)
     for name in RUN_FILES:
         if (src / name).is_file() and not isinstance(_read_json(src / name), dict):
             raise ResultsFormatError(f"{src / name}: not a JSON object")
@@ -124,8 +139,8 @@ def _migrate_into(src: Path, work: Path, log: MigrationLog) -> None:
             continue
         if entry.name in REPORT_OUTPUTS:
             log.drop(entry.name, "", "written by the report of format 1; `hdbbench report` writes it anew")
-        elif entry.name == MIGRATION_FILE:
-            raise ResultsFormatError(f"{entry}: the run was migrated already")
+        elif entry.name == MIGRATION_FILE:  # migrated before, to an older format: its log goes into ours
+            log.earlier.append(_read_json(entry))
         else:
             _copy(entry, work / entry.name)  # scenario, environment, status, logs, series, CSVs: as they are
     for part_dir in parts:  # after the run's own files, beside which the parts' files go
@@ -207,31 +222,37 @@ def _write_document(path: Path, document: Mapping[str, Any]) -> None:
 
 # --- one results file ------------------------------------------------------------------------------
 def convert_document(data: Any, source: Path, log: MigrationLog, name: str) -> dict[str, Any]:
-    """The format-2 document of a format-1 (or format-2) results file; ResultsFormatError in one line
+    """The format-3 document of a format-1, -2 (or -3) results file; ResultsFormatError in one line
     naming the file, the key and the problem otherwise."""
     if not isinstance(data, dict):
         raise ResultsFormatError(f"{source}: not a JSON object, so not an hdbbench results file")
     version = data.get("format_version")
     if version == FORMAT_VERSION:
         return ResultsDocument.from_dict(data, source).to_dict()  # checked, carried as it is
-    if version != FROM_FORMAT:
-        raise ResultsFormatError(f"{source}: format_version: {version!r} is neither results format "
-                                 f"{FROM_FORMAT} nor {FORMAT_VERSION}")
+    if version not in MIGRATED_FORMATS:
+        raise ResultsFormatError(f"{source}: format_version: {version!r} is not a results format this hdbbench "
+                                 f"migrates ({', '.join(map(str, MIGRATED_FORMATS))}) or reads ({FORMAT_VERSION})")
     for key, kind in (("kind", str), ("results", dict), ("scenario", dict), ("environment", dict)):
         if not isinstance(data.get(key), kind):
             raise ResultsFormatError(f"{source}: {key}: missing or not a{'n object' if kind is dict else ' string'}")
     results = dict(data["results"])
     record_key, record = RECORDS.get(data["kind"], ("", None))
     if record is not None and record_key in results:
-        results[record_key] = _convert_records(data["kind"], record_key, record, results[record_key], source, log, name)
-    _note_absent_results_keys(data["kind"], results, log, name)
+        items = _checked_records(data["kind"], record_key, results[record_key], source, version)
+        if data["kind"] == "insertion":
+            items = _with_trial_identity(items, source, log, name, version)
+        if version == FROM_FORMAT:
+            items = _convert_records(data["kind"], record_key, record, items, log, name)
+        results[record_key] = items
+    if version == FROM_FORMAT:
+        _note_absent_results_keys(data["kind"], results, log, name)
     document = ResultsDocument(data["kind"], data["scenario"], data["environment"], results,
                                str(data.get("created") or ""))
-    return ResultsDocument.from_dict(document.to_dict(), source).to_dict()  # what format 2 reads, or one line
+    return ResultsDocument.from_dict(document.to_dict(), source).to_dict()  # what format 3 reads, or one line
 
 
-def _convert_records(kind: str, key: str, record: Any, items: Any, source: Path, log: MigrationLog,
-                     name: str) -> list[dict[str, Any]]:
+def _checked_records(kind: str, key: str, items: Any, source: Path, version: int) -> list[dict[str, Any]]:
+    """The records of a results file, each an object holding the fields that name it."""
     if not isinstance(items, list):
         raise ResultsFormatError(f"{source}: results.{key}: not a list")
     for index, item in enumerate(items):
@@ -239,7 +260,13 @@ def _convert_records(kind: str, key: str, record: Any, items: Any, source: Path,
             raise ResultsFormatError(f"{source}: results.{key}[{index}]: not an object")
         if lacking := [k for k in _IDENTITY.get(kind, ()) if k not in item]:
             raise ResultsFormatError(f"{source}: results.{key}[{index}]: lacks {', '.join(lacking)}, which "
-                                     f"names the record in every format-{FROM_FORMAT} file")
+                                     f"names the record in every format-{version} file")
+    return list(items)
+
+
+def _convert_records(kind: str, key: str, record: Any, items: list[dict[str, Any]], log: MigrationLog,
+                     name: str) -> list[dict[str, Any]]:
+    """Format 1's records in format 3's shape: keys it has no field for dropped, required ones it lacks null."""
     known = {f.name: f for f in fields(record)}
     required = [n for n, f in known.items() if f.default is MISSING and f.default_factory is MISSING]
     where = f"results.{key}[]"
@@ -252,8 +279,51 @@ def _convert_records(kind: str, key: str, record: Any, items: Any, source: Path,
             unknown[extra] = unknown.get(extra, 0) + 1
         out.append({k: item.get(k) for k in known if k in item or k in required})
     for extra, count in sorted(unknown.items()):
-        log.drop(name, f"{where}.{extra}", f"format 2's {record.__name__} has no such field", count)
+        log.drop(name, f"{where}.{extra}", f"format {FORMAT_VERSION}'s {record.__name__} has no such field", count)
     _note_absent(items, known, required, log, name, where)
+    return out
+
+
+# --- what a trial measured: its label said so until format 3 -------------------------------------
+_LABEL = re.compile(r"(?:^|_)(?:(?P<throughput>throughput)|batch(?P<batch>\d+)|subs(?P<subs>\d+)|"
+                    r"(?P<saturation>saturation)|(?P<sustained>sustained))$")
+
+
+def trial_identity(trial: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``kind`` and ``batch_size`` of a trial of format 1 or 2, from its label (``<backend>_throughput``,
+    ``_batch<n>``, ``_subs<n>``, ``_saturation``, ``_sustained``, a subscriber kind's slug before the
+    last part); the batch size of a trial that is not of a batch sweep is its LibConfiguration's
+    (null when not set). None when the label names no trial kind."""
+    match = _LABEL.search(str(trial.get("label", "")))
+    if match is None:
+        return None
+    kind = ("batch_sweep" if match.group("batch") else "subscriber_sweep" if match.group("subs")
+            else next(k for k in ("throughput", "saturation", "sustained") if match.group(k)))
+    given = str((trial.get("lib_overrides") or {}).get("batch_size", "")).strip()
+    batch = int(match.group("batch")) if match.group("batch") else int(given) if given.isdigit() else None
+    return {"kind": kind, "batch_size": batch}
+
+
+def _with_trial_identity(items: list[dict[str, Any]], source: Path, log: MigrationLog, name: str,
+                         version: int) -> list[dict[str, Any]]:
+    """The trials with the fields that say what each measured, derived where format `version` lacks them."""
+    out, derived, ours = [], 0, 0
+    for index, item in enumerate(items):
+        identity = trial_identity(item)
+        if identity is None and not {"kind", "batch_size"} <= set(item):
+            raise ResultsFormatError(f"{source}: results.trials[{index}]: label {item.get('label')!r} names no trial "
+                                     "kind (<backend>_throughput, _batch<n>, _subs<n>, _saturation, _sustained)")
+        missing = {k: v for k, v in (identity or {}).items() if k not in item}
+        derived += bool(missing)
+        ours += "subscriber_kind" not in item
+        out.append({**item, **missing, "subscriber_kind": item.get("subscriber_kind", OURS)})
+    if derived:
+        log.default(name, "results.trials[].kind, batch_size", f"derived from the trial label (format {version} "
+                    "recorded them there only); batch_size of a trial outside a batch sweep from its lib_overrides, "
+                    "null when not set", derived)
+    if ours:
+        log.default(name, "results.trials[].subscriber_kind", f"{OURS}: format {version} recorded no kind for a "
+                    "trial of its only subscriber", ours)
     return out
 
 
@@ -264,13 +334,11 @@ def _note_absent(items: list[dict[str, Any]], known: Mapping[str, Any], required
         if not count or (key not in required and count < len(items)):
             continue  # an optional figure some records hold (saturation: its trial only) was recorded
         how = ("null: not recorded in format 1" if key in required
-               else f"left out: not recorded in format 1; format 2 reads {_default_of(known[key])}")
+               else f"left out: not recorded in format 1; format {FORMAT_VERSION} reads {_default_of(known[key])}")
         log.default(name, f"{where}.{key}", how, count)
 
 
 def _default_of(f: Any) -> str:
-    if f.name == "subscriber_kind":  # its default is None, but the report reads None as our subscriber
-        return "a trial without it as one of hdbbench-es (format 1's only subscriber)"
     value = f.default if f.default is not MISSING else f.default_factory()
     return "null (missing figure)" if value is None else f"{value!r}"
 
@@ -282,7 +350,7 @@ def _keep_complete(items: list[dict[str, Any]], required: list[str], log: Migrat
     kept = [item for item in items if all(k in item for k in required)]
     if len(kept) < len(items):
         missing = sorted({k for item in items for k in required if k not in item})
-        log.drop(name, where, f"cases without {', '.join(missing)} (format 2 needs them to show a case)",
+        log.drop(name, where, f"cases without {', '.join(missing)} (format 2 and later need them to show a case)",
                  len(items) - len(kept))
     averages = [i for i, item in enumerate(kept) if not {"fit_sizes", "fit_ok", "average_bytes_per_event"} & set(item)]
     for i in averages:
@@ -311,6 +379,6 @@ def summary_line(dest: Path, log: MigrationLog) -> str:
     files = sorted(p.name for p in dest.iterdir() if p.name in RESULTS_FILES)
     dropped = "; ".join(f"{d['file']} {d['key']}".strip() for d in log.dropped) or "nothing"
     return (f"wrote {dest} (results format {FORMAT_VERSION}: {', '.join(files) or 'no results files'}); "
-            f"dropped: {dropped}; {len(log.defaulted)} note(s) on figures format {FROM_FORMAT} did not record "
+            f"dropped: {dropped}; {len(log.defaulted)} note(s) on figures format {log.from_format} did not record "
             f"in {MIGRATION_FILE}")
 

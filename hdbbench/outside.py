@@ -39,6 +39,7 @@ from hdbbench import measure
 from hdbbench import subscriber_statistics as st
 from hdbbench.backends.base import OutsideFigures, OutsideReader
 from hdbbench.sampling import TimeSeries
+from hdbbench.trials import KindFigures, OutsideSummary, SubscriberReported, VisibilityLag
 
 POLL_PERIOD_S = 0.01  # half the 20 ms asked for: the resolution adds wake-up delays and a query time
 PROBE_ATTRIBUTES = 8
@@ -141,16 +142,16 @@ class VisibilityWatch:
         with self._lock:
             return [(source, lag) for source, lag in self.events if start_epoch <= source <= end_epoch]
 
-    def lag_figures(self, start_epoch: float, end_epoch: float) -> dict[str, Any]:
+    def lag_figures(self, start_epoch: float, end_epoch: float) -> VisibilityLag:
         """p50/p99/max of the lags of the probe events whose source time lies in [start, end], and the
         resolution the polls achieved over the same stretch."""
         with self._lock:
             lags = [lag for source, lag in self.events if start_epoch <= source <= end_epoch]
-        return {"p50": measure.percentile(lags, 50) if lags else None,
-                "p99": measure.percentile(lags, 99) if lags else None,
-                "max": max(lags) if lags else None, "count": len(lags),
-                "resolution_s": self.resolution(start_epoch, end_epoch),
-                "probe_attributes": len(self.attributes)}
+        return VisibilityLag(p50=measure.percentile(lags, 50) if lags else None,
+                             p99=measure.percentile(lags, 99) if lags else None,
+                             max=max(lags) if lags else None, count=len(lags),
+                             resolution_s=self.resolution(start_epoch, end_epoch),
+                             probe_attributes=len(self.attributes))
 
 
 class FlushTracker:
@@ -323,21 +324,21 @@ class Outside:
                 pass
 
     def figures(self, series: TimeSeries, warmup_s: float, end_s: float | None, load_started: datetime,
-                load_seconds: float) -> dict[str, Any]:
+                load_seconds: float) -> OutsideSummary:
         """The trial's outside figures: stored rate (per-second distribution over the steady part, and
         rows over the whole trial), visibility lag over the steady part, and what the counter is."""
         times, counts = self.stored_counter(series)
         rates = measure.steady(measure.rates_per_second(times, counts), warmup_s, end_s)
         start = load_started.timestamp() + warmup_s
-        return {
-            "counter": self.counter.counter,
-            "counter_resolution_s": self.resolution_s,
-            "events_per_row": self.events_per_row,
-            "stored_rate": measure.distribution(rates).to_dict(),
-            "rows_inserted": self.total,
-            "visibility_lag_s": self.watch.lag_figures(start, load_started.timestamp() + load_seconds),
-            "visibility_poll_failures": self.watch.failures,
-        }
+        return OutsideSummary(
+            counter=self.counter.counter,
+            counter_resolution_s=self.resolution_s,
+            events_per_row=self.events_per_row,
+            stored_rate=measure.distribution(rates),
+            rows_inserted=self.total,
+            visibility_lag_s=self.watch.lag_figures(start, load_started.timestamp() + load_seconds),
+            visibility_poll_failures=self.watch.failures,
+        )
 
 
 # The trial figures that come from our subscriber's own statistics (hdbbench-es publishes them; another
@@ -354,9 +355,9 @@ def ours_rows_stored(statistics: Sequence[dict[str, Any]]) -> float | None:
 
 
 def kind_figures(outside: Outside | None, series: TimeSeries, settings: Any, phases: Sequence[dict[str, float]],
-                 load_started: datetime, ours_before: float | None, final: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The fields a trial adds for the comparison of subscriber kinds: which kind, the outside figures, and
-    what our subscriber said of itself over the same stretch (rows stored, its per-second stored rate)."""
+                 load_started: datetime, ours_before: float | None, final: dict[str, dict[str, Any]]) -> KindFigures:
+    """The parts of a trial for the comparison of subscriber kinds: the outside figures, and what our
+    subscriber said of itself over the same stretch (rows stored, its per-second stored rate)."""
     end_s = phases[0].get("end_s") if phases else None
     load_s = phases[-1].get("end_s", 0.0) if phases else 0.0
     steady_end = end_s if not settings.rate_steps else None
@@ -367,7 +368,6 @@ def kind_figures(outside: Outside | None, series: TimeSeries, settings: Any, pha
     stored = ours_after - ours_before if ours_after is not None and ours_before is not None else None
     times, counts = series.column(f"sub.{st.ROWS_STORED_NUMBER}")
     rates = measure.steady(measure.rates_per_second(times, counts), settings.warmup_s, steady_end)
-    return {"subscriber_kind": settings.kind.name, "outside": figures,
-            "subscriber_reported": {"fields": list(OURS_FIELDS), "published": stored is not None,
-                                    "rows_stored": stored,
-                                    "stored_rate": measure.distribution(rates).to_dict() if rates else None}}
+    reported = SubscriberReported(fields=list(OURS_FIELDS), published=stored is not None, rows_stored=stored,
+                                  stored_rate=measure.distribution(rates) if rates else None)
+    return KindFigures(outside=figures, subscriber_reported=reported)

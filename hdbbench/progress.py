@@ -10,6 +10,7 @@ trial ends with one line of its verdicts either way (`trial_line`).
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 from types import TracebackType
@@ -20,6 +21,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 
 from hdbbench import subscriber_statistics as st
 from hdbbench.outside import COUNTER_COLUMN, LAG_COLUMN
+from hdbbench.trials import TrialSummary
 
 PLAIN_PERIOD_S = 10.0
 
@@ -85,19 +87,17 @@ class TrialProgress:
         return "  ".join(parts)
 
 
-def trial_line(summary: Mapping[str, Any]) -> str:
+def trial_line(summary: TrialSummary) -> str:
     """One line of a finished trial's verdicts: stored rate, loss by reason, and a search's outcome."""
-    label = f"{summary.get('label')} ({summary.get('subscriber_kind') or 'hdbbench-es'})"
-    rate = (summary.get("stored_rate") or {}).get("median")
-    acc = summary.get("accounting") or {}
-    parts = [f"median stored {rate:,.0f}/s" if isinstance(rate, (int, float)) and rate == rate else "no stored rate"]
-    lost = int(acc.get("lost") or 0)
-    reasons = ", ".join(f"{n:,} {r.replace('_', ' ')}" for r, n in (acc.get("lost_by_reason") or {}).items())
+    rate = summary.stored_rate.median
+    parts = [f"median stored {rate:,.0f}/s" if math.isfinite(rate) else "no stored rate"]
+    lost = summary.accounting.lost
+    reasons = ", ".join(f"{n:,} {r.replace('_', ' ')}" for r, n in summary.accounting.lost_by_reason.items())
     parts.append(f"lost {lost:,}" + (f" ({reasons})" if reasons else ""))
-    if sat := summary.get("saturation"):
-        last = sat.get("last_sustainable_rate")
-        ended = ", ".join(sat.get("ended_by") or []) or sat.get("limited_by")
+    if (search := summary.saturation) is not None:
+        last = search.last_sustainable_rate
+        ended = ", ".join(search.ended_by) or search.limited_by
         parts.append(f"last sustainable {last:,.0f}/s, ended by {ended}" if last else f"saturated at once ({ended})")
-    if summary.get("delivery_unproven"):
-        parts.append(f"{summary['delivery_unproven']:,} attributes unproven: {summary.get('delivery_unproven_cause')}")
-    return f"trial {label}: " + "; ".join(parts)
+    if summary.delivery_unproven:
+        parts.append(f"{summary.delivery_unproven:,} attributes unproven: {summary.delivery_unproven_cause}")
+    return f"trial {summary.label} ({summary.subscriber_kind}): " + "; ".join(parts)

@@ -45,7 +45,6 @@ from __future__ import annotations
 import math
 import re
 import zlib
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path

@@ -8,8 +8,9 @@ for a finished one. Every results file carries ``format_version`` and the facts 
 numbers (seed, settings, versions, hardware), as pyperf does.
 
 The files are typed: `ResultsDocument` is the envelope, and the records of each kind are the
-dataclasses below (`RECORDS`), written by their producers and read by the report; reading checks
-every record against its dataclass and refuses, in one line, another format_version. Parts of a
+dataclasses of `RECORDS` (below; an insertion trial's in hdbbench.trials, read whole by
+`read_trials`), written by their producers and read by the report; reading checks every record
+against its dataclass and refuses, in one line, another format_version. Parts of a
 ``hdbbench run`` (extraction, disk) write into its directory through a `RunPart`.
 """
 
@@ -29,11 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench.errors import ConfigError
-from hdbbench.servers.registry import build_facts, client_packages
+from hdbbench.records import RecordError
+from hdbbench.trials import InsertionResults, TrialSummary
 
 # 2: one run directory (extraction.json, disk.json beside results.json), one shape per file
-FORMAT_VERSION = 2
-_PACKAGES = ("hdbbench", *client_packages(), "numpy")
+# 3: an insertion trial says what it measured (kind, batch_size; subscriber_kind always), typed (hdbbench.trials)
+FORMAT_VERSION = 3
+MIGRATED_FORMATS = (1, 2)  # what `hdbbench migrate` converts
+_PACKAGES = ("hdbbench", "pytango")  # and each backend's client packages (`client_packages`), then numpy
 
 
 def utc_now() -> str:
@@ -146,7 +150,7 @@ class ResultsDocument:
             raise ResultsFormatError(f"{source}: not an hdbbench results file")
         version = data.get("format_version")
         if version != FORMAT_VERSION:
-            advice = (f"run `hdbbench migrate {Path(source).parent}` to convert" if version == 1
+            advice = (f"run `hdbbench migrate {Path(source).parent}` to convert" if version in MIGRATED_FORMATS
                       else "re-run the measurement with this version")
             raise ResultsFormatError(
                 f"{source}: results format {version!r}, this hdbbench reads format {FORMAT_VERSION} only; {advice}")
@@ -178,6 +182,22 @@ def load_results(path: Path, kind: str | None = None) -> dict[str, Any]:
     return read_results(path, kind).to_dict()
 
 
+def insertion_results(document: ResultsDocument) -> InsertionResults:
+    """The typed results of an insertion document (its trials as `TrialSummary` records)."""
+    if document.kind != "insertion":
+        raise ResultsFormatError(f"results of kind {document.kind!r} hold no insertion trials")
+    try:
+        return InsertionResults.from_dict(document.results)
+    except RecordError as exc:
+        raise ResultsFormatError(f"results: {exc}") from None
+
+
+def read_trials(path: Path) -> tuple[ResultsDocument, InsertionResults]:
+    """An insertion results file and its typed trials, as written (ResultsFormatError in one line otherwise)."""
+    document = read_results(path, "insertion")
+    return document, insertion_results(document)
+
+
 # --- the records the report reads, as the producers write them -------------------------------
 def _fields_of(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
     """The fields of dataclass `cls` from `data`: every field without a default must be there, no other key."""
@@ -191,57 +211,6 @@ def _fields_of(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
         raise ResultsFormatError(f"a {cls.__name__} record " + "; ".join(
             ([f"lacks {', '.join(missing)}"] if missing else []) + ([f"has unknown {', '.join(unknown)}"] if unknown else [])))
     return {name: data[name] for name in known if name in data}
-
-
-@dataclass(frozen=True)
-class TrialSummary:
-    """results.json ``results.trials[]`` (hdbbench.insertion.summarise): one insertion trial.
-
-    Figures are tables of numbers as hdbbench.measure writes them: a distribution (count, median, p1,
-    p99, mean, min, max), a duration's p50/p99/max, CPU per process group (cores, us_per_event)."""
-
-    backend: str
-    label: str                     # <backend>_throughput | _batch<n> | _subs<n> | _saturation | _sustained
-    offered_rate: float
-    subscribers: int
-    lib_overrides: dict[str, str]
-    duration_s: float
-    warmup_s: float
-    stored_rate: dict[str, float]
-    pending_events: dict[str, float]
-    pending_age_s: dict[str, float]
-    event_age_at_commit_s: dict[str, Any]
-    event_age_at_reception_s: dict[str, Any]
-    time_in_subscriber_s: dict[str, Any]
-    cpu: dict[str, dict[str, float]]
-    subscriber_cpu_by_thread: dict[str, dict[str, float]]
-    accounting: dict[str, Any]     # emitted, stored, lost, duplicates, per_attribute[], where the loss happened
-    drained: bool
-    sampling_failures: dict[str, Any]
-    subscriber_final: dict[str, dict[str, Any]]
-    database_bytes: dict[str, Any]
-    saturation: dict[str, Any] | None = None    # the saturation search's trial only
-    sustained_share: float | None = None        # the other trials, when they had a steady part
-    device_engine: str | None = None            # the devices' generator engine, when the run chose one
-    placement: dict[str, Any] | None = None     # CPUs requested and observed per group (hdbbench.placement)
-    delivery_unproven: int | None = None        # attributes without an event through Tango before the load
-    delivery_unproven_cause: str | None = None  # their likely cause, from the topics per process (hdbbench.kinds)
-    # Which subscriber (hdbbench.kinds); the figures read from outside it, the same for every kind
-    # (hdbbench.outside: the database's inserted-row counter, the visibility lag); and which of the
-    # figures above are our subscriber's own statistics (missing for another kind).
-    subscriber_kind: str | None = None
-    outside: dict[str, Any] | None = None
-    subscriber_reported: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None or k in _ALWAYS_WRITTEN}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TrialSummary:
-        return cls(**_fields_of(cls, data))
-
-
-_ALWAYS_WRITTEN = {f.name for f in fields(TrialSummary) if f.default is MISSING}
 
 
 @dataclass(frozen=True)
@@ -358,6 +327,7 @@ def _check_records(document: ResultsDocument, source: Path | str) -> None:
 def environment_facts(server_versions: Mapping[str, Any] | None = None,
                       settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """CPU, cores, memory, disk type, kernel, OS, versions of every component, and settings."""
+    packages, built = _backend_facts()
     return {
         "hostname": platform.node(),
         "cpu_model": _cpu_model(),
@@ -367,13 +337,23 @@ def environment_facts(server_versions: Mapping[str, Any] | None = None,
         "kernel": platform.release(),
         "os": _os_release(),
         "python": platform.python_version(),
-        "packages": {name: _package_version(name) for name in _PACKAGES},
+        "packages": {name: _package_version(name) for name in packages},
         "hdbbench_commit": _git_commit(),
-        **{fact.key: fact.read() for fact in build_facts()},  # e.g. the version of a server built by setup
+        **built,
         "servers": dict(server_versions or {}),
         "settings": dict(settings or {}),
         "drop_caches_writable": os.access("/proc/sys/vm/drop_caches", os.W_OK),
     }
+
+
+def _backend_facts() -> tuple[list[str], dict[str, Any]]:
+    """The packages whose versions are recorded, and the backends' build facts (hdbbench.backends.base)."""
+    from hdbbench.backends.registry import REGISTRY  # the backends import their clients: only when facts are taken
+
+    classes = list(dict.fromkeys(e.backend_class for e in REGISTRY))
+    clients = [p for cls in classes for p in cls.client_packages]
+    built = {key: value for cls in classes for key, value in cls.build_facts().items()}
+    return list(dict.fromkeys((*_PACKAGES, *clients, "numpy"))), built
 
 
 def _read_text(path: Path) -> str | None:

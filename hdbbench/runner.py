@@ -25,7 +25,7 @@ from hdbbench.insertion import LoadTarget, Trial, TrialSettings
 from hdbbench.progress import TrialProgress, trial_line
 from hdbbench.kinds import SubscriberKind, trial_label
 from hdbbench.placement import PlacementControl
-from hdbbench.results import RunDirectory, RunPart, TrialSummary, environment_facts, results_document
+from hdbbench.results import RunDirectory, RunPart, environment_facts, results_document
 from hdbbench.scenario import Scenario
 from hdbbench.servers import registry as servers
 from hdbbench.settings import resolve_profile
@@ -61,24 +61,24 @@ def _kind_trials(scenario: Scenario, backend: str, kind: SubscriberKind) -> list
                 schema_variant=scenario.schema_variant)
     trials = []
     if m.throughput:
-        trials.append(TrialSettings(label=f"{backend}_throughput", rate=scenario.rate, **base))  # type: ignore[arg-type]
+        trials.append(TrialSettings(label=f"{backend}_throughput", trial_kind="throughput", rate=scenario.rate, **base))  # type: ignore[arg-type]
     sweep_s = max(scenario.warmup_s + 5, scenario.duration_s / 2)
     sweep_rate = scenario.rate * 4  # offered above capacity, so the stored rate shows the capacity
     for batch in m.batch_sweep:
-        trials.append(TrialSettings(**{**base, "label": f"{backend}_batch{batch}", "rate": sweep_rate,  # type: ignore[arg-type]
+        trials.append(TrialSettings(**{**base, "label": f"{backend}_batch{batch}", "trial_kind": "batch_sweep", "rate": sweep_rate,  # type: ignore[arg-type]
                                        "duration_s": sweep_s,
                                        "lib_overrides": {**base["lib_overrides"], "batch_size": str(batch)}}))  # type: ignore[dict-item]
     for count in m.subscriber_sweep:
-        trials.append(TrialSettings(**{**base, "label": f"{backend}_subs{count}", "rate": sweep_rate,  # type: ignore[arg-type]
+        trials.append(TrialSettings(**{**base, "label": f"{backend}_subs{count}", "trial_kind": "subscriber_sweep", "rate": sweep_rate,  # type: ignore[arg-type]
                                        "duration_s": sweep_s, "subscribers": count}))
     if m.saturation:
         sat = m.saturation
         steps = [sat.start_rate * (1 + sat.step) ** k for k in range(1, sat.max_steps)]
-        trials.append(TrialSettings(**{**base, "label": f"{backend}_saturation", "rate": sat.start_rate,  # type: ignore[arg-type]
+        trials.append(TrialSettings(**{**base, "label": f"{backend}_saturation", "trial_kind": "saturation", "rate": sat.start_rate,  # type: ignore[arg-type]
                                        "rate_steps": steps, "step_s": sat.step_s, "warmup_s": 0.0,
                                        "duration_s": sat.step_s * sat.max_steps}))
     if m.sustained:
-        trials.append(TrialSettings(**{**base, "label": f"{backend}_sustained", "rate": m.sustained.rate,  # type: ignore[arg-type]
+        trials.append(TrialSettings(**{**base, "label": f"{backend}_sustained", "trial_kind": "sustained", "rate": m.sustained.rate,  # type: ignore[arg-type]
                                        "duration_s": m.sustained.duration_s}))
     return trials
 
@@ -142,10 +142,10 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
                                   placement=placement, **fleet_factory)
                     summary, series = trial.run()
                     if hosted:  # the devices' and subscribers' processes are on other hosts: not sampled here
-                        summary["cpu"], summary["subscriber_cpu_by_thread"] = {}, {}
+                        summary = dataclasses.replace(summary, cpu={}, subscriber_cpu_by_thread={})
                     header, rows = series.as_table()
                     _write_series(run, settings.label, header, rows)
-                    results["trials"].append(TrialSummary.from_dict(summary).to_dict())  # the file's contract
+                    results["trials"].append(summary.to_dict())  # hdbbench.trials: the file's contract
                     run.write_json("results.json", results_document(RESULTS_KIND, scenario.to_dict(), environment,
                                                                     results))
                     console.print(trial_line(summary), highlight=False, soft_wrap=True)

@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, fields
 
 from hdbbench import measure
 from hdbbench import outside as db_side
 from hdbbench import subscriber_statistics as st
 from hdbbench.sampling import TimeSeries
+from hdbbench.trials import SaturationSearch, SearchStep, StepFigures
 
 STORED_TOLERANCE = 0.05
 LAG_GROWTH_LIMIT_S = 0.5
@@ -67,35 +67,20 @@ def criterion_text(counter_resolution_s: float) -> str:
 
 
 @dataclass
-class Step:
-    """One step of a search, as recorded in results.json (``saturation.steps[]``)."""
+class Step(StepFigures):
+    """One step of a search as the judge fills it in; recorded as a SearchStep (`record`)."""
 
-    offered_rate: float
-    start_s: float
-    end_s: float
-    source_rate: float | None = None
-    source_behind: bool = False
-    stored_rate: float | None = None  # database counter over the step, after its first second
-    stored_median: float | None = None  # median of the counter's per-second rates in the step
-    emitted_events: int | None = None  # by source time (the devices' counters at the step's bounds)
-    stored_events: int | None = None  # rows with source times in the step, after the drain
-    lost: int | None = None
-    error_events: int = 0
-    visibility_lag_p50_s: float | None = None
-    visibility_lag_p99_s: float | None = None
-    visibility_lag_growth_s: float | None = None
-    max_pending: float | None = None  # HDB++ AttributeMaxPendingNumber at the step's end, if published
-    rules: list[str] = field(default_factory=list)
+    start_s: float = 0.0   # seconds since the series' start (an older run's record may lack them)
+    end_s: float = 0.0
+    error_events: int | None = 0  # counted after the drain (`StepJudge.add_accounting`)
 
     @property
     def saturated(self) -> bool:
         return bool(self.rules)
 
-    def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["saturated"] = self.saturated
-        out["errors"] = self.error_events  # the field readers of older runs know
-        return out
+    def record(self) -> SearchStep:
+        figures = {f.name: getattr(self, f.name) for f in fields(StepFigures)}
+        return SearchStep(**figures, saturated=self.saturated, errors=self.error_events)
 
 
 def value_at(times: Sequence[float], values: Sequence[float], at: float) -> float | None:
@@ -250,7 +235,7 @@ def _rate(times: Sequence[float], counts: Sequence[float], start: float, end: fl
     return (b - a) / (end - start)
 
 
-def summary(steps: Sequence[Step], counter_resolution_s: float) -> dict[str, Any]:
+def summary(steps: Sequence[Step], counter_resolution_s: float) -> SaturationSearch:
     """results.json ``saturation`` of a search: the steps, the last sustainable rate and what ended it."""
     counted = [s for s in steps if not s.source_behind]
     first_bad = next((s for s in counted if s.saturated), None)
@@ -265,15 +250,9 @@ def summary(steps: Sequence[Step], counter_resolution_s: float) -> dict[str, Any
         limited_by, ended_by = "source", ["source_behind"]  # the devices could not push more
     else:
         limited_by, ended_by = "none (last step reached)", []
-    return {
-        "steps": [s.to_dict() for s in steps],
-        "last_sustainable_rate": last,
-        "limited_by": limited_by,
-        "ended_by": ended_by,
-        "criterion": criterion_text(counter_resolution_s),
-        "lost": sum(s.lost or 0 for s in steps),
-        "error_events": sum(s.error_events for s in steps),
-    }
+    return SaturationSearch(steps=[s.record() for s in steps], last_sustainable_rate=last, limited_by=limited_by,
+                            ended_by=ended_by, criterion=criterion_text(counter_resolution_s),
+                            lost=sum(s.lost or 0 for s in steps), error_events=sum(s.error_events or 0 for s in steps))
 
 
 def error_counts(errors: Mapping[str, Mapping[str, int]]) -> int:

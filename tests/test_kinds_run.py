@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench.results import TrialSummary, load_results
+from hdbbench.results import read_trials
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import DEFAULT_BINARY
+from hdbbench.trials import TrialSummary
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built: {DEFAULT_BINARY}")
@@ -55,8 +56,8 @@ def kinds_run(stack_endpoints: StackEndpoints, test_state_dir: Path, tmp_path_fa
 
 
 def _trials(run: Path) -> dict[tuple[str, str], TrialSummary]:
-    doc = load_results(run / "results.json")
-    return {(t["backend"], t["subscriber_kind"]): TrialSummary.from_dict(t) for t in doc["results"]["trials"]}
+    _, results = read_trials(run / "results.json")
+    return {(t.backend, t.subscriber_kind): t for t in results.trials}
 
 
 def test_both_kinds_store_every_event_on_every_backend(kinds_run: Path) -> None:
@@ -64,37 +65,41 @@ def test_both_kinds_store_every_event_on_every_backend(kinds_run: Path) -> None:
     assert set(trials) == {(b, k) for b in BACKENDS for k in KINDS}
     for (backend, kind), trial in trials.items():
         acc = trial.accounting
-        assert acc["emitted"] > 0 and acc["lost"] == 0 and acc["duplicates"] == 0, (backend, kind, acc)
-        assert acc["stored"] == acc["emitted"], (backend, kind)
+        assert acc.emitted > 0 and acc.lost == 0 and acc.duplicates == 0, (backend, kind, acc)
+        assert acc.stored == acc.emitted, (backend, kind)
+        assert (trial.kind, trial.subscribers) == ("throughput", 1), (backend, kind)
 
 
 def test_the_strict_kind_publishes_only_hdbpp_statistics(kinds_run: Path) -> None:
     trials = _trials(kinds_run)
     for backend in BACKENDS:
         ours, strict = trials[(backend, "hdbbench-es")], trials[(backend, "strict")]
-        assert ours.subscriber_reported is not None and ours.subscriber_reported["published"] is True
-        assert strict.subscriber_reported is not None and strict.subscriber_reported["published"] is False
+        assert ours.subscriber_reported is not None and ours.subscriber_reported.published is True
+        assert strict.subscriber_reported is not None and strict.subscriber_reported.published is False
         assert not any(final.get("RowsStoredNumber") is not None for final in strict.subscriber_final.values())
         assert all(final.get("AttributeMaxPendingNumber") is not None for final in strict.subscriber_final.values())
 
 
 def test_database_counter_agrees_with_our_rows_stored(kinds_run: Path) -> None:
     for (backend, kind), trial in _trials(kinds_run).items():
-        assert trial.outside is not None, (backend, kind)
-        inserted = trial.outside["rows_inserted"]
-        assert trial.outside["stored_rate"]["count"] > 0 and trial.outside["counter"]
+        assert trial.outside is not None and trial.outside.rows_inserted is not None, (backend, kind)
+        inserted = trial.outside.rows_inserted
+        assert trial.outside.stored_rate.count > 0 and trial.outside.counter
         # every kind stored every event: the counter agrees with the rows the devices' counters account for
-        assert abs(inserted - trial.accounting["stored"]) <= 0.05 * trial.accounting["stored"], (backend, kind)
+        assert abs(inserted - trial.accounting.stored) <= 0.05 * trial.accounting.stored, (backend, kind)
         if kind == "hdbbench-es":
-            ours = trial.subscriber_reported["rows_stored"]  # type: ignore[index]
-            assert ours > 0 and abs(inserted - ours) <= 0.05 * ours, (backend, inserted, ours)
+            assert trial.subscriber_reported is not None
+            ours = trial.subscriber_reported.rows_stored
+            assert ours is not None and ours > 0 and abs(inserted - ours) <= 0.05 * ours, (backend, inserted, ours)
 
 
 def test_visibility_lag_is_reported_for_both_kinds(kinds_run: Path) -> None:
     for (backend, kind), trial in _trials(kinds_run).items():
-        lag = trial.outside["visibility_lag_s"]  # type: ignore[index]
-        assert lag["count"] > 0, (backend, kind)
-        assert 0 <= lag["p50"] <= lag["p99"] <= lag["max"], (backend, kind, lag)
+        assert trial.outside is not None, (backend, kind)
+        lag = trial.outside.visibility_lag_s
+        assert lag.count > 0, (backend, kind)
+        assert lag.p50 is not None and lag.p99 is not None and lag.max is not None, (backend, kind, lag)
+        assert 0 <= lag.p50 <= lag.p99 <= lag.max, (backend, kind, lag)
     header = (kinds_run / "series" / "timescaledb_strict_throughput.csv").read_text().splitlines()[0]
     assert "db.rows_inserted" in header and "vis.lag_s" in header
 

@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 """``hdbbench migrate``: a real format-1 run directory (the default scenario run by the wave-1
-hdbbench, trimmed: see tests/data/format1/README.md) becomes a format-2 run directory that the report
-and compare read like any other, with every figure carried exactly; refusals are one line and write
-nothing. Pure Python: no server is started."""
+hdbbench, trimmed: see tests/data/format1/README.md), and a format-2 run, become run directories of
+today's format that the report and compare read like any other, with every figure carried exactly and
+what each trial measured derived from its label (only there); refusals are one line and write nothing.
+Pure Python: no server is started."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -66,16 +68,17 @@ def _trial(run: Path, label: str) -> dict[str, Any]:
     return next(t for t in _json(run / "results.json")["results"]["trials"] if t["label"] == label)
 
 
-# --- the migrated run reads like a format-2 run --------------------------------------------------
+# --- the migrated run reads like a run of today's format --------------------------------------------------
 def test_the_fixture_is_format_1_with_its_parts_in_run_directories_of_their_own() -> None:
     assert _json(FIXTURE / "results.json")["format_version"] == 1
     assert [p.name for p in (FIXTURE / "extraction").iterdir()] and [p.name for p in (FIXTURE / "disk").iterdir()]
-    with pytest.raises(ConfigError, match=r"results format 1, this hdbbench reads format 2 only; run `hdbbench "
+    with pytest.raises(ConfigError, match=rf"results format 1, this hdbbench reads format {FORMAT_VERSION} only; "
+                                          r"run `hdbbench "
                                           r"migrate .*` to convert"):
         write_report(FIXTURE)
 
 
-def test_migrated_run_has_the_format_2_layout(source: Path, migrated: Path) -> None:
+def test_migrated_run_has_the_one_directory_layout(source: Path, migrated: Path) -> None:
     names = {p.name for p in migrated.iterdir()}
     assert {"results.json", "extraction.json", "disk.json", "sizing.json", "extraction-queries.csv",
             "disk-sizes.csv", "disk-fits.csv", "status.json", "scenario.json", "environment.json", "series", "logs",
@@ -92,7 +95,7 @@ def test_migrated_run_has_the_format_2_layout(source: Path, migrated: Path) -> N
     assert sorted(p.name for p in (migrated / "logs").iterdir()) == ["devices.log", "extraction-cold.log"]
 
 
-def test_report_renders_the_migrated_run_with_the_sections_of_a_format_2_run(migrated: Path,
+def test_report_renders_the_migrated_run_with_the_sections_of_a_current_run(migrated: Path,
                                                                               tmp_path: Path) -> None:
     sections, notes = build_sections(migrated)
     assert notes == []
@@ -134,12 +137,18 @@ def test_insertion_figures_are_carried_exactly(source: Path, migrated: Path) -> 
         assert _trial(migrated, f"{backend}_throughput")["stored_rate"] == _trial(source, f"{backend}_throughput")[
             "stored_rate"]
         assert figures[backend]["stored_median"].value == median
-    # Every figure of every trial: the same values under the same keys (only fields format 2 lacks go).
+    # Every figure of every trial: the same values under the same keys (only fields format 3 lacks go), and
+    # what the trial measured, which format 1 said in its label only.
     before = _json(source / "results.json")["results"]["trials"]
     after = _json(migrated / "results.json")["results"]["trials"]
     assert [t["label"] for t in after] == [t["label"] for t in before]
+    derived = ("kind", "batch_size", "subscriber_kind")
     for old, new in zip(before, after):
-        assert {k: v for k, v in old.items() if k in new} == new
+        assert {k: v for k, v in old.items() if k in new} == {k: v for k, v in new.items() if k not in derived}
+    identity = {t["label"]: (t["kind"], t["batch_size"], t["subscribers"], t["subscriber_kind"]) for t in after}
+    assert identity["mysql_batch8192"] == ("batch_sweep", 8192, 1, "hdbbench-es")
+    assert identity["timescaledb_subs2"] == ("subscriber_sweep", 1000, 2, "hdbbench-es")  # batch_size: lib_overrides
+    assert identity["timescaledb_saturation"][0] == "saturation" and identity["mysql_throughput"][0] == "throughput"
 
 
 def test_extraction_and_disk_figures_are_carried_exactly(source: Path, migrated: Path) -> None:
@@ -173,13 +182,14 @@ def test_extraction_and_disk_figures_are_carried_exactly(source: Path, migrated:
 def test_migration_json_says_what_was_dropped_and_what_format_1_did_not_record(source: Path,
                                                                                  migrated: Path) -> None:
     log = _json(migrated / MIGRATION_FILE)
-    assert (log["from_format"], log["to_format"], log["source"]) == (1, 2, str(source.resolve()))
+    assert (log["from_format"], log["to_format"], log["source"]) == (1, FORMAT_VERSION, str(source.resolve()))
     dropped = {(d["file"].split("/")[0], d["file"].rsplit("/", 1)[-1]) for d in log["dropped"]}
     assert {("extraction", "status.json"), ("disk", "status.json")} <= dropped
     defaulted = {(d["file"], d["key"]): d for d in log["defaulted"]}
     trials = len(_json(source / "results.json")["results"]["trials"])
-    for key in ("subscriber_kind", "device_engine", "placement", "outside", "subscriber_reported"):
+    for key in ("subscriber_kind", "kind, batch_size", "device_engine", "placement", "outside", "subscriber_reported"):
         assert defaulted[("results.json", f"results.trials[].{key}")]["records"] == trials
+    assert "derived from the trial label" in defaulted[("results.json", "results.trials[].kind, batch_size")]["why"]
     assert "carried as average_bytes_per_event" in defaulted[("disk.json", "results.cases[].bytes_per_event")]["why"]
     assert ("sizing.json", "results.projections[]") in defaulted
     assert ("sizing.json", "results.projections[].replicas") in defaulted
@@ -189,6 +199,57 @@ def test_the_source_is_not_modified(source: Path) -> None:
     before = _tree(source)
     migrate_run(source, source.parent / "out")
     assert _tree(source) == before
+
+
+# --- a format-2 run: its trials said what they measured in their labels only ---------------------
+def _as_format_2(run: Path) -> Path:
+    """A run of today's producers written as format 2 wrote it: no kind or batch_size in the trials."""
+    for name in ("results.json", "extraction.json", "disk.json", "sizing.json"):
+        doc = _json(run / name) | {"format_version": 2}
+        for trial in doc["results"].get("trials", []) if name == "results.json" else []:
+            del trial["kind"], trial["batch_size"]
+        (run / name).write_text(json.dumps(doc, indent=1))
+    return run
+
+
+def test_a_format_2_run_gets_what_each_trial_measured_from_its_label(tmp_path: Path) -> None:
+    native = make_run(tmp_path / "native")
+    source = _as_format_2(make_run(tmp_path / "old"))
+    with pytest.raises(ConfigError, match=r"results format 2, this hdbbench reads format .* `hdbbench migrate"):
+        write_report(source)
+    dest = tmp_path / "new"
+    log = migrate_run(source, dest)
+    assert log.to_dict()["from_format"] == 2
+    assert _json(dest / "results.json")["results"] == _json(native / "results.json")["results"]  # as if run today
+    for name in ("extraction.json", "disk.json", "sizing.json"):  # the other files: the new version, nothing else
+        assert _json(dest / name) == _json(native / name), name
+    assert [(d["key"], d["records"]) for d in log.defaulted] == [("results.trials[].kind, batch_size", 24)]
+    page, reference = sections_of(write_report(dest).read_text()), sections_of(write_report(native).read_text())
+    assert {key: _words(text) for key, text in page.items()} == {key: _words(text) for key, text in reference.items()}
+
+
+def _words(section: str) -> str:
+    """A report section's text without its plots (their element ids are numbered per page)."""
+    return re.sub(r"<svg.*?</svg>", "", section, flags=re.S)
+
+
+def test_a_run_migrated_before_keeps_its_earlier_log(migrated: Path, tmp_path: Path) -> None:
+    """A format-2 run that was itself migrated from format 1 holds migration.json: it goes into the new log."""
+    earlier = _json(migrated / MIGRATION_FILE)
+    older = tmp_path / "older"
+    shutil.copytree(migrated, older)
+    _as_format_2(older)
+    log = migrate_run(older, tmp_path / "again").to_dict()
+    assert log["from_format"] == 2 and log["earlier"] == [earlier]
+    assert write_report(tmp_path / "again").is_file()
+
+
+def test_a_trial_whose_label_names_no_trial_kind_is_refused(tmp_path: Path) -> None:
+    source = _as_format_2(make_run(tmp_path / "old"))
+    doc = _json(source / "results.json")
+    doc["results"]["trials"][3]["label"] = "mysql_warmup"
+    (source / "results.json").write_text(json.dumps(doc))
+    _refused(source, tmp_path / "out", r"results\.json: results\.trials\[3\]: label 'mysql_warmup' names no trial kind")
 
 
 # --- refusals: one line, nothing written -----------------------------------------------------------
@@ -211,9 +272,11 @@ def test_an_existing_destination_is_refused_and_left_alone(source: Path, tmp_pat
 
 
 def test_a_file_of_an_unknown_format_is_refused(source: Path, tmp_path: Path) -> None:
-    doc = _json(source / "disk.json") | {"format_version": 3}
+    doc = _json(source / "disk.json") | {"format_version": FORMAT_VERSION + 1}
     (source / "disk.json").write_text(json.dumps(doc))
-    message = _refused(source, tmp_path / "out", r"disk\.json: format_version: 3 is neither results format 1 nor 2")
+    message = _refused(source, tmp_path / "out", rf"disk\.json: format_version: {FORMAT_VERSION + 1} is not a "
+                                                 r"results format this hdbbench migrates \(1, 2\) or reads "
+                                                 rf"\({FORMAT_VERSION}\)")
     assert not (tmp_path / "out").exists() and str(source / "disk.json") in message
 
 
@@ -250,8 +313,8 @@ def test_a_part_that_differs_from_its_copy_is_refused(source: Path, tmp_path: Pa
     _refused(source, tmp_path / "out", r"results\.json: differs from .*disk\.json")
 
 
-def test_a_migrated_or_format_2_run_is_not_migrated_again(migrated: Path, tmp_path: Path) -> None:
-    _refused(migrated, tmp_path / "again", r"already results format 2")
+def test_a_migrated_or_current_run_is_not_migrated_again(migrated: Path, tmp_path: Path) -> None:
+    _refused(migrated, tmp_path / "again", rf"already results format {FORMAT_VERSION}")
 
 
 # --- the command -------------------------------------------------------------------------------------
@@ -265,7 +328,7 @@ def test_the_command_prints_one_line_and_refuses_in_one_line(source: Path) -> No
     dest = default_destination(source)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"wrote {dest} (results format 2: ")
+    assert len(lines) == 1 and lines[0].startswith(f"wrote {dest} (results format {FORMAT_VERSION}: ")
     assert "dropped: " in lines[0] and "status.json" in lines[0]
     assert (dest / MIGRATION_FILE).is_file()
     again = _cli(str(source), "--to", str(dest))

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -172,20 +173,38 @@ def _record(requested: dict[str, str], observed: dict[str, str]) -> dict[str, ob
 
 
 def test_the_report_shows_the_placement_and_a_group_off_its_cpus(tmp_path: Path) -> None:
-    from hdbbench.report.data import Insertion, classify
+    from hdbbench.report.data import Insertion
     from hdbbench.report.placement import placement_section
     from hdbbench.report.render import render_page
+    from hdbbench.trials import PlacementRecord
 
     wanted = {"devices": "0", "subscribers": "1", "databases": "1"}
-    good = {"label": "timescaledb_throughput", "backend": "timescaledb", "placement": _record(wanted, wanted)}
-    bad = {"label": "mysql_throughput", "backend": "mysql",
-           "placement": _record(wanted, {**wanted, "databases": "0-1"})}
-    section = placement_section(Insertion([classify(good), classify(bad)], ["timescaledb", "mysql"], tmp_path, 0.0))
+    good = _throughput("timescaledb", PlacementRecord.from_dict(_record(wanted, wanted)))
+    bad = _throughput("mysql", PlacementRecord.from_dict(_record(wanted, {**wanted, "databases": "0-1"})))
+    section = placement_section(Insertion([good, bad], ["timescaledb", "mysql"], tmp_path, 0.0))
     assert section.missing is None and section.finding is not None
     words = " ".join(section.finding.sentences)
     assert "databases (mysql: 0-1 instead of 1)" in words
     page = render_page("t", [section], [])
     assert "µs per event per core" in page and "50%" in page and "timescaledb: 1, mysql: 0-1" in page
-    empty = placement_section(Insertion([classify({"label": "mysql_throughput", "backend": "mysql"})], ["mysql"],
-                                        tmp_path, 0.0))
+    empty = placement_section(Insertion([_throughput("mysql", None)], ["mysql"], tmp_path, 0.0))
     assert empty.missing is not None
+
+
+def _throughput(backend: str, placement: Any) -> Any:
+    """A throughput trial with nothing but its placement (the placement section reads no other figure)."""
+    import math
+
+    from hdbbench.trials import (Accounting, AgeFigures, DatabaseBytes, PendingAge, PendingEvents, StoredRate,
+                                 TrialSummary)
+
+    nan, ages = math.nan, AgeFigures("", None, None, None)
+    return TrialSummary(
+        backend=backend, label=f"{backend}_throughput", kind="throughput", batch_size=None, offered_rate=1.0,
+        subscribers=1, lib_overrides={}, duration_s=1.0, warmup_s=0.0,
+        stored_rate=StoredRate(0, nan, nan, nan, nan, nan, nan), pending_events=PendingEvents(None, None),
+        pending_age_s=PendingAge(nan, nan), event_age_at_commit_s=ages, event_age_at_reception_s=ages,
+        time_in_subscriber_s=ages, cpu={}, subscriber_cpu_by_thread={},
+        accounting=Accounting(emitted=0, stored=0, lost=0, duplicates=0, per_attribute=[]), drained=True,
+        sampling_failures={}, subscriber_final={}, database_bytes=DatabaseBytes(0, 0, 0), placement=placement,
+        subscriber_kind="hdbbench-es")

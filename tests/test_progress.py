@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import math
 
 from rich.console import Console
 
 from hdbbench import progress
+from hdbbench.trials import (Accounting, AgeFigures, DatabaseBytes, LostByReason, PendingAge, PendingEvents,
+                             SaturationSearch, StoredRate, TrialSummary)
 
 
 def test_plain_lines_carry_the_trial_its_figures_and_time_left(monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -26,9 +30,25 @@ def test_plain_lines_carry_the_trial_its_figures_and_time_left(monkeypatch) -> N
 
 
 def test_a_finished_trial_is_one_line_of_its_verdicts() -> None:
-    summary = {"label": "mysql_saturation", "subscriber_kind": "capped", "stored_rate": {"median": 1975.0},
-               "accounting": {"lost": 1500, "lost_by_reason": {"unattributed": 1500}},
-               "saturation": {"last_sustainable_rate": 1953.125, "ended_by": ["visibility_lag", "lost"]}}
+    nan = math.nan
+    ages = AgeFigures("steady part, read at its end", None, None, None)
+    search = SaturationSearch(steps=[], last_sustainable_rate=1953.125, limited_by="subscriber",
+                              ended_by=["visibility_lag", "lost"], criterion="")
+    summary = TrialSummary(
+        backend="mysql", label="mysql_saturation", kind="saturation", batch_size=None, offered_rate=1000.0,
+        subscribers=1, lib_overrides={}, duration_s=40.0, warmup_s=0.0,
+        stored_rate=StoredRate(30, 1975.0, 1900.0, 2000.0, 1970.0, 1800.0, 2010.0),
+        pending_events=PendingEvents(None, None),
+        pending_age_s=PendingAge(nan, nan), event_age_at_commit_s=ages, event_age_at_reception_s=ages,
+        time_in_subscriber_s=ages, cpu={}, subscriber_cpu_by_thread={},
+        accounting=Accounting(emitted=10_000, stored=8_500, lost=1_500, duplicates=0, per_attribute=[],
+                              lost_by_reason=LostByReason(unattributed=1_500)),
+        drained=True, sampling_failures={}, subscriber_final={}, database_bytes=DatabaseBytes(0, 0, 0),
+        saturation=search, subscriber_kind="capped")
     assert progress.trial_line(summary) == (
         "trial mysql_saturation (capped): median stored 1,975/s; lost 1,500 (1,500 unattributed); "
         "last sustainable 1,953/s, ended by visibility_lag, lost")
+    unproven = dataclasses.replace(summary, saturation=None, delivery_unproven=17, delivery_unproven_cause="a cause",
+                                   stored_rate=StoredRate(0, nan, nan, nan, nan, nan, nan))
+    assert progress.trial_line(unproven) == ("trial mysql_saturation (capped): no stored rate; lost 1,500 (1,500 "
+                                             "unattributed); 17 attributes unproven: a cause")

@@ -22,7 +22,8 @@ from hdbbench.report import text as report_text
 from hdbbench.errors import ConfigError
 from hdbbench.report.page import write_report
 from hdbbench.report.text import Spread
-from hdbbench.results import CaseSize, Projection, QuerySummary, TimeStats, TrialSummary, results_document
+from hdbbench.results import FORMAT_VERSION, CaseSize, Projection, QuerySummary, TimeStats, results_document
+from hdbbench.trials import TrialSummary
 from hdbbench.scenario import parse_scenario
 
 BACKENDS = ("timescaledb", "postgresql", "mysql")
@@ -30,12 +31,14 @@ MEDIANS = {"timescaledb": 1900.0, "postgresql": 1500.0, "mysql": 1200.0}
 
 
 # --- synthetic results -------------------------------------------------------------------------
-def _trial(backend: str, kind: str, median: float, **extra: Any) -> dict[str, Any]:
-    """One trial as hdbbench.insertion writes it (a TrialSummary)."""
+def _trial(backend: str, suffix: str, median: float, kind: str, batch_size: int = 1000,
+           **extra: Any) -> dict[str, Any]:
+    """One trial as hdbbench.insertion writes it (a TrialSummary), labelled <backend>_<suffix>."""
     ages = {"p50": 100 / median, "p99": 300 / median, "max": 500 / median, "window": "steady part, read at its end"}
     figures: dict[str, Any] = dict(
-        backend=backend, label=f"{backend}_{kind}", offered_rate=2000.0, subscribers=1,
-        lib_overrides={"batch_size": "1000"}, duration_s=12.0, warmup_s=2.0,
+        backend=backend, label=f"{backend}_{suffix}", kind=kind, batch_size=batch_size, subscriber_kind="hdbbench-es",
+        offered_rate=2000.0, subscribers=1, lib_overrides={"batch_size": str(batch_size)}, duration_s=12.0,
+        warmup_s=2.0,
         stored_rate={"count": 30, "median": median, "p1": median * 0.97, "p99": median * 1.02,
                      "mean": median * 0.99, "min": median * 0.9, "max": median * 1.03},
         pending_events={"max": 5000 / median * 100, "p99": 40.0},
@@ -55,7 +58,7 @@ def _trial(backend: str, kind: str, median: float, **extra: Any) -> dict[str, An
             "archiving_path": {"cores": "0-1", "core_count": 2, "us_per_event": 50.0,
                                "us_per_event_per_core": 25.0, "utilisation_per_core": 0.1}},
     )
-    return TrialSummary(**(figures | extra)).to_dict()
+    return TrialSummary.from_dict(figures | extra).to_dict()
 
 
 def _trials(backend: str) -> list[dict[str, Any]]:
@@ -65,13 +68,15 @@ def _trials(backend: str) -> list[dict[str, Any]]:
     last = max(s["offered_rate"] for s in steps if s["offered_rate"] <= m)
     for s in steps:
         s["saturated"] = s["offered_rate"] > m
+    search = {"steps": steps, "last_sustainable_rate": last, "limited_by": "subscriber", "criterion": "Elettra"}
     return [
-        _trial(backend, "throughput", m, sustained_share=1.0),
-        _trial(backend, "batch256", m * 0.7), _trial(backend, "batch1024", m * 0.85), _trial(backend, "batch4096", m),
-        _trial(backend, "subs1", m), _trial(backend, "subs2", m * 1.8, subscribers=2),
-        _trial(backend, "saturation", m, saturation={"steps": steps, "last_sustainable_rate": last,
-                                                     "criterion": "Elettra"}),
-        _trial(backend, "sustained", m, sustained_share=0.995 if backend != "mysql" else 0.9),
+        _trial(backend, "throughput", m, "throughput", sustained_share=1.0),
+        *(_trial(backend, f"batch{n}", m * share, "batch_sweep", n)
+          for n, share in ((256, 0.7), (1024, 0.85), (4096, 1.0))),
+        _trial(backend, "subs1", m, "subscriber_sweep"),
+        _trial(backend, "subs2", m * 1.8, "subscriber_sweep", subscribers=2),
+        _trial(backend, "saturation", m, "saturation", saturation=search),
+        _trial(backend, "sustained", m, "sustained", sustained_share=0.995 if backend != "mysql" else 0.9),
     ]
 
 
@@ -279,7 +284,7 @@ def test_sizing_section_plots_the_plan_with_parts_logs_and_replicas(synthetic_re
         assert column in head, column
     tib = 2 ** 40
     total = (1e9 * 730 + 1e9 * 0.5 * 7) * 2
-    assert f"<td>timescaledb pk+2</td>" in sizing and "<td>27–53</td>" in sizing and "<td>not partitioned</td>" in sizing
+    assert "<td>timescaledb pk+2</td>" in sizing and "<td>27–53</td>" in sizing and "<td>not partitioned</td>" in sizing
     assert "<td>×2</td>" in sizing and f"<td>{total / tib:.3g}\u00a0TiB</td>" in sizing
     assert "For test-facility, the smallest projection is timescaledb pk+2" in sizing
     assert "timescaledb pk+2 is smaller than mysql pk+2 by" in sizing and "mysql pk+2 needs 1.60× it" in sizing
@@ -317,7 +322,8 @@ def test_a_run_of_an_older_format_is_refused_in_one_line(tmp_path: Path) -> None
     with pytest.raises(ConfigError) as caught:
         write_report(run)
     message = str(caught.value)
-    assert message.startswith(f"{run / 'disk.json'}: results format 1, this hdbbench reads format 2") and "\n" not in message
+    assert message.startswith(f"{run / 'disk.json'}: results format 1, this hdbbench reads format {FORMAT_VERSION}")
+    assert "\n" not in message
     assert message.endswith(f"run `hdbbench migrate {run}` to convert")
     assert not (run / "report.html").exists()
     with pytest.raises(ConfigError, match="results format 1"):
@@ -430,7 +436,7 @@ def test_real_run_report_holds_its_sections(real_report: tuple[Path, str], tmp_p
 def test_real_run_words_agree_with_results(real_report: tuple[Path, str]) -> None:
     path, page = real_report
     doc = json.loads((path.parent / "results.json").read_text())
-    main = {t["backend"]: t for t in doc["results"]["trials"] if t["label"].endswith("_throughput")}
+    main = {t["backend"]: t for t in doc["results"]["trials"] if t["kind"] == "throughput"}
     top = sorted(main, key=lambda b: (-main[b]["stored_rate"]["median"], b))[0]
     found = sections_of(page)
     assert f"{top} had the highest median stored rate" in found["throughput"]

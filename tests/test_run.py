@@ -13,9 +13,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from hdbbench.results import CaseSize, Projection, QuerySummary, load_results
+from hdbbench.results import CaseSize, Projection, QuerySummary, load_results, read_trials
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import DEFAULT_BINARY
+from hdbbench.trials import TrialSummary
 from tests.conftest import REPO, default_sigint, sigint_ignored
 from tests.harness import eventually
 
@@ -52,7 +53,7 @@ def test_small_scenario_holds_every_measurement(small_run: dict) -> None:
         assert trial["event_age_at_commit_s"]["p99"] is not None
         assert "subscribers" in trial["cpu"] and trial["cpu"]["subscribers"]["us_per_event"] > 0
         assert (small_run["path"] / "series" / f"{trial['label']}.csv").exists()
-    assert all("sustained_share" in t for t in trials if t["label"].endswith("_sustained"))
+    assert all("sustained_share" in t for t in trials if t["kind"] == "sustained")
     for part, kind in (("extraction.json", "extraction"), ("disk.json", "disk"), ("sizing.json", "disk-plan")):
         assert load_results(small_run["path"] / part, kind)["kind"] == kind, part
     # the producers write the records the report reads (hdbbench.results)
@@ -65,8 +66,24 @@ def test_small_scenario_holds_every_measurement(small_run: dict) -> None:
     # one run directory: the parts write beside results.json, with no run directory of their own inside
     assert not [p for p in small_run["path"].iterdir() if p.is_dir() and (p / "status.json").exists()]
     assert (small_run["path"] / "extraction-queries.csv").exists() and (small_run["path"] / "disk-sizes.csv").exists()
-    saturation = [t for t in trials if t["label"].endswith("_saturation")]
+    saturation = [t for t in trials if t["kind"] == "saturation"]
     assert all(t["saturation"]["steps"] for t in saturation)
+
+
+def test_every_trial_says_what_it_measured_and_reads_back_as_written(small_run: dict) -> None:
+    """Kind, batch size, subscriber count and subscriber kind come from the trial's settings (the label
+    only names its series); the typed record writes back exactly what the file holds."""
+    _, results = read_trials(small_run["path"] / "results.json")
+    for backend in ("timescaledb", "postgresql", "mysql"):
+        mine = [t for t in results.trials if t.backend == backend]
+        assert [t.kind for t in mine] == ["throughput", "batch_sweep", "batch_sweep", "subscriber_sweep",
+                                          "saturation", "sustained"], backend
+        assert [t.batch_size for t in mine] == [1000, 256, 2048, 1000, 1000, 1000], backend
+        assert [t.subscribers for t in mine] == [1, 1, 1, 2, 1, 1], backend
+        assert {t.subscriber_kind for t in mine} == {"hdbbench-es"}
+        assert [t.saturation is not None for t in mine] == [t.kind == "saturation" for t in mine]
+    for written, typed in zip(small_run["doc"]["results"]["trials"], results.trials):
+        assert _same_json(TrialSummary.from_dict(written).to_dict(), written) and typed.label == written["label"]
 
 
 def _same_json(a: object, b: object) -> bool:

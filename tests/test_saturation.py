@@ -6,7 +6,9 @@ saturated step and names the rules. The search itself runs end to end in tests/t
 from __future__ import annotations
 
 from hdbbench import saturation as sat
+from hdbbench.records import read, write
 from hdbbench.sampling import TimeSeries
+from hdbbench.trials import Accounting, AttributeCount, LostByReason, NotDrained
 
 RATE = 1000.0
 
@@ -94,13 +96,25 @@ def test_summary_ends_at_the_first_saturated_step_and_names_its_rules() -> None:
     steps[2].rules = ["stored_rate", "visibility_lag"]
     steps[3].rules = ["lost"]
     out = sat.summary(steps, 1.0)
-    assert out["last_sustainable_rate"] == 1250.0 and out["limited_by"] == "subscriber"
-    assert out["ended_by"] == ["stored_rate", "visibility_lag"]
-    assert [s["saturated"] for s in out["steps"]] == [False, False, True, True]
+    assert out.last_sustainable_rate == 1250.0 and out.limited_by == "subscriber"
+    assert out.ended_by == ["stored_rate", "visibility_lag"]
+    assert [s.saturated for s in out.steps] == [False, False, True, True]
     behind = [sat.Step(1000.0, 0, 1), sat.Step(1250.0, 0, 1, source_behind=True)]
     out = sat.summary(behind, 0.0)
-    assert out["last_sustainable_rate"] == 1000.0 and out["limited_by"] == "source"
-    assert sat.summary([sat.Step(1000.0, 0, 1)], 0.0)["limited_by"] == "none (last step reached)"
+    assert out.last_sustainable_rate == 1000.0 and out.limited_by == "source"
+    assert sat.summary([sat.Step(1000.0, 0, 1)], 0.0).limited_by == "none (last step reached)"
+
+
+def test_a_search_is_recorded_with_the_keys_readers_of_older_runs_know() -> None:
+    j = sat.StepJudge(series(RATE), 0.0, None, 0.0)
+    steps = j.add_accounting([j.judge(sat.Step(RATE, 0.0, 10.0))], [(10_000, 9_000, 2)])
+    written = write(sat.summary(steps, 0.0))
+    step = written["steps"][0]
+    assert step["saturated"] is True and step["errors"] == step["error_events"] == 2 and step["lost"] == 1_000
+    assert list(step)[:3] == ["offered_rate", "start_s", "end_s"]
+    assert list(step)[-3:] == ["rules", "saturated", "errors"]
+    assert written["lost"] == 1_000 and written["error_events"] == 2 and written["ended_by"] == ["lost", "error_events"]
+    assert read(sat.SaturationSearch, written) == sat.summary(steps, 0.0)
 
 
 def test_step_bounds_split_at_the_instants_the_devices_were_read() -> None:
@@ -115,25 +129,27 @@ def test_step_bounds_split_at_the_instants_the_devices_were_read() -> None:
 
 
 def test_loss_is_split_by_reason_and_adds_up() -> None:
-    from hdbbench.insertion import loss_by_reason
+    from hdbbench.trial_figures import loss_by_reason
 
-    rows = [{"attribute": "a", "lost": 70}, {"attribute": "b", "lost": 30}, {"attribute": "c", "lost": 0}]
-    accounting = {"lost": 100, "per_attribute": rows}
+    rows = [AttributeCount(name, 100, 100 - lost, lost, 0) for name, lost in (("a", 70), ("b", 30), ("c", 0))]
+    accounting = Accounting(emitted=300, stored=200, lost=100, duplicates=0, per_attribute=rows)
     missed = {"b": {"Missed some events! Zmq queue has reached HWM?": 2}, "c": {"Read failed": 1}}
     # ours: its own loss counter, the rest never reached it
     ours = loss_by_reason(accounting, {"d": {"LostEventNumber": 60, "AttributePendingNumber": 0}}, missed, True)
-    assert ours["lost_by_reason"] == {"in_subscriber": 60, "event_delivery": 40} and ours["lost_in_subscriber"] == 60
-    assert ours["error_events"] == 3 and ours["missed_event_errors"] == 2 and ours["attributes_with_missed_events"] == 1
+    assert ours.lost_by_reason == LostByReason(in_subscriber=60, event_delivery=40) and ours.lost_in_subscriber == 60
+    assert ours.error_events == 3 and ours.missed_event_errors == 2 and ours.attributes_with_missed_events == 1
     # another kind: Tango said it missed events of b; the rest it does not say
     foreign = loss_by_reason(accounting, {"d": {"AttributePendingNumber": 0}}, missed, True)
-    assert foreign["lost_by_reason"] == {"event_delivery": 30, "unattributed": 70}
-    assert foreign["lost_in_subscriber"] is None and foreign["not_drained"] is None
+    assert foreign.lost_by_reason.items() == [("event_delivery", 30), ("unattributed", 70)]
+    assert foreign.lost_in_subscriber is None and foreign.not_drained is None
     # a trial that did not drain: what its queue still held, first
     stuck = loss_by_reason(accounting, {"d": {"AttributePendingNumber": 25}}, {}, False)
-    assert stuck["lost_by_reason"] == {"left_in_subscriber_queue": 25, "unattributed": 75}
-    assert stuck["not_drained"] == {"left_in_subscriber_queue": 25, "not_stored": 100}
+    assert stuck.lost_by_reason.items() == [("left_in_subscriber_queue", 25), ("unattributed", 75)]
+    assert stuck.not_drained == NotDrained(left_in_subscriber_queue=25, not_stored=100)
     for split in (ours, foreign, stuck):
-        assert sum(split["lost_by_reason"].values()) == 100
+        assert split.lost_by_reason.total() == 100
+        assert (split.emitted, split.stored, split.per_attribute) == (300, 200, rows)  # the counts are kept
+    assert write(foreign)["lost_by_reason"] == {"event_delivery": 30, "unattributed": 70}  # no reason without events
 
 
 def test_a_counter_published_in_flushes_rises_over_the_stretch_its_rows_arrived_in() -> None:

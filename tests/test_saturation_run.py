@@ -14,13 +14,13 @@ Real servers, devices and subscribers.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from hdbbench.results import TrialSummary, load_results
+from hdbbench.results import read_trials
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import DEFAULT_BINARY
+from hdbbench.trials import SaturationSearch, TrialKind, TrialSummary
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built: {DEFAULT_BINARY}")
@@ -73,65 +73,64 @@ def capped_run(
     )
 
 
-def _trials(run: Path, trial: str) -> dict[tuple[str, str], dict[str, Any]]:
-    doc = load_results(run / "results.json")
-    return {
-        (t["backend"], t["subscriber_kind"]): TrialSummary.from_dict(t).to_dict()
-        for t in doc["results"]["trials"]
-        if t["label"].endswith(trial)
-    }
+def _trials(run: Path, kind: TrialKind) -> dict[tuple[str, str], TrialSummary]:
+    _, results = read_trials(run / "results.json")
+    return {(t.backend, t.subscriber_kind): t for t in results.trials if t.kind == kind}
+
+
+def _search(trial: TrialSummary) -> SaturationSearch:
+    assert trial.saturation is not None, trial.label
+    return trial.saturation
 
 
 def test_the_capped_kind_saturates_within_one_step_of_its_cap(capped_run: Path) -> None:
     for (backend, kind), trial in _trials(capped_run, "saturation").items():
-        search = trial["saturation"]
+        search = _search(trial)
         if kind != "capped":
             continue
-        last = search["last_sustainable_rate"]
+        last = search.last_sustainable_rate
         below = max(r for r in RATES if r <= CAP)
         assert last is not None and below / (1 + STEP) - 1 <= last <= below + 1, (backend, search)
-        assert search["limited_by"] == "subscriber" and search["ended_by"], (backend, search)
-        first_bad = next(s for s in search["steps"] if s["saturated"])
-        assert set(first_bad["rules"]) <= {"stored_rate", "visibility_lag", "lost", "error_events", "pending"}
-        assert first_bad["offered_rate"] > CAP
+        assert search.limited_by == "subscriber" and search.ended_by, (backend, search)
+        first_bad = next(s for s in search.steps if s.saturated)
+        assert set(first_bad.rules) <= {"stored_rate", "visibility_lag", "lost", "error_events", "pending"}
+        assert first_bad.offered_rate > CAP
 
 
 def test_the_capped_kind_loses_events_accounted_by_reason(capped_run: Path) -> None:
     for (backend, kind), trial in _trials(capped_run, "saturation").items():
-        acc = trial["accounting"]
+        acc = trial.accounting
         if kind != "capped":
             continue
-        assert acc["lost"] > 0, backend
-        assert sum(acc["lost_by_reason"].values()) == acc["lost"], (backend, acc["lost_by_reason"])
+        assert acc.lost > 0, backend
+        assert acc.lost_by_reason.total() == acc.lost, (backend, acc.lost_by_reason)
         # a foreign kind publishes no loss counter of its own: its queue-full loss cannot be named by it
-        assert acc["lost_in_subscriber"] is None and "in_subscriber" not in acc["lost_by_reason"]
-        assert trial["saturation"]["lost"] > 0
-        assert any("lost" in s["rules"] for s in trial["saturation"]["steps"]), backend
+        assert acc.lost_in_subscriber is None and acc.lost_by_reason.in_subscriber is None
+        assert (_search(trial).lost or 0) > 0
+        assert any("lost" in s.rules for s in _search(trial).steps), backend
 
 
 def test_ours_reaches_the_end_of_the_range_with_nothing_lost(capped_run: Path) -> None:
     for (backend, kind), trial in _trials(capped_run, "saturation").items():
         if kind != "hdbbench-es":
             continue
-        search = trial["saturation"]
-        assert search["limited_by"] in ("none (last step reached)", "source"), (backend, search)
-        assert not any(s["saturated"] for s in search["steps"]), (backend, search["steps"])
-        assert trial["accounting"]["lost"] == 0 and trial["accounting"]["lost_by_reason"] == {}, backend
+        search = _search(trial)
+        assert search.limited_by in ("none (last step reached)", "source"), (backend, search)
+        assert not any(s.saturated for s in search.steps), (backend, search.steps)
+        assert trial.accounting.lost == 0 and trial.accounting.lost_by_reason.items() == [], backend
 
 
 def test_every_kinds_throughput_trial_has_the_outside_figures(capped_run: Path) -> None:
     trials = _trials(capped_run, "throughput")
     assert set(trials) == {(b, k) for b in BACKENDS for k in ("hdbbench-es", "capped")}
     for (backend, kind), trial in trials.items():
-        rate = trial["stored_rate"]
-        assert rate["count"] > 0 and rate["median"] > 0 and rate["source"] == "database counter", (
-            backend,
-            kind,
-        )
-        lag = trial["outside"]["visibility_lag_s"]
-        assert lag["count"] > 0 and 0 <= lag["p50"] <= lag["p99"], (backend, kind)
-        assert trial["accounting"]["lost"] == 0 and "lost_by_reason" in trial["accounting"], (backend, kind)
-        assert trial["pending_events"]["high_water_mark"] is not None, (backend, kind)  # HDB++'s, every kind
+        rate = trial.stored_rate
+        assert rate.count > 0 and rate.median > 0 and rate.source == "database counter", (backend, kind)
+        assert trial.outside is not None, (backend, kind)
+        lag = trial.outside.visibility_lag_s
+        assert lag.count > 0 and lag.p50 is not None and lag.p99 is not None and 0 <= lag.p50 <= lag.p99, (backend, kind)
+        assert trial.accounting.lost == 0 and trial.accounting.lost_by_reason.total() == 0, (backend, kind)
+        assert trial.pending_events.high_water_mark is not None, (backend, kind)  # HDB++'s, every kind
 
 
 def test_report_and_compare_set_the_verdicts_side_by_side(capped_run: Path, tmp_path: Path) -> None:

@@ -86,6 +86,11 @@ class Backend(abc.ABC):
     published_as: ClassVar[str] = ""
     # What a cold restart of its server leaves warm (said with cold extraction results); "" when nothing.
     cold_note: ClassVar[str] = ""
+    # A run's environment facts (hdbbench.results): the Python packages of the backend's client, whose
+    # versions are recorded, and the facts of this machine's build of its server (`build_facts`), each
+    # environment key with the words the report shows it under.
+    client_packages: ClassVar[tuple[str, ...]] = ()
+    build_fact_labels: ClassVar[dict[str, str]] = {}
 
     def __init__(self, endpoint: Any, database: str) -> None:
         if not database:
@@ -182,6 +187,11 @@ class Backend(abc.ABC):
         """What the backend's real HDB++ library would refuse or crash on in these LibConfiguration
         keys (one line naming the key), or None."""
         return None
+
+    @classmethod
+    def build_facts(cls) -> dict[str, Any]:
+        """This machine's build of the backend's server, as environment facts (keys of `build_fact_labels`)."""
+        return {}
 
     @staticmethod
     @abc.abstractmethod

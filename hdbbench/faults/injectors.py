@@ -47,7 +47,7 @@ import psutil
 
 from hdbbench.backends import registry
 from hdbbench.backends.base import FaultAbility, HeldLock
-from hdbbench.errors import ConfigError, HdbbenchError, ServerError
+from hdbbench.errors import ConfigError, ServerError
 from hdbbench.faults import mounts
 from hdbbench.servers.ports import LOOPBACK, port_is_free
 from hdbbench.servers.registry import ServerArgs

@@ -22,12 +22,10 @@ from pathlib import Path
 
 from rich.table import Table
 
-from hdbbench.report import kinds, ranking
-from hdbbench.report import data
-from hdbbench.report import plots
+from hdbbench.report import data, kinds, plots, ranking
 from hdbbench.report.criteria import criteria_table
-from hdbbench.report.render import Section, html_table, render_page
 from hdbbench.report.data import dig, num
+from hdbbench.report.render import Section, html_table, render_page
 from hdbbench.report.text import Finding, Spread, fmt, overlaps
 
 NOT_SIGNIFICANT, SIGNIFICANT, NO_SPREAD = "not significant", "significant", "no spread"
@@ -55,23 +53,23 @@ def run_figures(run_dir: Path) -> dict[str, dict[str, Figure]]:
     table = criteria_table(run_dir)
     out = {b: {name: Figure(v) for name, v in row.items()} for b, row in table.items()}
     loaded = data.load_file(run_dir, data.FILES["insertion"])
-    if not loaded.document:
+    if loaded.insertion is None:
         return out
-    view = data.insertion_view(run_dir, loaded.document)
+    view = data.insertion_view(run_dir, loaded)
     step = num(dig(loaded.document, "scenario", "measurements", "saturation", "step"))
     for backend in view.backends:
         row = out.setdefault(backend, {})
-        if (main := view.one(backend, "throughput")) and (s := Spread.of(main.trial.get("stored_rate"))):
+        if (main := view.one(backend, "throughput")) and (s := Spread.of(main.stored_rate)):
             row["stored_median"] = Figure(s.median, s)
-        sweeps = [(s, t) for t in view.trials if t.backend == backend and t.kind in ("batch", "subs")
-                  if (s := Spread.of(t.trial.get("stored_rate")))]
+        sweeps = [s for t in view.trials if t.backend == backend and t.kind in ("batch_sweep", "subscriber_sweep")
+                  if (s := Spread.of(t.stored_rate))]
         if sweeps:
-            top = max(sweeps, key=lambda st: st[0].median)[0]
+            top = max(sweeps, key=lambda spread: spread.median)
             row["peak_rate"] = Figure(top.median, top)
         if "saturation_rate" in row:
             row["saturation_rate"] = Figure(row["saturation_rate"].value, step=step)
     # The subscriber kinds after the first, as rows "<backend> · <kind>" (hdbbench.report.kinds).
-    for name, figures in kinds.compare_figures(run_dir, loaded.document).items():
+    for name, figures in kinds.compare_figures(run_dir, loaded).items():
         out[name] = {key: Figure(value) for key, value in figures.items()}
     return out
 
@@ -185,7 +183,7 @@ def write_html(paths: Sequence[Path], output: Path) -> Path:
     kind_sections = []
     for label, p in zip(labels, paths):
         loaded = data.load_file(Path(p), data.FILES["insertion"])
-        for kind_section in kinds.kinds_sections(Path(p), loaded.document) if loaded.document else []:
+        for kind_section in kinds.kinds_sections(Path(p), loaded) if loaded.insertion is not None else []:
             kind_section.key, kind_section.title = f"kinds-{len(kind_sections)}", f"{label}: subscriber kinds side by side"
             kind_sections.append(kind_section)
     env = Section("environments", "Runs and their environments")

@@ -11,6 +11,7 @@ from hdbbench import measure
 from hdbbench.report import data
 from hdbbench.report.data import Insertion, dig, num
 from hdbbench.report.text import Spread
+from hdbbench.trials import TrialKind
 
 DAY_S = 86400.0
 
@@ -19,8 +20,8 @@ def criteria_table(run_dir: Path) -> dict[str, dict[str, float | None]]:
     """backend → ranking criterion → figure, from every results file present."""
     table: dict[str, dict[str, float | None]] = {}
     loaded = data.load_file(run_dir, data.FILES["insertion"])
-    if loaded.document:
-        view = data.insertion_view(run_dir, loaded.document)
+    if loaded.insertion is not None:
+        view = data.insertion_view(run_dir, loaded)
         for backend in view.backends:
             table[backend] = insertion_criteria(view, backend)
     for backend, row in extraction_criteria(run_dir).items():
@@ -34,30 +35,30 @@ def insertion_criteria(view: Insertion, backend: str) -> dict[str, float | None]
     main = view.one(backend, "throughput")
     sat = view.one(backend, "saturation")
     sus = view.one(backend, "sustained")
-    sweeps = [t for t in view.trials if t.backend == backend and t.kind in ("batch", "subs")]
-    batch_pts = sweep_points(view, backend, "batch")
+    sweeps = [t for t in view.trials if t.backend == backend and t.kind in ("batch_sweep", "subscriber_sweep")]
+    batch_pts = sweep_points(view, backend, "batch_sweep")
     slope = measure.fit_log2([p[0] for p in batch_pts], [p[1] for p in batch_pts]).slope if len(batch_pts) > 1 else None
-    medians = [num(dig(t.trial, "stored_rate", "median")) for t in sweeps]
+    medians = [num(t.stored_rate.median) for t in sweeps]
     return {
-        "stored_median": num(dig(main.trial, "stored_rate", "median")) if main else None,
+        "stored_median": num(main.stored_rate.median) if main else None,
         "peak_rate": max((m for m in medians if m is not None), default=None),
-        "saturation_rate": num(dig(sat.trial, "saturation", "last_sustainable_rate")) if sat else None,
-        "sustained_share": num(sus.trial.get("sustained_share")) if sus else None,
+        "saturation_rate": num(sat.saturation.last_sustainable_rate) if sat and sat.saturation else None,
+        "sustained_share": num(sus.sustained_share) if sus else None,
         "batch_slope": slope if slope is not None and math.isfinite(slope) else None,
-        "event_age_p99": num(dig(main.trial, "event_age_at_commit_s", "p99")) if main else None,
-        "pending_max": num(dig(main.trial, "pending_events", "max")) if main else None,
-        "cpu_us_per_event": data.archiving_cpu_us(main.trial, backend) if main else None,
+        "event_age_p99": num(main.event_age_at_commit_s.p99) if main else None,
+        "pending_max": num(main.pending_events.max) if main else None,
+        "cpu_us_per_event": data.archiving_cpu_us(main, backend) if main else None,
     }
 
 
-def sweep_points(view: Insertion, backend: str, kind: str) -> list[tuple[float, float, float, float]]:
-    """(x, median, p1, p99) for the batch (x = batch size) or subscriber (x = count) trials."""
+def sweep_points(view: Insertion, backend: str, kind: TrialKind) -> list[tuple[float, float, float, float]]:
+    """(x, median, p1, p99) for the batch (x = batch size) or subscriber (x = count) sweep's trials."""
     out = []
     for t in view.trials:
         if t.backend != backend or t.kind != kind:
             continue
-        x = t.batch if kind == "batch" else t.subscribers
-        spread = Spread.of(t.trial.get("stored_rate"))
+        x = t.batch_size if kind == "batch_sweep" else t.subscribers
+        spread = Spread.of(t.stored_rate)
         if x is not None and spread is not None:
             out.append((float(x), spread.median, spread.p1, spread.p99))
     return sorted(out)

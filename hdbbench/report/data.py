@@ -3,12 +3,14 @@
 
 A run directory may hold, beside ``scenario.json``, ``environment.json`` and ``status.json``:
 
-* ``results.json`` — kind "insertion": ``results.trials[]`` and ``series/<label>.csv``;
+* ``results.json`` — kind "insertion": ``results.trials[]``, `TrialSummary` records (hdbbench.trials),
+  and ``series/<label>.csv``;
 * ``extraction.json`` — kind "extraction": ``results.summary[]``, `QuerySummary` records;
 * ``disk.json`` — kind "disk": ``results.cases[]``, `CaseSize` records;
 * ``sizing.json`` — kind "disk-plan": ``results.projections[]``, `Projection` records.
 
-Each is read in the one shape its producer writes (the dataclasses of hdbbench.results, format 2).
+Each is read in the one shape its producer writes (the dataclasses of hdbbench.results and
+hdbbench.trials, format 3).
 The directory of ``hdbbench extract`` or ``size measure`` holds its results as ``results.json``;
 the report reads it there too. A file that is missing makes its section say so; a file of another
 format_version or kind makes its section say which. Nothing is invented to fill a gap.
@@ -19,30 +21,37 @@ from __future__ import annotations
 import csv
 import json
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hdbbench import measure
-from hdbbench.outside import STORED_EVENTS_COLUMN
 from hdbbench.backends.registry import server_of
-from hdbbench.results import (FORMAT_VERSION, CaseSize, QuerySummary, ResultsDocument, ResultsFormatError,
-                              read_results)
+from hdbbench.outside import STORED_EVENTS_COLUMN
+from hdbbench.results import (
+    FORMAT_VERSION,
+    CaseSize,
+    QuerySummary,
+    ResultsDocument,
+    ResultsFormatError,
+    insertion_results,
+    read_results,
+)
+from hdbbench.trials import InsertionResults, TrialKind, TrialSummary
 
 FILES = {"insertion": "results.json", "extraction": "extraction.json", "disk": "disk.json", "sizing": "sizing.json"}
-_LABEL = re.compile(r"^(?P<backend>.+)_(?P<kind>throughput|batch(?P<batch>\d+)|subs(?P<subs>\d+)|saturation|sustained)$")
 
 
 @dataclass
 class Loaded:
-    """One results file: its document, or why there is none."""
+    """One results file: its document, or why there is none; an insertion file's trials typed."""
 
     name: str
     document: dict[str, Any] | None = None
     problem: str | None = None
     warnings: list[str] = field(default_factory=list)
+    insertion: InsertionResults | None = None
 
 
 KINDS = {"results.json": ("insertion",), "extraction.json": ("extraction",), "disk.json": ("disk",),
@@ -67,7 +76,9 @@ def load_file(run_dir: Path, name: str) -> Loaded:
         return Loaded(name, problem=f"{name} is not a JSON object")
     kinds = KINDS.get(name, ())
     try:  # one format, one kind: a file of another is refused, never read half-way
-        return Loaded(name, document=ResultsDocument.from_dict(data, path, kinds[0] if kinds else None).to_dict())
+        document = ResultsDocument.from_dict(data, path, kinds[0] if kinds else None)
+        typed = insertion_results(document) if document.kind == "insertion" else None
+        return Loaded(name, document=document.to_dict(), insertion=typed)
     except ResultsFormatError as exc:
         return Loaded(name, problem=str(exc))
 
@@ -104,63 +115,40 @@ def dig(data: Any, *keys: str) -> Any:
 
 
 # --- insertion ---------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class TrialRef:
-    backend: str
-    kind: str            # throughput | batch | subs | saturation | sustained | other
-    batch: int | None
-    subscribers: int | None
-    trial: dict[str, Any]
-
-    @property
-    def label(self) -> str:
-        return str(self.trial.get("label", "?"))
-
-
-def classify(trial: Mapping[str, Any]) -> TrialRef:
-    label = str(trial.get("label", ""))
-    match = _LABEL.match(label)
-    backend = str(trial.get("backend") or (match.group("backend") if match else "?"))
-    if not match:
-        return TrialRef(backend, "other", None, None, dict(trial))
-    kind = re.sub(r"\d+$", "", match.group("kind"))
-    batch = int(match.group("batch")) if match.group("batch") else None
-    subs = int(match.group("subs")) if match.group("subs") else None
-    return TrialRef(backend, kind, batch, subs, dict(trial))
-
-
 @dataclass
 class Insertion:
-    trials: list[TrialRef]
+    """The insertion trials of one subscriber kind, the backends in the scenario's order, and where
+    the trials' series are."""
+
+    trials: list[TrialSummary]
     backends: list[str]
     series_dir: Path
     warmup_s: float
 
-    def of_kind(self, kind: str) -> list[TrialRef]:
+    def of_kind(self, kind: TrialKind) -> list[TrialSummary]:
         return [t for t in self.trials if t.kind == kind]
 
-    def one(self, backend: str, kind: str) -> TrialRef | None:
+    def one(self, backend: str, kind: TrialKind) -> TrialSummary | None:
         return next((t for t in self.trials if t.backend == backend and t.kind == kind), None)
 
 
-def subscriber_kinds(document: Mapping[str, Any]) -> list[str]:
-    """The subscriber kinds of an insertion document's trials, in run order (the first is the reference)."""
-    return list(dict.fromkeys(str(t.get("subscriber_kind") or "hdbbench-es")
-                              for t in dig(document, "results", "trials") or [] if isinstance(t, Mapping)))
+def subscriber_kinds(loaded: Loaded) -> list[str]:
+    """The subscriber kinds of a run's trials, in run order (the first is the reference)."""
+    trials = loaded.insertion.trials if loaded.insertion else []
+    return list(dict.fromkeys(t.subscriber_kind for t in trials))
 
 
-def insertion_view(run_dir: Path, document: Mapping[str, Any], kind: str | None = None) -> Insertion:
+def insertion_view(run_dir: Path, loaded: Loaded, kind: str | None = None) -> Insertion:
     """The trials of one subscriber kind (default: the first, so that every section compares backends
     on one subscriber; hdbbench.report.kinds sets the kinds side by side)."""
-    kinds = subscriber_kinds(document)
+    kinds = subscriber_kinds(loaded)
     kind = kind if kind is not None else (kinds[0] if kinds else None)
-    trials = [classify(t) for t in dig(document, "results", "trials") or [] if isinstance(t, Mapping)
-              and str(t.get("subscriber_kind") or "hdbbench-es") == kind]
-    order = list(dig(document, "scenario", "backends") or [])
+    trials = [t for t in (loaded.insertion.trials if loaded.insertion else []) if t.subscriber_kind == kind]
+    order = list(dig(loaded.document, "scenario", "backends") or [])
     backends = [b for b in order if any(t.backend == b for t in trials)]
     backends += [t.backend for t in trials if t.backend not in backends]
     backends = list(dict.fromkeys(backends))
-    warmup = num(dig(document, "scenario", "warmup_s")) or 0.0
+    warmup = num(dig(loaded.document, "scenario", "warmup_s")) or 0.0
     return Insertion(trials, backends, run_dir / "series", warmup)
 
 
@@ -197,23 +185,18 @@ def column(series: Mapping[str, Sequence[float]], name: str) -> list[tuple[float
     return [(t, v) for t, v in zip(times, values) if math.isfinite(t) and math.isfinite(v)]
 
 
-def step_points(trial: Mapping[str, Any]) -> list[tuple[float, float, bool]]:
+def step_points(trial: TrialSummary) -> list[tuple[float, float, bool]]:
     """(offered, stored, saturated) per step of a search: the counter's rate over the step where recorded
     (older runs: the per-second median), steps the devices could not offer left out."""
-    out = []
-    for s in dig(trial, "saturation", "steps") or []:
-        if s.get("source_behind"):
-            continue
-        stored = num(s.get("stored_rate")) if "stored_rate" in s else num(s.get("stored_median"))
-        out.append((num(s.get("offered_rate")) or 0.0, stored or 0.0, bool(s.get("saturated")) or bool(s.get("errors"))))
-    return out
+    steps = trial.saturation.steps if trial.saturation is not None else []
+    return [(num(s.offered_rate) or 0.0, num(s.stored_rate if s.stored_rate is not None else s.stored_median) or 0.0,
+             s.saturated or bool(s.errors)) for s in steps if not s.source_behind]
 
 
-def archiving_cpu_us(trial: Mapping[str, Any], backend: str) -> float | None:
+def archiving_cpu_us(trial: TrialSummary, backend: str) -> float | None:
     """CPU µs per stored event of the archiving path: subscribers + this backend's database server."""
-    cpu = trial.get("cpu") or {}
-    parts = [num(dig(cpu, "subscribers", "us_per_event")), num(dig(cpu, server_of(backend) or "", "us_per_event"))]
-    found = [p for p in parts if p is not None]
+    groups = [trial.cpu.get("subscribers"), trial.cpu.get(server_of(backend) or "")]
+    found = [us for g in groups if g is not None and (us := num(g.us_per_event)) is not None]
     return sum(found) if found else None
 
 

@@ -11,14 +11,14 @@ Figures our subscriber publishes about itself are listed apart, marked "ours".
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from hdbbench.report import criteria, data, plots
-from hdbbench.report.data import Insertion, dig, num
+from hdbbench.report.data import Insertion, num
 from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import Finding, fmt
+from hdbbench.trials import Accounting
 
 # (key, label, unit, higher is better, how to read it from a kind's view on one backend)
 _OUTSIDE_FIGURES: tuple[tuple[str, str, str, bool], ...] = (
@@ -47,38 +47,41 @@ def kind_figures(view: Insertion, backend: str) -> dict[str, float | None]:
     """The figures of one kind (its view) on one backend."""
     main = view.one(backend, "throughput")
     sat = view.one(backend, "saturation")
-    trial: Mapping[str, Any] = main.trial if main else {}
+    outside = main.outside if main else None
+    reported = main.subscriber_reported if main else None
     mine = [t for t in view.trials if t.backend == backend]
-    lost = [num(dig(t.trial, "accounting", "lost")) for t in mine]
 
-    def total(*keys: str) -> float | None:
-        values = [v for t in mine if (v := num(dig(t.trial, "accounting", *keys))) is not None]
-        return sum(values) if values else (0.0 if mine and lost else None)
+    def total(count: Callable[[Accounting], int | None]) -> float | None:
+        """Summed over the trials of this backend (a trial that did not record the figure counts none)."""
+        values = [v for t in mine if (v := count(t.accounting)) is not None]
+        return float(sum(values)) if values else (0.0 if mine else None)
 
     return {
-        "db_stored_median": num(dig(trial, "outside", "stored_rate", "median")),
-        "rows_inserted": num(dig(trial, "outside", "rows_inserted")),
-        "visibility_p50": num(dig(trial, "outside", "visibility_lag_s", "p50")),
-        "visibility_p99": num(dig(trial, "outside", "visibility_lag_s", "p99")),
-        "visibility_max": num(dig(trial, "outside", "visibility_lag_s", "max")),
-        "lost": sum(v for v in lost if v is not None) if lost else None,
-        **{f"lost_{reason}": total("lost_by_reason", reason)
-           for reason in ("event_delivery", "in_subscriber", "left_in_subscriber_queue", "unattributed")},
-        "error_events": total("error_events"),
-        "saturation_rate": num(dig(sat.trial, "saturation", "last_sustainable_rate")) if sat else None,
-        "cpu_us_per_event": data.archiving_cpu_us(dict(trial), backend) if main else None,
-        "ours_stored_median": num(dig(trial, "subscriber_reported", "stored_rate", "median")),
-        "ours_rows_stored": num(dig(trial, "subscriber_reported", "rows_stored")),
-        "ours_event_age_p99": num(dig(trial, "event_age_at_commit_s", "p99")),
+        "db_stored_median": num(outside.stored_rate.median) if outside else None,
+        "rows_inserted": num(outside.rows_inserted) if outside else None,
+        "visibility_p50": num(outside.visibility_lag_s.p50) if outside else None,
+        "visibility_p99": num(outside.visibility_lag_s.p99) if outside else None,
+        "visibility_max": num(outside.visibility_lag_s.max) if outside else None,
+        "lost": float(sum(t.accounting.lost for t in mine)) if mine else None,
+        "lost_event_delivery": total(lambda a: a.lost_by_reason.event_delivery),
+        "lost_in_subscriber": total(lambda a: a.lost_by_reason.in_subscriber),
+        "lost_left_in_subscriber_queue": total(lambda a: a.lost_by_reason.left_in_subscriber_queue),
+        "lost_unattributed": total(lambda a: a.lost_by_reason.unattributed),
+        "error_events": total(lambda a: a.error_events),
+        "saturation_rate": num(sat.saturation.last_sustainable_rate) if sat and sat.saturation else None,
+        "cpu_us_per_event": data.archiving_cpu_us(main, backend) if main else None,
+        "ours_stored_median": num(reported.stored_rate.median) if reported and reported.stored_rate else None,
+        "ours_rows_stored": num(reported.rows_stored) if reported else None,
+        "ours_event_age_p99": num(main.event_age_at_commit_s.p99) if main else None,
     }
 
 
-def kinds_table(run_dir: Path, document: Mapping[str, Any]) -> tuple[list[str], dict[str, dict[str, dict[str, float | None]]]]:
+def kinds_table(run_dir: Path, loaded: data.Loaded) -> tuple[list[str], dict[str, dict[str, dict[str, float | None]]]]:
     """(kinds in run order, backend → kind → figures)."""
-    kinds = data.subscriber_kinds(document)
+    kinds = data.subscriber_kinds(loaded)
     table: dict[str, dict[str, dict[str, float | None]]] = {}
     for kind in kinds:
-        view = data.insertion_view(run_dir, document, kind)
+        view = data.insertion_view(run_dir, loaded, kind)
         for backend in view.backends:
             table.setdefault(backend, {})[kind] = kind_figures(view, backend)
     return kinds, table
@@ -97,17 +100,17 @@ def _cell(base: float | None, value: float | None, first: bool) -> str:
     return f"{fmt(value)} ({r:.2f}×)" if r is not None else fmt(value)
 
 
-def kinds_sections(run_dir: Path, document: Mapping[str, Any] | None) -> list[Section]:
+def kinds_sections(run_dir: Path, loaded: data.Loaded) -> list[Section]:
     """The kinds section when the run measured several subscriber kinds; none otherwise."""
-    kinds, table = kinds_table(run_dir, document or {})
+    kinds, table = kinds_table(run_dir, loaded)
     if len(kinds) < 2:
         return []
     curves: dict[str, dict[str, list[tuple[float, float, bool]]]] = {}
     for kind in kinds:
-        view = data.insertion_view(run_dir, document or {}, kind)
+        view = data.insertion_view(run_dir, loaded, kind)
         for backend in view.backends:
             if (sat := view.one(backend, "saturation")) is not None:
-                curves.setdefault(backend, {})[kind] = data.step_points(sat.trial)
+                curves.setdefault(backend, {})[kind] = data.step_points(sat)
     return [kinds_section(kinds, table, curves)]
 
 
@@ -165,16 +168,16 @@ def finding(kinds: Sequence[str], table: Mapping[str, Mapping[str, Mapping[str, 
     return out
 
 
-def compare_figures(run_dir: Path, document: Mapping[str, Any]) -> dict[str, dict[str, float | None]]:
+def compare_figures(run_dir: Path, loaded: data.Loaded) -> dict[str, dict[str, float | None]]:
     """`hdbbench compare` rows for the kinds after the first: "<backend> · <kind>" → ranking criterion → figure
     (the first kind's figures are the run's plain backend rows)."""
     out: dict[str, dict[str, float | None]] = {}
-    for kind in data.subscriber_kinds(document)[1:]:
-        view = data.insertion_view(run_dir, document, kind)
+    for kind in data.subscriber_kinds(loaded)[1:]:
+        view = data.insertion_view(run_dir, loaded, kind)
         for backend in view.backends:
             row = criteria.insertion_criteria(view, backend)
-            if row.get("stored_median") is None:  # a kind without our statistics: the database's counter
-                main = view.one(backend, "throughput")
-                row["stored_median"] = num(dig(main.trial, "outside", "stored_rate", "median")) if main else None
+            main = view.one(backend, "throughput")
+            if row.get("stored_median") is None and main and main.outside:  # the database's counter instead
+                row["stored_median"] = num(main.outside.stored_rate.median)
             out[f"{backend} · {kind}"] = row
     return out

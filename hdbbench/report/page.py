@@ -17,15 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import measure
-from hdbbench.report import criteria, data, disk, faults, kinds, plan, ranking
-from hdbbench.report import plots
-from hdbbench.report import text
+from hdbbench.report import criteria, data, disk, faults, kinds, plan, plots, ranking, text
 from hdbbench.report.data import Insertion, dig, num
 from hdbbench.report.hosts import hosts_section
 from hdbbench.report.placement import placement_section
 from hdbbench.report.render import Section, html_table, render_page
 from hdbbench.report.text import Spread, fmt
-from hdbbench.servers.registry import build_facts
+from hdbbench.trials import CpuShare
 from hdbbench.units import human_bytes
 
 REPORT_NAME = "report.html"
@@ -43,7 +41,7 @@ def throughput_section(view: Insertion, colours: plots.Colours) -> Section:
         section.missing = "No throughput trial in this run ([measurements] throughput = false)."
         return section
     over_time = {b: data.stored_rates(_series(view, t.label)) for b, t in trials.items()}
-    offered = {b: num(t.trial.get("offered_rate")) for b, t in trials.items()}
+    offered = {b: num(t.offered_rate) for b, t in trials.items()}
     same_offer = len(set(offered.values())) == 1
     section.figures.append(("Events stored per second over time, database counter (throughput trial)", plots.lines(
         over_time, colours, "time since start (s)", "stored rate (events/s)",
@@ -52,11 +50,10 @@ def throughput_section(view: Insertion, colours: plots.Colours) -> Section:
     steady = {b: measure.steady(s, view.warmup_s) for b, s in over_time.items()}
     section.figures.append(("Distribution of the per-second stored rate after warm-up (whiskers p1..p99)",
                             plots.distributions(steady, colours, "stored rate (events/s)")))
-    spreads = {b: s for b, t in trials.items() if (s := Spread.of(t.trial.get("stored_rate")))}
-    lost = {b: int(num(dig(t.trial, "accounting", "lost")) or 0) for b, t in trials.items()}
-    rows = [[b, fmt(offered[b]), fmt(s.median), fmt(s.p1), fmt(s.p99),
-             fmt(num(dig(trials[b].trial, "stored_rate", "mean"))), str(s.count), f"{lost[b]:,}"]
-            for b, s in spreads.items()]
+    spreads = {b: s for b, t in trials.items() if (s := Spread.of(t.stored_rate))}
+    lost = {b: t.accounting.lost for b, t in trials.items()}
+    rows = [[b, fmt(offered[b]), fmt(s.median), fmt(s.p1), fmt(s.p99), fmt(num(trials[b].stored_rate.mean)),
+             str(s.count), f"{lost[b]:,}"] for b, s in spreads.items()]
     section.tables.append(html_table(["backend", "offered", "median", "p1", "p99", "mean", "seconds", "lost"], rows,
                                  "events/s; per-second rates after warm-up"))
     section.finding = text.throughput(spreads, offered, lost)
@@ -76,29 +73,27 @@ def lag_section(view: Insertion, colours: plots.Colours) -> Section:
     section.figures.append(("Age of the oldest pending event, 1 Hz", plots.lines(
         {b: data.column(s, "sub.PendingEventAge") for b, s in series.items()}, colours,
         "time since start (s)", "pending event age (s)")))
-    ages = {b: t.trial.get("event_age_at_commit_s") or {} for b, t in trials.items()}
-    groups = ["p50", "p99", "max"]
+    ages = {b: t.event_age_at_commit_s for b, t in trials.items()}
     section.figures.append(("Event age at commit (commit time − source timestamp)", plots.bars(
-        groups, {b: [num(a.get(g)) for g in groups] for b, a in ages.items()}, colours, "seconds")))
-    rows = [[b, fmt(num(a.get("p50"))), fmt(num(a.get("p99"))), fmt(num(a.get("max"))),
-             fmt(num(dig(trials[b].trial, "event_age_at_reception_s", "p99"))),
-             fmt(num(dig(trials[b].trial, "time_in_subscriber_s", "p99"))),
-             fmt(num(dig(trials[b].trial, "pending_events", "max"))),
-             fmt(num(dig(trials[b].trial, "pending_age_s", "max")))] for b, a in ages.items()]
+        ["p50", "p99", "max"], {b: [num(a.p50), num(a.p99), num(a.max)] for b, a in ages.items()}, colours,
+        "seconds")))
+    rows = [[b, fmt(num(t.event_age_at_commit_s.p50)), fmt(num(t.event_age_at_commit_s.p99)),
+             fmt(num(t.event_age_at_commit_s.max)), fmt(num(t.event_age_at_reception_s.p99)),
+             fmt(num(t.time_in_subscriber_s.p99)), fmt(num(t.pending_events.max)), fmt(num(t.pending_age_s.max))]
+            for b, t in trials.items()]
     section.tables.append(html_table(["backend", "age p50 (s)", "age p99 (s)", "age max (s)",
                                   "at reception p99 (s)", "in subscriber p99 (s)", "pending max",
                                   "pending age max (s)"], rows,
                                  "throughput trial; age at commit = age at reception (device and Tango "
                                  "delivery) + time in the subscriber (queue, batch, commit)"))
-    section.finding = text.lag({b: num(a.get("p99")) for b, a in ages.items()},
-                               {b: num(a.get("max")) for b, a in ages.items()},
-                               {b: num(dig(t.trial, "pending_events", "max")) for b, t in trials.items()})
+    section.finding = text.lag({b: num(a.p99) for b, a in ages.items()}, {b: num(a.max) for b, a in ages.items()},
+                               {b: num(t.pending_events.max) for b, t in trials.items()})
     return section
 
 
 def batch_section(view: Insertion, colours: plots.Colours) -> Section:
     section = Section("batch", "Rate against batch size")
-    points = {b: pts for b in view.backends if (pts := criteria.sweep_points(view, b, "batch"))}
+    points = {b: pts for b in view.backends if (pts := criteria.sweep_points(view, b, "batch_sweep"))}
     if not points:
         section.missing = "No batch-size sweep in this run ([measurements] batch_sweep is empty)."
         return section
@@ -120,7 +115,7 @@ def batch_section(view: Insertion, colours: plots.Colours) -> Section:
 
 def subscribers_section(view: Insertion, colours: plots.Colours) -> Section:
     section = Section("subscribers", "Rate against subscribers")
-    points = {b: pts for b in view.backends if (pts := criteria.sweep_points(view, b, "subs"))}
+    points = {b: pts for b in view.backends if (pts := criteria.sweep_points(view, b, "subscriber_sweep"))}
     if not points:
         section.missing = "No subscriber-count sweep in this run ([measurements] subscriber_sweep is empty)."
         return section
@@ -138,29 +133,28 @@ def subscribers_section(view: Insertion, colours: plots.Colours) -> Section:
 
 def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
     section = Section("saturation", "Saturation search")
-    trials = {b: t for b in view.backends if (t := view.one(b, "saturation"))}
-    if not trials:
+    searches = {b: t.saturation for b in view.backends if (t := view.one(b, "saturation")) and t.saturation}
+    if not searches:
         section.missing = "No saturation search in this run ([measurements] saturation is not set)."
         return section
-    steps = {b: data.step_points(t.trial) for b, t in trials.items()}
+    steps = {b: data.step_points(t) for b in searches if (t := view.one(b, "saturation"))}
     section.figures.append(("Stored rate per step (database counter) against the offered rate (× = saturated)",
                             plots.saturation(steps, colours)))
-    last = {b: num(dig(t.trial, "saturation", "last_sustainable_rate")) for b, t in trials.items()}
+    last = {b: num(search.last_sustainable_rate) for b, search in searches.items()}
     section.figures.append(("Last sustainable rate", plots.bars(["last sustainable rate"],
                                                                 {b: [v] for b, v in last.items()}, colours,
                                                                 "events/s")))
-    rows = [[b, fmt(num(s.get("offered_rate"))), fmt(num(s.get("source_rate"))), fmt(num(s.get("stored_rate"))),
-             fmt(num(s.get("stored_median"))), fmt(num(s.get("visibility_lag_growth_s"))),
-             fmt(num(s.get("lost"))), fmt(num(s.get("errors"))),
-             "source behind" if s.get("source_behind") else (", ".join(s.get("rules") or []) or "–")]
-            for b, t in trials.items() for s in dig(t.trial, "saturation", "steps") or []]
-    criterion = next((dig(t.trial, "saturation", "criterion") for t in trials.values()), "") or ""
+    rows = [[b, fmt(num(s.offered_rate)), fmt(num(s.source_rate)), fmt(num(s.stored_rate)),
+             fmt(num(s.stored_median)), fmt(num(s.visibility_lag_growth_s)), fmt(num(s.lost)), fmt(num(s.errors)),
+             "source behind" if s.source_behind else (", ".join(s.rules) or "–")]
+            for b, search in searches.items() for s in search.steps]
+    criterion = next(iter(searches.values())).criterion
     section.tables.append(html_table(["backend", "offered", "emitted", "stored (counter)", "stored median/s",
                                       "lag growth (s)", "lost", "error events", "saturated by"], rows,
                                      f"events/s unless stated; rule: {criterion}"))
     section.finding = text.saturation(last, {b: max((p[0] for p in s), default=0.0) for b, s in steps.items()},
                                       {b: any(p[2] for p in s) for b, s in steps.items()},
-                                      {b: list(dig(t.trial, "saturation", "ended_by") or []) for b, t in trials.items()})
+                                      {b: list(search.ended_by) for b, search in searches.items()})
     return section
 
 
@@ -170,48 +164,49 @@ def sustained_section(view: Insertion, colours: plots.Colours) -> Section:
     if not trials:
         section.missing = "No sustained-load trial in this run ([measurements] sustained is not set)."
         return section
-    shares = {b: num(t.trial.get("sustained_share")) for b, t in trials.items()}
+    shares = {b: num(t.sustained_share) for b, t in trials.items()}
     section.figures.append(("Share of seconds at or above the offered rate (dashed: 99 % = stable)", plots.bars(
         ["sustained share"], {b: [v] for b, v in shares.items()}, colours, "share of seconds", hline=0.99)))
-    section.finding = text.sustained(shares, {b: num(t.trial.get("offered_rate")) for b, t in trials.items()})
+    section.finding = text.sustained(shares, {b: num(t.offered_rate) for b, t in trials.items()})
     return section
 
 
 def cpu_section(view: Insertion) -> Section:
     section = Section("cpu", "CPU per stored event")
     trials = {b: t for b in view.backends if (t := view.one(b, "throughput"))}
-    groups = sorted({g for t in trials.values() for g in (t.trial.get("cpu") or {})})
+    groups = sorted({g for t in trials.values() for g in t.cpu})
     if not trials or not groups:
         section.missing = "No CPU figures in this run."
         return section
-    values = {g: [num(dig(trials[b].trial, "cpu", g, "us_per_event")) for b in trials] for g in groups}
+
+    def us(figures: Mapping[str, CpuShare], group: str) -> float | None:
+        return num(figures[group].us_per_event) if group in figures else None
+
+    values = {g: [us(trials[b].cpu, g) for b in trials] for g in groups}
     section.figures.append(("CPU µs per stored event by process group (throughput trial)", plots.bars(
         list(trials), values, plots.Colours(groups, plots.PROCESS_PALETTE), "µs per event")))
-    rows = [[b] + [fmt(num(dig(t.trial, "cpu", g, "us_per_event"))) for g in groups] for b, t in trials.items()]
+    rows = [[b] + [fmt(us(t.cpu, g)) for g in groups] for b, t in trials.items()]
     section.tables.append(html_table(["backend"] + groups, rows, "µs of CPU per stored event"))
-    threads = {b: t.trial.get("subscriber_cpu_by_thread") or {} for b, t in trials.items()}
+    threads = {b: t.subscriber_cpu_by_thread for b, t in trials.items()}
     if any(threads.values()):
-        rows = [[b, fmt(num(dig(th, "writer", "us_per_event"))), fmt(num(dig(th, "tango_and_other", "us_per_event")))]
-                for b, th in threads.items()]
+        rows = [[b, fmt(us(th, "writer")), fmt(us(th, "tango_and_other"))] for b, th in threads.items()]
         section.tables.append(html_table(["backend", "writer thread", "other threads"], rows,
                                      "the subscribers' µs per stored event by thread: its writer (batching, "
                                      "encoding, database client) against the rest, mostly Tango's event reception"))
-    section.finding = text.cpu({b: data.archiving_cpu_us(t.trial, b) for b, t in trials.items()})
+    section.finding = text.cpu({b: data.archiving_cpu_us(t, b) for b, t in trials.items()})
     return section
 
 
 def loss_section(view: Insertion) -> Section:
     section = Section("loss", "Loss accounting")
-    full: list[tuple[str, int, int, int, int]] = [
-        (t.label, *(int(num(dig(t.trial, "accounting", k)) or 0) for k in ("emitted", "stored", "lost", "duplicates")))
-        for t in view.trials]  # type: ignore[misc]
-    if not full:
+    if not view.trials:
         section.missing = "No trials in this run."
         return section
-    reasons = {t.label: dict(dig(t.trial, "accounting", "lost_by_reason") or {}) for t in view.trials}
+    full = [(t.label, t.accounting.emitted, t.accounting.stored, t.accounting.lost, t.accounting.duplicates)
+            for t in view.trials]
+    reasons = {t.label: dict(t.accounting.lost_by_reason.items()) for t in view.trials}
     shown = list(dict.fromkeys(r for by in reasons.values() for r in by))
-    errors = {t.label: (int(num(dig(t.trial, "accounting", "error_events")) or 0),
-                        int(num(dig(t.trial, "accounting", "missed_event_errors")) or 0)) for t in view.trials}
+    errors = {t.label: (t.accounting.error_events or 0, t.accounting.missed_event_errors or 0) for t in view.trials}
     section.tables.append(html_table(
         ["trial", "emitted", "stored", "lost", *[f"lost: {r.replace('_', ' ')}" for r in shown], "duplicates",
          "error events stored", "of which missed events"],
@@ -219,19 +214,18 @@ def loss_section(view: Insertion) -> Section:
           f"{duplicates:,}", f"{errors[label][0]:,}", f"{errors[label][1]:,}"]
          for label, emitted, stored, lost, duplicates in full],
         "per trial, all attributes: the devices' counters against the rows; the reasons add up to the loss "
-        "(hdbbench.insertion.loss_by_reason)"))
+        "(hdbbench.trial_figures.loss_by_reason)"))
     section.finding = text.loss(full, reasons)
     for t in view.trials:
-        if unproven := int(num(t.trial.get("delivery_unproven")) or 0):
-            cause = t.trial.get("delivery_unproven_cause") or "cause not recorded"
+        if unproven := t.delivery_unproven or 0:
+            cause = t.delivery_unproven_cause or "cause not recorded"
             section.finding.warnings.append(f"{t.label}: {unproven:,} attribute{'s' if unproven > 1 else ''} delivered "
                                             "no event before the load "
                                             f"(their events count as lost): {cause}.")
-    undrained = [t.label for t in view.trials if dig(t.trial, "accounting", "not_drained")]
+    undrained = [f"{t.label} ({t.accounting.not_drained.left_in_subscriber_queue:,} left in the subscriber's queue)"
+                 for t in view.trials if t.accounting.not_drained is not None]
     if undrained:
-        section.finding.warnings.append("did not drain within the timeout: " + ", ".join(
-            f"{label} ({int(num(dig(t.trial, 'accounting', 'not_drained', 'left_in_subscriber_queue')) or 0):,} "
-            "left in the subscriber's queue)" for t in view.trials if (label := t.label) in undrained))
+        section.finding.warnings.append("did not drain within the timeout: " + ", ".join(undrained))
     return section
 
 
@@ -338,7 +332,7 @@ def environment_section(run_dir: Path, insertion_doc: Mapping[str, Any] | None) 
                       f"{human_bytes(num(dig(env, 'disk', 'free_bytes')))} free"),
              ("kernel", env.get("kernel")), ("OS", env.get("os")), ("host", env.get("hostname")),
              ("Python", env.get("python")), ("hdbbench commit", env.get("hdbbench_commit")),
-             *((fact.label, env.get(fact.key)) for fact in build_facts()),
+             *((label, env.get(key)) for key, label in _build_fact_labels().items()),
              ("OS page cache can be dropped", env.get("drop_caches_writable"))]
     section.tables.append(html_table(["fact", "value"], [[k, str(v)] for k, v in facts], "machine"))
     versions = [[f"server {k}", str(v)] for k, v in (env.get("servers") or {}).items()]
@@ -347,6 +341,13 @@ def environment_section(run_dir: Path, insertion_doc: Mapping[str, Any] | None) 
     section.tables.append(html_table(["setting", "value"], _flatten(env.get("settings") or {}), "settings in force"))
     section.tables.append(html_table(["scenario key", "value"], _flatten(scenario), "scenario as resolved"))
     return section
+
+
+def _build_fact_labels() -> dict[str, str]:
+    """The environment keys the backends record about their servers' builds, with their words."""
+    from hdbbench.backends.registry import REGISTRY
+
+    return {key: label for e in REGISTRY for key, label in e.backend_class.build_fact_labels.items()}
 
 
 def _flatten(value: Any, prefix: str = "") -> list[list[str]]:
@@ -380,15 +381,15 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
     if status.get("state") not in (None, "completed"):
         notes.append(f"This run is {status.get('state')}: {status.get('error') or 'figures may be partial'}.")
     doc = loaded.document
-    view = data.insertion_view(run_dir, doc) if doc else None
+    view = data.insertion_view(run_dir, loaded) if loaded.insertion is not None else None
     colours = plots.Colours(view.backends if view else [])
     sections: list[Section] = []
     if view and view.trials:
         sections += [throughput_section(view, colours), lag_section(view, colours), batch_section(view, colours),
                      subscribers_section(view, colours), saturation_section(view, colours),
                      sustained_section(view, colours), cpu_section(view), placement_section(view),
-                     loss_section(view), *kinds.kinds_sections(run_dir, doc)]
-    elif not (doc and view is not None):  # a scenario without insertion trials has no such section
+                     loss_section(view), *kinds.kinds_sections(run_dir, loaded)]
+    elif view is None:  # a scenario without insertion trials has no such section
         sections.append(Section("insertion", "Insertion", missing=f"No insertion results: "
                                                                   f"{loaded.problem or 'no trials'}."))
     parts = [extraction_section(run_dir, colours), disk.disk_section(run_dir, colours), plan.sizing_section(run_dir)]
@@ -397,7 +398,7 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
         sections.append(fault_section)
     chosen, source = _weights(weights, doc, run_dir)
     sections.append(ranking_section(criteria.criteria_table(run_dir), chosen, source, colours))
-    if (hosts := hosts_section(doc, view)) is not None:
+    if (hosts := hosts_section(loaded.insertion, view)) is not None:
         sections.append(hosts)
     sections.append(environment_section(run_dir, doc))
     return sections, notes

@@ -19,6 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from hdbbench.measure import Distribution
 
 MIN_SAMPLES = 10
 HIGH_SPREAD = 0.20
@@ -45,14 +46,14 @@ class Spread:
     count: int
 
     @classmethod
-    def of(cls, data: Mapping[str, object] | None) -> Spread | None:
-        if not isinstance(data, Mapping):
+    def of(cls, figures: Distribution | None) -> Spread | None:
+        """The spread of a recorded distribution; None when it has no finite median, p1, p99 and count."""
+        if figures is None:
             return None
-        values = [data.get(k) for k in ("median", "p1", "p99", "count")]
+        values = (figures.median, figures.p1, figures.p99, figures.count)
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
             return None
-        median, p1, p99, count = (float(v) for v in values)  # type: ignore[arg-type]
-        return cls(median, p1, p99, int(count))
+        return cls(float(figures.median), float(figures.p1), float(figures.p99), int(figures.count))
 
 
 def fmt(value: float | None, unit: str = "") -> str:

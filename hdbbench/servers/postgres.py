@@ -47,7 +47,6 @@ PROFILES = {
     "relaxed": {**_COMMON, "fsync": "on", "synchronous_commit": "off", "full_page_writes": "on"},
 }
 # Where setup.sh records the TimescaleDB version it built (a fact of the results' environment).
-TIMESCALEDB_BUILT = Path(__file__).resolve().parents[2] / ".cache/setup/timescaledb-version"
 
 
 def pg_binary(name: str) -> str:
@@ -123,9 +122,3 @@ def probe(endpoint: PostgresEndpoint) -> None:
     """Raise (the driver's own message) unless an external server accepts this endpoint's login."""
     endpoint.connect(connect_timeout=5).close()
 
-
-def built_timescaledb() -> str | None:
-    try:
-        return TIMESCALEDB_BUILT.read_text().strip()
-    except OSError:
-        return None

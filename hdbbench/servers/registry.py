@@ -40,15 +40,6 @@ class ServerArgs:
 
 
 @dataclass(frozen=True)
-class BuildFact:
-    """A fact of how this machine was set up for a kind, recorded in the results' environment."""
-
-    key: str                          # environment.json key
-    label: str                        # how the report names it
-    read: Callable[[], str | None]
-
-
-@dataclass(frozen=True)
 class ServerKind:
     name: str                         # the stack component: `stack up --only NAME`, endpoints[NAME]
     label: str                        # how messages name it
@@ -68,8 +59,6 @@ class ServerKind:
     flavours: tuple[str, ...] = ()    # implementations to choose from; the first is the default
     needs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # flavour -> kinds it runs on
     always: bool = False              # in every stack, whatever components are asked for
-    client_packages: tuple[str, ...] = ()  # Python packages whose versions the results record
-    build_facts: tuple[BuildFact, ...] = ()
 
     @property
     def reports_settings(self) -> bool:
@@ -102,22 +91,21 @@ SERVER_KINDS: tuple[ServerKind, ...] = (
         from_external=PostgresEndpoint.from_url, external_env="HDBBENCH_POSTGRES_URL", external_option="postgres-url",
         external_help="Use this external PostgreSQL/TimescaleDB (postgresql://user:pw@host:port/db).",
         probe=postgres.probe, settings=postgres.PROFILES, hosts_key="postgres", group="databases", archive=True,
-        faults=("stop", "kill", "fill"), client_packages=("psycopg", "psycopg-binary"),
-        build_facts=(BuildFact("timescaledb_built", "TimescaleDB built", postgres.built_timescaledb),),
+        faults=("stop", "kill", "fill"),
     ),
     ServerKind(
         "mariadb", "MariaDB", MariaDBEndpoint, _process(mariadb.MariaDBServer),
         from_external=MariaDBEndpoint.from_url, external_env="HDBBENCH_MARIADB_URL", external_option="mariadb-url",
         external_help="Use this external MariaDB/MySQL (mysql://user:pw@host:port).",
         probe=mariadb.probe, settings=mariadb.PROFILES, hosts_key="mariadb", group="databases", archive=True,
-        faults=("stop", "kill", "fill"), client_packages=("mariadb",),
+        faults=("stop", "kill", "fill"),
     ),
     ServerKind(
         "tango", "Tango database", TangoEndpoint, _tango,
         from_external=TangoEndpoint.from_tango_host, external_env="HDBBENCH_TANGO_HOST", external_option="tango-host",
         external_help="An existing Tango database instead of the stack's own.",
         probe=tangodb.probe, hosts_key="tango_db", group="tango", flavours=("pytango", "cpp"),
-        needs={"cpp": ("mariadb",)}, client_packages=("pytango",),
+        needs={"cpp": ("mariadb",)},
     ),
     ServerKind("local", "local directory", LocalEndpoint, lambda a: LocalDirectory(a.state_dir), process=False,
                archive=True, always=True),
@@ -165,14 +153,6 @@ def hosts_keys() -> dict[str, str]:
 def archive_kinds() -> tuple[str, ...]:
     """The kinds that store archived events (their CPU is sampled with the insertion trials)."""
     return tuple(k.name for k in SERVER_KINDS if k.archive)
-
-
-def client_packages() -> tuple[str, ...]:
-    return tuple(p for k in SERVER_KINDS for p in k.client_packages)
-
-
-def build_facts() -> tuple[BuildFact, ...]:
-    return tuple(f for k in SERVER_KINDS for f in k.build_facts)
 
 
 def settings_example() -> str:

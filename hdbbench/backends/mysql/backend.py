@@ -52,6 +52,7 @@ class MySQLBackend(MySQLFaults, MySQLExtraction, Backend):
     cold_note = "MariaDB without buffer-pool dump/load"
     row_per_element = True  # arrays are stored one row per element
     storage_clauses = STORAGE_CLAUSES
+    client_packages = ("mariadb",)
 
     def check_variant(self, variant: SchemaVariant) -> None:
         if not variant.foreign_keys:

@@ -45,6 +45,7 @@ class PostgresBackend(PgFaults, PgExtraction, Backend):
     timescale = False  # the table model's hypertables
     default_indexes = "pk+2"
     published_as = "PostgreSQL"
+    client_packages = ("psycopg", "psycopg-binary")
 
     # --- connections
     def _admin(self) -> psycopg.Connection[Any]:

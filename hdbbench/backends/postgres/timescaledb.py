@@ -9,6 +9,7 @@ policies need the community licence and are not used; clustering is plain `CLUST
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -21,10 +22,23 @@ from hdbbench.backends.postgres.verify import verify_hypertables
 from hdbbench.errors import ConfigError
 
 
+# The version scripts/setup.sh built from Debian's source package (docs/timescaledb.md).
+BUILT_VERSION_FILE = Path(__file__).resolve().parents[3] / ".cache" / "setup" / "timescaledb-version"
+
+
 class TimescaleBackend(TimescaleFaults, PostgresBackend):
     name = "timescaledb"
     timescale = True
     published_as = "TimescaleDB"
+    build_fact_labels = {"timescaledb_built": "TimescaleDB built"}
+
+    @classmethod
+    def build_facts(cls) -> dict[str, Any]:
+        try:
+            built: str | None = BUILT_VERSION_FILE.read_text().strip()
+        except OSError:
+            built = None  # not built here (an external server, or setup not run)
+        return {"timescaledb_built": built}
 
     def check_variant(self, variant: SchemaVariant) -> None:
         if variant.partitioned:
