@@ -38,7 +38,7 @@ from hdbbench.placement import PlacementControl, archiving_path_per_core
 from hdbbench.records import write
 from hdbbench.sampling import Sampler, TimeSeries, process_probe, thread_probe
 from hdbbench.servers.endpoints import StackEndpoints
-from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, spread
+from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configuration, spread
 from hdbbench.trial_figures import AGE_FIGURES, loss_by_reason, summarise
 from hdbbench.trials import (
     Accounting,
