@@ -141,7 +141,7 @@ class LoadTarget:
         return counts
 
 
-@dataclass
+@dataclass(frozen=True)
 class TrialSettings:
     backend: str
     label: str
