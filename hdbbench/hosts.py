@@ -29,13 +29,16 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hdbbench.errors import ConfigError, ServerError
 from hdbbench.servers.ports import LOOPBACK, check_address
 from hdbbench.servers.registry import hosts_keys
 from hdbbench.subscribers import SubscriberFleet, SubscriberSpec
 from hdbbench.tomlfile import Table, read_document
+
+if TYPE_CHECKING:
+    from hdbbench.plan import DevicesPlan
 
 SERVER_COMPONENTS = hosts_keys()  # [hosts] key -> server kind (hdbbench.servers.registry)
 HOSTS_KEYS = (*SERVER_COMPONENTS, "devices", "subscribers", "controller")
@@ -105,52 +108,36 @@ def load_hosts_file(path: Path) -> Hosts:
 # --- who runs what ------------------------------------------------------------------------------
 
 
-def device_server_hosts(scenario: Any) -> dict[str, str]:
-    """Server instance -> address: the scenario's device servers dealt round-robin over the device hosts."""
-    plans = _device_plans(scenario)
-    hosts = scenario_hosts(scenario).devices
-    instances = list(dict.fromkeys(p.server for p in plans))
-    return {inst: hosts[i % len(hosts)] for i, inst in enumerate(instances)}
+@dataclass(frozen=True)
+class HostsLayout:
+    """Which host runs what: the [hosts] table with the device servers and the subscribers dealt over
+    their hosts (a run plan's entry, hdbbench.plan)."""
+
+    hosts: Hosts
+    device_servers: tuple[tuple[str, str], ...] = ()   # (server instance, address)
+    subscribers: tuple[tuple[int, str], ...] = ()      # (subscriber instance 1..pool, address)
+
+    @property
+    def distributed(self) -> bool:
+        return self.hosts.distributed
 
 
-def _device_plans(scenario: Any) -> list[Any]:
-    """The scenario's device servers: its profile's, or its facility inventory's at its scale."""
-    from hdbbench import devices
-
-    if getattr(scenario, "facility", None) is not None:
-        from hdbbench import facility
-        from hdbbench.sizing import load_inventory
-
-        return list(facility.plan_facility(load_inventory(scenario.facility.inventory), scenario.facility.scale,
-                                           scenario.servers, scenario.devices_per_server, scenario.seed,
-                                           phases=scenario.facility.phases))
-    return list(devices.plan_fleet(devices.load_profile(scenario.device_profile), scenario.servers,
-                                   scenario.devices_per_server, scenario.seed))
+def deal(hosts: Hosts, server_instances: Sequence[str], subscriber_pool: int) -> HostsLayout:
+    """The device server instances and subscribers 1..`subscriber_pool` dealt round-robin over their hosts."""
+    return HostsLayout(
+        hosts,
+        tuple((inst, hosts.devices[i % len(hosts.devices)]) for i, inst in enumerate(server_instances)),
+        tuple((n, hosts.subscribers[(n - 1) % len(hosts.subscribers)]) for n in range(1, subscriber_pool + 1)))
 
 
-def subscriber_pool(scenario: Any) -> int:
-    """How many subscribers the hosts keep ready: as many as the largest trial of the scenario uses."""
-    return max(scenario.subscribers, *scenario.measurements.subscriber_sweep, 1)
-
-
-def subscriber_hosts(scenario: Any) -> dict[int, str]:
-    """Subscriber instance (1..pool) -> address, dealt round-robin over the subscriber hosts."""
-    hosts = scenario_hosts(scenario).subscribers
-    return {n: hosts[(n - 1) % len(hosts)] for n in range(1, subscriber_pool(scenario) + 1)}
-
-
-def scenario_hosts(scenario: Any) -> Hosts:
-    return getattr(scenario, "hosts", None) or Hosts()
-
-
-def describe(scenario: Any) -> dict[str, Any]:
+def describe(layout: HostsLayout) -> dict[str, Any]:
     """Each component's host, as results record it."""
-    hosts = scenario_hosts(scenario)
+    hosts = layout.hosts
     return {
         "distributed": hosts.distributed,
         **{key: hosts.server(key) for key in SERVER_COMPONENTS}, "controller": hosts.controller,
-        "device_servers": device_server_hosts(scenario),
-        "subscribers": {SubscriberSpec(n, ()).device: a for n, a in subscriber_hosts(scenario).items()},
+        "device_servers": dict(layout.device_servers),
+        "subscribers": {SubscriberSpec(n, ()).device: a for n, a in layout.subscribers},
         "cpu_sampled": "every process" if not hosts.distributed
         else "none: the devices and subscribers run on their hosts, the controller samples only its own",
     }
@@ -159,18 +146,16 @@ def describe(scenario: Any) -> dict[str, Any]:
 # --- the controller's side: components already running on their hosts ------------------------
 
 
-def hosted_fleet(scenario: Any, tango_host: str, engine: str, timeout_s: float = 60.0) -> Any:
-    """The scenario's device fleet as the device hosts run it (not started here): every device must
+def hosted_fleet(devices: DevicesPlan, layout: HostsLayout, tango_host: str, timeout_s: float = 60.0) -> Any:
+    """The planned device fleet as the device hosts run it (not started here): every device must
     answer within timeout_s."""
     import tango
 
-    from hdbbench import devices
+    from hdbbench.devices import Fleet
 
-    plans = devices.plan_fleet(devices.load_profile(scenario.device_profile), scenario.servers,
-                               scenario.devices_per_server, scenario.seed)
-    fleet = devices.Fleet(tango_host, str(scenario.device_profile), Path("."), {p.name: p for p in plans},
-                          engine=engine)
-    where = device_server_hosts(scenario)
+    plans = devices.devices
+    fleet = Fleet(tango_host, devices.source, Path("."), {p.name: p for p in plans}, engine=devices.engine)
+    where = dict(layout.device_servers)
     deadline = time.monotonic() + timeout_s
     for plan in plans:
         while True:
@@ -187,7 +172,7 @@ def hosted_fleet(scenario: Any, tango_host: str, engine: str, timeout_s: float =
                 time.sleep(0.5)
         if names != {s.name.lower() for s in plan.specs}:
             raise ServerError(f"device {plan.name} on {where[plan.server]} serves other attributes than the "
-                              f"scenario's profile {scenario.device_profile}: start it from the same scenario")
+                              f"scenario's devices ({devices.source}): start it from the same scenario")
     return fleet
 
 
@@ -240,13 +225,13 @@ class HostedSubscribers(SubscriberFleet):
 # --- a host's side: start this host's components ----------------------------------------------
 
 
-def subscribers_up(scenario: Any, tango_host: str, address: str, state_dir: Path) -> tuple[list[str], list[str]]:
+def subscribers_up(layout: HostsLayout, tango_host: str, address: str, state_dir: Path) -> tuple[list[str], list[str]]:
     """Register and start the subscribers of the pool that this host runs, idle until a trial
     configures them; return (started, already running)."""
     fleet = SubscriberFleet(tango_host, state_dir, address=address, attached=False)
     running = set(fleet.running())
     started, kept = [], []
-    for instance, where in subscriber_hosts(scenario).items():
+    for instance, where in layout.subscribers:
         spec = SubscriberSpec(instance=instance, lib_configuration=IDLE_CONFIGURATION)
         if where != address:
             continue
@@ -260,14 +245,15 @@ def subscribers_up(scenario: Any, tango_host: str, address: str, state_dir: Path
     return started, kept
 
 
-def devices_up(scenario: Any, tango_host: str, address: str, state_dir: Path) -> tuple[list[str], list[str]]:
-    """Start the scenario's device servers that this host runs, held (not emitting) until a trial
+def devices_up(devices: DevicesPlan, layout: HostsLayout, tango_host: str, address: str,
+               state_dir: Path) -> tuple[list[str], list[str]]:
+    """Start the planned device servers that this host runs, held (not emitting) until a trial
     starts them; return (started, already running)."""
-    from hdbbench import devices
+    from hdbbench.devices import load_fleet, up_plans
 
-    mine = [inst for inst, where in device_server_hosts(scenario).items() if where == address]
+    mine = [inst for inst, where in layout.device_servers if where == address]
     fleet_dir = state_dir / "devices"
-    previous = devices.load_fleet(fleet_dir)
+    previous = load_fleet(fleet_dir)
     alive = [r.instance for r in (previous.servers if previous else []) if r.process() is not None]
     if alive:
         if sorted(alive) != sorted(mine):
@@ -276,8 +262,6 @@ def devices_up(scenario: Any, tango_host: str, address: str, state_dir: Path) ->
         return [], alive
     if not mine:
         return [], []
-    engine = devices.resolve_engine(scenario.device_engine, scenario.device_profile)
-    devices.up(tango_host, scenario.device_profile, servers=scenario.servers,
-               devices_per_server=scenario.devices_per_server, seed=scenario.seed, state_dir=fleet_dir,
-               engine=engine, address=address, only_servers=mine)
+    up_plans(tango_host, [p for p in devices.devices if p.server in mine], devices.source, state_dir=fleet_dir,
+             engine=devices.engine, address=address)
     return mine, []

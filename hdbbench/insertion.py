@@ -145,7 +145,7 @@ class LoadTarget:
         return counts
 
 
-@dataclass
+@dataclass(frozen=True)
 class TrialSettings:
     """One trial of a run: what it measures (`trial_kind`), on which backend and subscriber kind, at
     which rate and for how long; `label` names its series and database."""

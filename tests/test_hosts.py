@@ -230,6 +230,7 @@ def test_a_scenario_naming_an_address_elsewhere_is_refused_in_one_line(tmp_path:
 
 def test_device_servers_and_subscribers_are_dealt_over_their_hosts(tmp_path: Path) -> None:
     from hdbbench import hosts
+    from hdbbench.plan import plan_hosts
     from hdbbench.scenario import load_scenario
 
     path = tmp_path / "s.toml"
@@ -237,7 +238,7 @@ def test_device_servers_and_subscribers_are_dealt_over_their_hosts(tmp_path: Pat
                     .replace('profile = "devices/', f'profile = "{REPO}/devices/')
                     .replace("[devices]\n", "[devices]\nservers = 3\n")
                     .replace("throughput = true", "throughput = true\nsubscriber_sweep = [2]"))
-    layout = hosts.describe(load_scenario(path))
+    layout = hosts.describe(plan_hosts(load_scenario(path)))
     assert list(layout["device_servers"].values()) == ["198.18.0.2", "198.18.0.5", "198.18.0.2"]
     assert layout["subscribers"] == {"archiving/hdbbench-es/1": "198.18.0.3", "archiving/hdbbench-es/2": "198.18.0.3"}
     assert layout["distributed"] is True

@@ -18,6 +18,7 @@ import click
 from hdbbench import hosts as layout
 from hdbbench.cli.options import state_dir_option, tango_host_option
 from hdbbench.errors import ConfigError
+from hdbbench.plan import plan_devices, plan_hosts
 from hdbbench.scenario import Scenario, load_scenario
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.servers.ports import check_address
@@ -52,7 +53,7 @@ def _load(scenario_file: Path, hosts_file: Path | None) -> Scenario:
 @_hosts_file
 def show(scenario_file: Path, hosts_file: Path | None) -> None:
     """Print which host runs which component (JSON)."""
-    click.echo(json.dumps(layout.describe(_load(scenario_file, hosts_file)), indent=1))
+    click.echo(json.dumps(layout.describe(plan_hosts(_load(scenario_file, hosts_file))), indent=1))
 
 
 @hosts.command("up")
@@ -78,9 +79,11 @@ def up(role: str, scenario_file: Path, hosts_file: Path | None, address: str, ta
             raise ConfigError(f"hosts up {role}: give --tango-host (the Tango database's host:port, as the "
                               "servers' host wrote it in servers.json)")
         if role == "devices":
-            started, kept = layout.devices_up(scenario, tango_host, address, state_dir)
+            devices = plan_devices(scenario)  # the engine as this host settles it, refused before anything starts
+            started, kept = layout.devices_up(devices, plan_hosts(scenario, devices.devices), tango_host, address,
+                                              state_dir)
         else:
-            started, kept = layout.subscribers_up(scenario, tango_host, address, state_dir)
+            started, kept = layout.subscribers_up(plan_hosts(scenario), tango_host, address, state_dir)
     if started:
         click.echo(f"started {role} on {address}: {', '.join(started)}")
     else:
@@ -102,7 +105,7 @@ def _hold(state_dir: Path) -> None:
 
 def _servers_up(scenario: Scenario, address: str, state_dir: Path,
                 only: str | None) -> tuple[list[str], list[str]]:
-    mine = layout.scenario_hosts(scenario).servers_on(address)
+    mine = plan_hosts(scenario).hosts.servers_on(address)
     if only is not None:
         mine = tuple(c for c in mine if c == layout.SERVER_COMPONENTS[only])
     components = tuple(c for c in COMPONENTS if c in mine)

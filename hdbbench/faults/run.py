@@ -31,7 +31,7 @@ from hdbbench.faults.part import FaultsPart
 from hdbbench.faults.processes import DeviceKill, SubscriberKill
 from hdbbench.faults.results import NAMES_KEPT, RESULTS_KIND, TABLE_COLUMNS, TABLE_CSV, FaultTrial, table_rows
 from hdbbench.insertion import LoadTarget
-from hdbbench.kinds import SubscriberKind, trial_label
+from hdbbench.plan import FaultsPlan, FaultTrialPlan
 from hdbbench.results import RunDirectory, RunPart, results_document
 from hdbbench.sampling import Sampler, TimeSeries
 from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configuration, spread
@@ -47,27 +47,23 @@ STATISTICS = (st.PENDING_EVENT_NUMBER, st.ROWS_STORED_NUMBER, st.DUPLICATE_ROW_N
 Say = Callable[[str], None]
 
 
-def run_faults(scenario: Any, run: RunDirectory, endpoints: Any, load: LoadTarget, devices_dir: Path,
-               state_dir: Path, environment: dict[str, Any], say: Say) -> list[FaultTrial]:
-    """Every fault trial of the scenario; faults.json and faults-table.csv rewritten after each."""
-    part: FaultsPart = scenario.faults
+def run_faults(plan: FaultsPlan, recorded: dict[str, Any], run: RunDirectory, endpoints: Any, load: LoadTarget,
+               devices_dir: Path, state_dir: Path, environment: dict[str, Any], say: Say) -> list[FaultTrial]:
+    """Every planned fault trial, in order; faults.json (`recorded`: the scenario as results files
+    record it) and faults-table.csv rewritten after each."""
     out = RunPart(run, "faults")
     trials: list[FaultTrial] = []
-    for backend in scenario.backends:
-        for index, kind in enumerate(scenario.kinds):
-            for fault in part.kinds:
-                label = trial_label(backend, index, kind, f"fault_{fault}")
-                say(f"fault {fault} on {backend} ({kind.name})")
-                trial = FaultTrialRun(scenario, part, fault, backend, kind, label, endpoints, load, devices_dir,
-                                      state_dir)
-                record, series = trial.run()
-                trials.append(record)
-                header, rows = series.as_table()
-                out.write_csv(f"series-{label}.csv", header, rows)
-                out.write_json("results.json", results_document(
-                    RESULTS_KIND, scenario.to_dict(), environment, {"trials": [t.to_dict() for t in trials]}))
-                out.write_csv(TABLE_CSV, TABLE_COLUMNS, table_rows(trials))
-                say(_line(record))
+    for planned in plan.trials:
+        say(f"fault {planned.fault} on {planned.backend} ({planned.kind.name})")
+        trial = FaultTrialRun(planned, plan.part, endpoints, load, devices_dir, state_dir)
+        record, series = trial.run()
+        trials.append(record)
+        header, rows = series.as_table()
+        out.write_csv(f"series-{planned.label}.csv", header, rows)
+        out.write_json("results.json", results_document(
+            RESULTS_KIND, recorded, environment, {"trials": [t.to_dict() for t in trials]}))
+        out.write_csv(TABLE_CSV, TABLE_COLUMNS, table_rows(trials))
+        say(_line(record))
     return trials
 
 
@@ -87,15 +83,16 @@ def _line(t: FaultTrial) -> str:
 class FaultTrialRun:
     """One fault trial (the module docstring)."""
 
-    def __init__(self, scenario: Any, part: FaultsPart, fault: str, backend: str, kind: SubscriberKind, label: str,
-                 endpoints: Any, load: LoadTarget, devices_dir: Path, state_dir: Path) -> None:
-        self.scenario, self.part, self.fault, self.kind, self.label = scenario, part, fault, kind, label
+    def __init__(self, planned: FaultTrialPlan, part: FaultsPart, endpoints: Any, load: LoadTarget,
+                 devices_dir: Path, state_dir: Path) -> None:
+        self.planned, self.part = planned, part
+        self.fault, self.kind, self.label = planned.fault, planned.kind, planned.label
         self.endpoints, self.load, self.devices_dir, self.state_dir = endpoints, load, devices_dir, state_dir
-        self.backend = backend_for_stack(backend, endpoints, database=f"hdbpp_{label}")
+        self.backend = backend_for_stack(planned.backend, endpoints, database=f"hdbpp_{planned.label}")
         # Absolute: the subscriber runs in its own directory and reads spool_dir from its configuration.
-        self.home = (state_dir / "faults" / label).resolve()
-        self.fleet = SubscriberFleet(load.tango_host, self.home, binary=kind.executable(), attached=True,
-                                     env=dict(kind.env))
+        self.home = (state_dir / "faults" / planned.label).resolve()
+        self.fleet = SubscriberFleet(load.tango_host, self.home, binary=self.kind.executable(), attached=True,
+                                     env=dict(self.kind.env))
         self.emission = Emission(load)
         self.snapshot: dict[str, Any] = {}
         self.peak_memory = 0
@@ -115,7 +112,7 @@ class FaultTrialRun:
         injector = None
         try:
             self.backend.drop_schema()
-            self.backend.create_schema(self.scenario.schema_variant)
+            self.backend.create_schema(self.planned.schema_variant)
             # A spool left by an earlier run would be replayed into this trial's fresh tables.
             shutil.rmtree(self.home / "spool", ignore_errors=True)
             (self.home / "spool").mkdir(parents=True, exist_ok=True)
@@ -211,11 +208,10 @@ class FaultTrialRun:
 
     # --- subscribers, probes, recovery, drain ------------------------------------------------------
     def _subscriber_specs(self) -> list[SubscriberSpec]:
-        overrides = {**dict(self.scenario.lib_configuration), **dict(self.kind.lib_configuration),
-                     **self.part.lib_overrides(self.fault, str(self.home / "spool"))}
+        overrides = {**dict(self.planned.lib_overrides), **self.part.lib_overrides(self.fault, str(self.home / "spool"))}
         lines = lib_configuration(self.backend.name, self.backend.database, self.endpoints, overrides=overrides)
         return [SubscriberSpec(instance=n + 1, lib_configuration=tuple(lines), attributes=attributes)
-                for n, attributes in enumerate(spread(self.load.attributes, self.scenario.subscribers))]
+                for n, attributes in enumerate(spread(self.load.attributes, self.planned.subscribers))]
 
     def _stored_total(self) -> float:
         return float(sum(self.backend.count_rows_by_attribute(since=_utc(self.load_started)).values()))
