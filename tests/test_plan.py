@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from click.testing import CliRunner
 
 from hdbbench import facility
@@ -21,6 +22,7 @@ from hdbbench.errors import ConfigError
 from hdbbench.plan import RunOptions, RunPlan, plan_run
 from hdbbench.runner import run_scenario
 from hdbbench.scenario import load_scenario
+from hdbbench.servers import registry as servers
 from hdbbench.sizing import load_inventory
 
 REPO = Path(__file__).resolve().parents[1]
@@ -129,7 +131,9 @@ def test_an_inventory_is_dealt_once_with_its_phases(tmp_path: Path) -> None:
 def test_a_hosted_plan_uses_the_servers_it_is_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HDBBENCH_TANGO_HOST", "198.18.0.1:10000")
     plan = _plan(_write(tmp_path, HOSTED), tmp_path)
-    assert plan.hosts.distributed and plan.stack.components == ("tango",)
+    # Only Tango's server (and the process-less kinds every stack has): no database server is started.
+    assert plan.hosts.distributed
+    assert [c for c in plan.stack.components if servers.kind(c).process] == ["tango"]
     assert dict(plan.hosts.device_servers) == {plan.devices.servers[0]: "198.18.0.2"}
 
 
@@ -137,12 +141,9 @@ def test_a_hosted_plan_uses_the_servers_it_is_given(tmp_path: Path, monkeypatch:
     (HOSTED, {}, "HDBBENCH_TANGO_HOST"),
     (HOSTED + "[faults]\nkinds = [\"database_stop\"]\n", {"HDBBENCH_TANGO_HOST": "198.18.0.1:10000"},
      "cannot run with components on other hosts"),
-    # The C++ Tango database runs on MariaDB: a hosted run given no MariaDB cannot have it.
-    (HOSTED.replace("[hosts]", "[stack]\ntango_db = \"cpp\"\n[hosts]"), {"HDBBENCH_TANGO_HOST": "198.18.0.1:10000"},
-     "runs on MariaDB"),
     (HOSTED.split("[hosts]")[0].replace("[load]", "engine = \"cpp\"\n[load]"),
      {"HDBBENCH_GEN_BINARY": "/nonexistent/HdbBenchGen"}, "is not built"),
-], ids=["hosted-without-tango-host", "faults-with-hosts", "cpp-tango-db-without-mariadb", "cpp-engine-not-built"])
+], ids=["hosted-without-tango-host", "faults-with-hosts", "cpp-engine-not-built"])
 def test_every_refusal_comes_before_anything_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str,
                                                          env: dict[str, str], message: str) -> None:
     for name, value in env.items():

@@ -271,7 +271,7 @@ def test_disk_section_sets_the_published_reference_beside_ours(synthetic_report:
            "<td>0.55×</td><td>yes</td>" in disk
     assert "timescaledb pk+2: 90 B/event against 164 (pk order) / 194 (time order) B/row for TimescaleDB (with 2 " \
            "indexes), 0.55× / 0.47×: more than 30% apart (45% below the pk-order figure, 53% below the time-order " \
-           "figure). What differs: " + reference.REASONS["timescaledb"] in disk
+           "figure). What differs: " + reference.REASONS["TimescaleDB"] in disk
     assert "ours are within 30% in 0 of 2 comparisons" in disk
     assert "⚠ mysql pk,myrocks was not measured: MyRocks: not loaded" in disk
 
