@@ -35,6 +35,9 @@ REGISTRY: tuple[BackendEntry, ...] = (
     BackendEntry("mysql", "mariadb", MySQLBackend),
 )
 BACKENDS: tuple[str, ...] = tuple(e.name for e in REGISTRY)
+# "Every backend" where none is named (a scenario without `backends`, the CLI's defaults): those that
+# lack no ability. A backend without a database (it measures the subscriber alone) is only ever named.
+DEFAULT_BACKENDS: tuple[str, ...] = tuple(e.name for e in REGISTRY if not e.backend_class.lacks)
 
 
 def entry(name: str) -> BackendEntry:
