@@ -41,7 +41,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from hdbbench.backends import BACKENDS, SchemaVariant, backend_for_stack, server_of
+from hdbbench.backends import DEFAULT_BACKENDS, SchemaVariant, backend_for_stack, server_of
 from hdbbench.backends.registry import cold_notes, server_kind
 from hdbbench.backends.base import ColdRestart, ExtractionBackend, extraction_of
 from hdbbench.datagen import ORDERS, generate
@@ -317,7 +317,7 @@ def fits(summary: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class ExtractionOptions:
-    backends: tuple[str, ...] = BACKENDS
+    backends: tuple[str, ...] = DEFAULT_BACKENDS
     variants: tuple[str, ...] = ("pk", "pk+2")  # "default" = each backend's published one
     order: str | None = None         # load order; None = the data set's
     cluster: bool = True

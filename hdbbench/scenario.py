@@ -90,12 +90,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hdbbench.backends import base as abilities
 from hdbbench.backends.model import SchemaVariant
-from hdbbench.backends.registry import BACKENDS
+from hdbbench.backends.registry import BACKENDS, DEFAULT_BACKENDS, backend_class
 from hdbbench.emitter import PHASE_MODES
 from hdbbench.errors import ConfigError
 from hdbbench.facility import FACILITY_PHASES, FacilityDevices
-from hdbbench.faults.part import FaultsPart, parse_faults
+from hdbbench.faults.part import DATABASE_FAULTS, FaultsPart, parse_faults
 from hdbbench.placement import Placement, placement_from
 from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, parse_kinds
 from hdbbench.measure import MIN_SATURATION_STEP_S
@@ -166,7 +167,7 @@ class Scenario:
     name: str
     source: Path
     seed: int = 42
-    backends: tuple[str, ...] = KNOWN_BACKENDS
+    backends: tuple[str, ...] = DEFAULT_BACKENDS
     profile: str = "relaxed"
     tango_db: str = "pytango"
     schema_variant: str = "pk+2"
@@ -229,7 +230,7 @@ def _parse(top: Table) -> Scenario:
     name = top.string("name", pattern=NAME_PATTERN,
                       describe="1 to 64 letters, digits, '_', '.', '+' or '-' (it names the run directory)")
     seed = top.integer("seed", 42)
-    backends = tuple(top.list_of("backends", str, list(KNOWN_BACKENDS)))
+    backends = tuple(top.list_of("backends", str, list(DEFAULT_BACKENDS)))
     for backend in backends:
         if backend not in KNOWN_BACKENDS:
             raise top.fail("backends", f"names an unknown backend {backend!r}"
@@ -284,6 +285,7 @@ def _parse(top: Table) -> Scenario:
     placement = _parse_placement(sub) if (sub := top.optional_table("placement")) is not None else Placement()
     faults = parse_faults(sub) if (sub := top.optional_table("faults")) is not None else None
     top.finish()
+    _refuse_lacking(top, backends, extraction, disk, faults)
     attributes = _check_subscriber_limit(subs, device_profile, facility, servers * per_server,
                                          (subscribers, *measurements.subscriber_sweep))
     warnings = _event_consumer_warnings(kinds or (DEFAULT_KIND,), attributes, subscribers, dict(lib_configuration))
@@ -296,6 +298,22 @@ def _parse(top: Table) -> Scenario:
         hosts=hosts, facility=facility, placement=placement, subscriber_kinds=kinds, faults=faults,
         warnings=warnings,
     )
+
+
+def _refuse_lacking(top: Table, backends: Sequence[str], extraction: ExtractionPart | None, disk: DiskPart | None,
+                    faults: FaultsPart | None) -> None:
+    """A part the scenario asks for, refused (one line) when one of its backends lacks the ability it
+    needs (hdbbench.backends.base.ABILITIES): before anything starts, not in the middle of the run."""
+    needs = [(table, ability) for table, ability, asked in (
+        ("[extraction]", abilities.EXTRACTION, extraction is not None),
+        ("[disk]", abilities.DISK, disk is not None),
+        ("[faults] (kinds " + ", ".join(k for k in DATABASE_FAULTS if faults and k in faults.kinds) + ")",
+         abilities.DATABASE_FAULTS, faults is not None and bool(set(faults.kinds) & set(DATABASE_FAULTS))),
+    ) if asked]
+    for backend in backends:
+        for table, ability in needs:
+            if (refusal := backend_class(backend).refusal(ability)) is not None:
+                raise top.fail("backends", f"{refusal}; {table} needs it")
 
 
 def _event_consumer_warnings(kinds: Sequence[SubscriberKind], attributes: int, subscribers: int,

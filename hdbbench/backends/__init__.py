@@ -12,6 +12,7 @@ from __future__ import annotations
 from hdbbench.backends.base import Backend, BulkWriter, ExtractionBackend, SchemaVariant
 from hdbbench.backends.registry import (
     BACKENDS,
+    DEFAULT_BACKENDS,
     backend_class,
     backend_for_stack,
     endpoint_for,
@@ -20,6 +21,6 @@ from hdbbench.backends.registry import (
 )
 
 __all__ = [
-    "BACKENDS", "Backend", "BulkWriter", "ExtractionBackend", "SchemaVariant", "backend_class", "backend_for_stack",
+    "BACKENDS", "DEFAULT_BACKENDS", "Backend", "BulkWriter", "ExtractionBackend", "SchemaVariant", "backend_class", "backend_for_stack",
     "endpoint_for", "get_backend", "server_of",
 ]

@@ -5,7 +5,9 @@
 verifies a live database against the same definition, drops it, clusters the data tables, counts
 and sizes what is stored and hands out a `BulkWriter`. `ExtractionBackend` is what data generation,
 dumps and extraction need on top. Abilities only some backends have are small protocols
-(`StorageOptions`, `ColdRestart`): callers ask `isinstance(backend, StorageOptions)`.
+(`StorageOptions`, `ColdRestart`): callers ask `isinstance(backend, StorageOptions)`; the parts a
+backend cannot serve at all (a backend without a database has no extraction) it lists in `lacks`,
+which scenario validation asks before anything starts.
 
 The schema model (`SchemaVariant`, `TableDef`, `TableSize`, ...) lives in `model` and is re-exported
 here; the list of backends lives in `registry`.
@@ -33,10 +35,20 @@ from hdbbench.errors import ConfigError
 from hdbbench.hdbtypes import AttParameter, AttributeInfo, Event, TangoType
 
 __all__ = [
-    "INDEX_VARIANTS", "Backend", "BulkWriter", "ColdRestart", "ColumnDef", "ExtractionBackend", "FaultAbility",
+    "ABILITIES", "DATABASE_FAULTS", "DISK", "EXTRACTION", "INDEX_VARIANTS", "SQL_SCHEMA",
+    "Backend", "BulkWriter", "ColdRestart", "ColumnDef", "ExtractionBackend", "FaultAbility",
     "ForeignKeyDef", "HeldLock", "IndexDef", "OutsideFigures", "OutsideReader", "SchemaVariant", "StorageOptions", "TableDef", "TableSize",
     "compare_tables",
 ]
+
+# Abilities a backend may lack (`Backend.lacks`). Scenario validation and the commands that need one
+# ask the backend class before anything starts; nothing outside a backend's folder names a backend.
+EXTRACTION = "extraction"            # [extraction], `extract`, `data generate/dump/load`: values read back
+DISK = "disk"                        # [disk], `size measure`: tables whose size is measured
+DATABASE_FAULTS = "database faults"  # [faults] kinds that stop, lock or fill the database server
+SQL_SCHEMA = "sql schema"            # schemas/<name>/: the DDL `hdbbench schema files` writes
+ABILITIES = (EXTRACTION, DISK, DATABASE_FAULTS, SQL_SCHEMA)
+
 
 class BulkWriter(abc.ABC):
     """Stores HDB++ rows the way a subscriber does, in batches.
@@ -91,6 +103,14 @@ class Backend(abc.ABC):
     # environment key with the words the report shows it under.
     client_packages: ClassVar[tuple[str, ...]] = ()
     build_fact_labels: ClassVar[dict[str, str]] = {}
+    # The abilities (ABILITIES) this backend does not have, each with the reason in a few words.
+    lacks: ClassVar[Mapping[str, str]] = {}
+
+    @classmethod
+    def refusal(cls, ability: str) -> str | None:
+        """The one line that refuses `ability` on this backend, or None when it has it."""
+        why = cls.lacks.get(ability)
+        return None if why is None else f"backend {cls.name} has no {ability} ({why})"
 
     def __init__(self, endpoint: Any, database: str) -> None:
         if not database:

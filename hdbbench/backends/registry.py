@@ -15,6 +15,7 @@ from typing import Any
 
 from hdbbench.backends.base import Backend
 from hdbbench.backends.mysql import MySQLBackend
+from hdbbench.backends.null import NullBackend
 from hdbbench.backends.postgres import PostgresBackend, TimescaleBackend
 from hdbbench.errors import ConfigError
 from hdbbench.servers import registry as servers
@@ -31,8 +32,12 @@ REGISTRY: tuple[BackendEntry, ...] = (
     BackendEntry("timescaledb", "postgres", TimescaleBackend),
     BackendEntry("postgresql", "postgres", PostgresBackend),
     BackendEntry("mysql", "mariadb", MySQLBackend),
+    BackendEntry("null", "local", NullBackend),
 )
 BACKENDS: tuple[str, ...] = tuple(e.name for e in REGISTRY)
+# "Every backend" where none is named (a scenario without `backends`, the CLI's defaults): those that
+# lack no ability. A backend without a database (it measures the subscriber alone) is only ever named.
+DEFAULT_BACKENDS: tuple[str, ...] = tuple(e.name for e in REGISTRY if not e.backend_class.lacks)
 
 
 def entry(name: str) -> BackendEntry:

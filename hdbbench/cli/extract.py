@@ -22,7 +22,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from hdbbench.backends import BACKENDS, Backend, backend_for_stack
+from hdbbench.backends import BACKENDS, DEFAULT_BACKENDS, Backend, backend_for_stack
 from hdbbench.cli.options import database_option, state_dir_option
 from hdbbench.datagen import ORDERS, generate, load_data_set
 from hdbbench.stack import Stack, StackConfig, load_endpoints
@@ -129,7 +129,7 @@ def extract(query_set: Path, backends: tuple[str, ...], variants: tuple[str, ...
     from hdbbench.inputs import load_as
 
     qs = load_as(query_set, "query set")  # refused before anything starts
-    options = ExtractionOptions(backends=backends or BACKENDS, variants=variants or ("pk", "pk+2"), order=order,
+    options = ExtractionOptions(backends=backends or DEFAULT_BACKENDS, variants=variants or ("pk", "pk+2"), order=order,
                                 cluster=not no_cluster, drop_caches=not no_drop_caches, keep=keep)
     options.check()
     endpoints = load_endpoints(state_dir)

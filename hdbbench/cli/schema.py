@@ -12,7 +12,8 @@ from typing import Any
 
 import click
 
-from hdbbench.backends import BACKENDS, Backend, backend_for_stack, get_backend
+from hdbbench.backends import BACKENDS, Backend, backend_class, backend_for_stack, get_backend
+from hdbbench.backends.base import SQL_SCHEMA
 from hdbbench.cli.options import database_option, state_dir_option
 from hdbbench.stack import load_endpoints
 
@@ -100,6 +101,8 @@ def schema_files(backend_name: str) -> dict[str, str]:
 def files_(out: Path) -> None:
     """Regenerate the SQL files of schemas/<backend>/ from the schema model."""
     for backend_name in BACKENDS:
+        if backend_class(backend_name).refusal(SQL_SCHEMA) is not None:
+            continue  # no DDL: nothing to write
         for name, text in schema_files(backend_name).items():
             path = out / backend_name / name
             path.parent.mkdir(parents=True, exist_ok=True)

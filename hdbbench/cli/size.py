@@ -25,7 +25,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from hdbbench.backends import BACKENDS
+from hdbbench.backends import BACKENDS, DEFAULT_BACKENDS
 from hdbbench.cli.options import state_dir_option
 from hdbbench.disk.variants import storage_of
 from hdbbench.errors import ConfigError
@@ -73,7 +73,7 @@ def measure(state_dir: Path, backends: tuple[str, ...], variants: tuple[str, ...
     parsed = [parse_case(c, events, attributes, span) for c in cases]
     case_list = [replace(c, events=array_events(events, c.elements, attributes)) if c.elements > 1 else c
                  for c in parsed] or default_cases(events, attributes, sizes, span)
-    chosen = variants_for(backends or BACKENDS, variants)
+    chosen = variants_for(backends or DEFAULT_BACKENDS, variants)
     endpoints = load_endpoints(state_dir)
     path = run_measure(endpoints, chosen, case_list, seed, runs_root, name,
                        (inv, simulated_s, scale) if inv else None, progress=console.print)
@@ -101,7 +101,7 @@ def validate_(state_dir: Path, backends: tuple[str, ...], variants: tuple[str, .
 
     span = default_span(fit_events) if span is None else span
     endpoints = load_endpoints(state_dir)
-    settings = {"backends": list(backends or BACKENDS), "variants": list(variants or ("pk", "pk+2")),
+    settings = {"backends": list(backends or DEFAULT_BACKENDS), "variants": list(variants or ("pk", "pk+2")),
                 "orders": list(orders or ("time", "pk")), "rows": rows, "fit_events": fit_events, "span": span,
                 "attributes": attributes, "seed": seed}
     results = validate(endpoints, settings["backends"], settings["variants"], settings["orders"], rows, fit_events,
