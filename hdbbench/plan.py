@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from hdbbench import devices as launcher
 from hdbbench import hosts as hosts_layout
+from hdbbench.backends.registry import server_of
 from hdbbench.devices import DevicePlan
 from hdbbench.errors import ConfigError
 from hdbbench.faults.part import FaultsPart
@@ -141,13 +142,13 @@ def plan_run(scenario: Scenario, options: RunOptions) -> RunPlan:
     devices = plan_devices(scenario)  # a C++ engine that is not built is refused first
     layout = plan_hosts(scenario, devices.devices)
     # A hosted run starts no server: it uses those whose addresses it is given, and needs Tango's.
-    components = {"components": _hosted_components()} if layout.distributed else {}
+    components = _hosted_components() if layout.distributed else _needed_components(scenario)
     if layout.distributed and scenario.faults is not None:
         raise ConfigError("[faults] kills and restarts local processes: it cannot run with components on other hosts")
     profile = resolve_profile(scenario.profile, options.settings_overrides)
     config = StackConfig(
         state_dir=options.state_dir, profile=profile, tango_db=scenario.tango_db, attached=True, keep_running=True,
-        external=servers.external_from_environment(), **components,  # type: ignore[arg-type]
+        external=servers.external_from_environment(), components=components,
     )
     return RunPlan(
         name=scenario.name, recorded=scenario.to_dict(), warnings=scenario.warnings, stack=config,
@@ -155,6 +156,14 @@ def plan_run(scenario: Scenario, options: RunOptions) -> RunPlan:
         trials=tuple(t for backend in scenario.backends for t in _trials(scenario, backend)),
         faults=_plan_faults(scenario), extraction=_plan_extraction(scenario), disk=_plan_disk(scenario),
     )
+
+
+def _needed_components(scenario: Scenario) -> tuple[str, ...]:
+    """The servers a local run starts: Tango's (and what its flavour runs on) and those of its backends.
+    A server no backend uses would only add its idle CPU to the run's samples."""
+    tango = servers.kind("tango")
+    wanted = {tango.name, *tango.needs.get(scenario.tango_db, ()), *(server_of(b) or "" for b in scenario.backends)}
+    return tuple(k.name for k in servers.SERVER_KINDS if k.name in wanted)
 
 
 def _hosted_components() -> tuple[str, ...]:
