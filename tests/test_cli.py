@@ -20,7 +20,7 @@ from hdbbench.cli import main
 from hdbbench.cli.options import state_dir_option, tango_host_option
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import DEFAULT_BINARY
-from tests.conftest import REPO
+from tests.harness import REPO
 
 HDBBENCH = [sys.executable, "-m", "hdbbench"]
 PROFILE = "devices/profiles/all-types.toml"

@@ -24,7 +24,7 @@ from hdbbench.results import read_results
 from hdbbench.scenario import parse_scenario
 from hdbbench.sizing import load_inventory
 from hdbbench.subscribers import DEFAULT_BINARY
-from tests.conftest import REPO
+from tests.harness import REPO
 
 INVENTORY = REPO / "inventories" / "small-test.toml"
 SERVERS = 3

@@ -24,7 +24,7 @@ from hdbbench.disk.validate import validate, write_validation
 from hdbbench.errors import ConfigError
 from hdbbench.results import load_results
 from hdbbench.servers.endpoints import StackEndpoints
-from tests.conftest import REPO
+from tests.harness import REPO
 
 SMALL_CASES = ("devdouble", "devstring:rw", "devboolean", "spectrum:devdouble:4", "spectrum:devdouble:16")
 DEFAULT_VARIANT = {"timescaledb": "pk+2", "postgresql": "pk", "mysql": "pk"}

@@ -18,8 +18,7 @@ from hdbbench.insertion import LoadTarget
 from hdbbench.scenario import load_scenario
 from hdbbench.sizing import load_inventory
 from hdbbench.subscribers import DEFAULT_BINARY
-from tests.conftest import REPO
-from tests.harness import eventually
+from tests.harness import REPO, eventually
 
 INVENTORY = REPO / "inventories" / "example-facility.toml"
 

@@ -17,7 +17,7 @@ from hdbbench.faults.results import RESULTS_KIND, FaultTrial
 from hdbbench.results import RunDirectory, RunPart, read_results, results_document
 from hdbbench.scenario import load_scenario, parse_scenario
 from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet
-from tests.conftest import REPO
+from tests.harness import REPO
 
 A, B = "tango://h:1/sim/insert/1/a", "tango://h:1/sim/insert/1/b"
 

@@ -21,7 +21,7 @@ from hdbbench.kinds import DEFAULT_KIND
 from hdbbench.scenario import load_scenario
 from hdbbench.servers.endpoints import MariaDBEndpoint, PostgresEndpoint
 from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, lib_configuration
-from tests.conftest import REPO
+from tests.harness import REPO
 
 BASE = """
 name = "kinds"

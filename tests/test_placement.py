@@ -18,8 +18,7 @@ from hdbbench.results import load_results
 from hdbbench.scenario import load_scenario
 from hdbbench.stack import Stack
 from hdbbench.subscribers import DEFAULT_BINARY
-from tests.conftest import REPO
-from tests.harness import eventually
+from tests.harness import REPO, eventually
 
 TINY = """name = "placed"
 seed = 3

@@ -34,7 +34,7 @@ from tests.backend_fixtures import (  # noqa: F401 - fixtures are found by name
     pg_endpoint,
     same_event,
 )
-from tests.conftest import REPO
+from tests.harness import REPO
 from tests.test_properties_bulk import PROPERTY, event
 
 DRIVER = REPO / "build" / "subscriber" / "hdbbench-es-write-records"

@@ -16,8 +16,8 @@ import pytest
 from hdbbench.results import CaseSize, Projection, QuerySummary, load_results
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import DEFAULT_BINARY
-from tests.conftest import REPO, default_sigint, sigint_ignored
-from tests.harness import eventually
+from tests.harness import REPO, eventually
+from tests.harness.signals import default_sigint, sigint_ignored
 
 pytestmark = pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built: {DEFAULT_BINARY}")
 

@@ -23,7 +23,7 @@ from hdbbench.cli import main
 from hdbbench.scenario import parse_scenario
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import DEFAULT_BINARY
-from tests.conftest import REPO
+from tests.harness import REPO
 
 # Files whose job is to hold a password (server records, the stack's record, PostgreSQL's initdb
 # password file, the Tango database with the subscribers' LibConfiguration): mode 0600 each.
