@@ -25,7 +25,7 @@ from hdbbench.backends import Backend
 from hdbbench.backends.registry import BACKENDS
 from tests.harness import REPO, eventually, seen
 from hdbbench.backends.mysql import MySQLBackend
-from tests.harness.composed import Harness, Sims, rewound
+from tests.harness.composed import Harness, Sims, expected_stored, last_was_error, rewound
 from tests.harness.databases import sql
 from tests.harness.servers import one_backend_per_server
 
@@ -83,31 +83,15 @@ class Run:
     after_error: dict[str, bool]
 
 
-def expected_stored(events: list[em.Event], after_error: bool = False) -> list[em.Event]:
-    """HDB++ stores only the first error event after a good one."""
-    out: list[em.Event] = []
-    previous_error = after_error
-    for e in events:
-        if not (e.is_error and previous_error):
-            out.append(e)
-        previous_error = e.is_error
-    return out
-
-
 @pytest.fixture(scope="module")
 def emitted(module_harness: Harness, sims: Sims, dbs: dict[str, Backend], archivers: dict[str, Any]) -> Run:
     """Prove every subscriber's event path, rewind, run the device until every push attribute emitted
     EVENTS_PER_ATTRIBUTE events, stop."""
     for backend, es in archivers.items():
         module_harness.archiving(es, dbs[backend], sims, rewind=False)
-    # Every subscriber received the proof bursts: the last one of each attribute is event n - 1.
-    sim = sims.proxy()
-    bursts = dict(zip(sim.GeneratedAttributes, (int(x) for x in sim.EventsEmittedList)))
-    after_error = {}
-    for spec in sims.plan.specs:
-        n = bursts.get(spec.name, 0)
-        after_error[spec.name] = n > 0 and em.predict_event(sims.plan.seed, sims.device, spec, n - 1).is_error
+    after_error = last_was_error(sims)  # every subscriber received the last of the proof bursts
     since = rewound(sims)
+    sim = sims.proxy()
     sim.Start()
     push = [s.name for s in sims.plan.specs if s.mode == "push"]
     eventually(lambda: (lambda got: seen(min(got[a] for a in push) >= EVENTS_PER_ATTRIBUTE, got))(

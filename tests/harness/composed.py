@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import delivery
+from hdbbench import emitter as em
 from hdbbench.backends import Backend
 from hdbbench.backends.registry import entry, lib_configuration
 from hdbbench.insertion import LoadTarget
@@ -52,6 +53,32 @@ p_error = 0.0
 name = "d"
 type = "DevDouble"
 count = {count}
+"""
+
+# Every type x format x write type, with quality changes and error events, for both device engines.
+GENERATOR_PROFILE = """
+[profile]
+name = "pytest-gen"
+seed = 9090
+device_prefix = "test/hdbbenchgen"
+
+[defaults]
+rate_hz = 5.0
+dim_x = 4
+dim_y = 2
+p_alarm = 0.1
+p_warning = 0.1
+p_invalid = 0.1
+p_error = 0.1
+
+[[matrix]]
+per_type.DevString = { model = "noise", labels = ["a", "bb", "ccc"] }
+per_type.DevEnum = { model = "noise", labels = ["A", "B", "C"] }
+per_type.DevDouble = { model = "walk", amplitude = 5.0, step = 0.3 }
+per_type.DevFloat = { model = "sine", amplitude = 2.0, period = 9 }
+per_type.DevLong = { model = "counter", step = 1 }
+per_type.DevShort = { model = "noise", amplitude = 100.0 }
+per_type.DevState = { model = "step", period = 3 }
 """
 
 
@@ -92,6 +119,28 @@ class Sims:
         return LoadTarget(self.tango_host, [self.device], self.push_names, device_pids=lambda: [])
 
 
+def expected_stored(events: Iterable[em.Event], after_error: bool = False) -> list[em.Event]:
+    """What HDB++ stores of a stream of events: only the first error event after a good one
+    (`after_error`: the event before the first one was an error)."""
+    out: list[em.Event] = []
+    previous_error = after_error
+    for e in events:
+        if not (e.is_error and previous_error):
+            out.append(e)
+        previous_error = e.is_error
+    return out
+
+
+def last_was_error(sims: Sims) -> dict[str, bool]:
+    """Per attribute (device spelling): whether the last event emitted so far was an error. After a
+    rewind it decides whether HDB++ stores an error event 0 (see `expected_stored`)."""
+    sim = sims.proxy()
+    emitted = dict(zip(sim.GeneratedAttributes, (int(x) for x in sim.EventsEmittedList)))
+    return {s.name: emitted.get(s.name, 0) > 0
+            and em.predict_event(sims.plan.seed, sims.device, s, emitted[s.name] - 1).is_error
+            for s in sims.plan.specs}
+
+
 def events_received(es: Any) -> list[int]:
     """A subscriber's per-attribute received event counts (HDB++ AttributeEventNumberList)."""
     numbers = es.AttributeEventNumberList
@@ -110,6 +159,7 @@ class Harness:
     def __init__(self, endpoints: Any, root: Path, binary: Path = DEFAULT_BINARY) -> None:
         self.endpoints = endpoints
         self.root = root
+        root.mkdir(parents=True, exist_ok=True)
         self.binary = binary
         self._exit = ExitStack()
         self._fleet: SubscriberFleet | None = None

@@ -9,13 +9,16 @@ schema's tables, with placeholders written as {} whatever the driver.
 
 from __future__ import annotations
 
+import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from hdbbench.backends import Backend, get_backend
+from hdbbench.hdbtypes import AttributeInfo, Event, TangoType
+from tests.harness.waiting import eventually
 
 
 def unique_db_name(backend: str, prefix: str = "h3test") -> str:
@@ -50,3 +53,46 @@ def sql(backend: Backend, query: str, params: tuple[Any, ...] = ()) -> list[tupl
         out = [tuple(r) for r in cur.fetchall()]
         conn.commit()
         return out
+
+
+def double_events(att: AttributeInfo, n: int, start: datetime) -> list[Event]:
+    """n events of a DevDouble attribute, 1 ms apart from `start`, values 0..n-1."""
+    return [Event(att.name, start + timedelta(milliseconds=k), float(k)) for k in range(n)]
+
+
+class CommittingLoad:
+    """A thread that commits batches of events of one attribute until the server goes away (or the
+    `with` ends); `acknowledged` counts the events whose commit returned."""
+
+    BATCH = 50
+
+    def __init__(self, backend: Backend, att: AttributeInfo, start: datetime,
+                 events: Callable[[AttributeInfo, int, datetime], list[Event]] = double_events) -> None:
+        assert att.type == TangoType.DEV_DOUBLE or events is not double_events
+        self.acknowledged = 0
+        self._stop = threading.Event()
+        self._writer = backend.bulk_writer()
+        self._writer.register_attribute(att)
+        self._att, self._start, self._events = att, start, events
+        self.thread = threading.Thread(target=self._run)
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                batch = self._events(self._att, self.BATCH, self._start + timedelta(milliseconds=self.acknowledged))
+                self.acknowledged += self._writer.write(batch)
+        except Exception:  # noqa: BLE001 - the server went away: the load ends
+            pass
+
+    def __enter__(self) -> CommittingLoad:
+        self.thread.start()
+        eventually(lambda: self.acknowledged > 0, 30, "the load's first commit")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self.thread.join(timeout=60)
+        try:
+            self._writer.close()
+        except Exception:  # noqa: BLE001 - its connection died with the server
+            pass
