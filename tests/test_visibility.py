@@ -10,14 +10,17 @@ resolution its own polls achieved. Only that resolution depends on how busy the 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 
-from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
 from hdbbench import outside
+from hdbbench.backends.registry import BACKENDS
+from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
 from hdbbench.outside import VisibilityWatch
-from tests.backend_fixtures import endpoint_for, fresh_backend, mariadb_endpoint, pg_endpoint  # noqa: F401
+from tests.harness.databases import fresh_backend
 
 # Attributes in three data tables: scalars of two types and a spectrum (one row per element in MySQL).
 PROBES = [AttributeInfo(f"tango://vishost:10000/vis/probe/{i}/x", tango_type, attr_format, WriteType.READ)
@@ -37,10 +40,10 @@ def _value(info: AttributeInfo, k: int) -> object:
     return k if info.type == TangoType.DEV_LONG else float(k)
 
 
-@pytest.mark.parametrize("backend", ["timescaledb", "postgresql", "mysql"])
-def test_the_watch_sees_each_new_row_once_with_its_lag_and_resolution(request: pytest.FixtureRequest,
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_watch_sees_each_new_row_once_with_its_lag_and_resolution(endpoint_of: Callable[[str], Any],
                                                                          backend: str) -> None:
-    with fresh_backend(backend, endpoint_for(request, backend), None) as db, db.bulk_writer() as writer:
+    with fresh_backend(backend, endpoint_of(backend), None) as db, db.bulk_writer() as writer:
         for info in PROBES:
             writer.register_attribute(info)
         since = datetime.now(timezone.utc)

@@ -148,6 +148,17 @@ def now_ms() -> datetime:
     return t.replace(microsecond=t.microsecond // 1000 * 1000)
 
 
+class Clock:
+    """Fresh millisecond timestamps from now on, one per call: events never collide on a primary key."""
+
+    def __init__(self) -> None:
+        self.ms = int(now_ms().timestamp() * 1000)
+
+    def __call__(self) -> datetime:
+        self.ms += 1
+        return datetime.fromtimestamp(self.ms / 1000, timezone.utc)
+
+
 # ----------------------------------------------------------------------------------- any value
 
 
