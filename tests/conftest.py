@@ -121,11 +121,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 def small_run_dir(stack_endpoints: StackEndpoints, test_state_dir: Path,
                   tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One run of scenarios/small.toml on the session's servers (already up: the run reuses them),
-    shared by the tests of the runner and of the report."""
+    shared by the tests of the runner and of the report (marked ``subscriber``)."""
     from hdbbench.runner import RunOptions, run_scenario
     from hdbbench.scenario import load_scenario
 
-    if not DEFAULT_BINARY.exists():
-        pytest.skip(SUBSCRIBER_NOT_BUILT)
     return run_scenario(load_scenario(REPO / "scenarios" / "small.toml"),
                         RunOptions(state_dir=test_state_dir, runs_root=tmp_path_factory.mktemp("runs")))

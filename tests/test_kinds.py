@@ -145,7 +145,7 @@ def test_a_subscriber_that_exits_at_start_is_said_in_one_line(tango_host: str, t
     assert "cannot open shared object file" in text and "loading libhdb++timescale.so.2" in text
 
 
-@pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built: {DEFAULT_BINARY}")
+@pytest.mark.subscriber
 def test_a_kinds_environment_reaches_its_subscriber(tango_host: str, tmp_path: Path) -> None:
     import psutil
 

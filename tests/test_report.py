@@ -267,6 +267,7 @@ def real_run_dir(small_run_dir: Path) -> Path:
     return small_run_dir
 
 
+@pytest.mark.subscriber
 def test_real_run_report_holds_its_sections(real_report: tuple[Path, str], tmp_path: Path) -> None:
     path, page = real_report
     found = sections_of(page)
@@ -283,6 +284,7 @@ def test_real_run_report_holds_its_sections(real_report: tuple[Path, str], tmp_p
     render_in_chromium(path, tmp_path)
 
 
+@pytest.mark.subscriber
 def test_real_run_words_agree_with_results(real_report: tuple[Path, str]) -> None:
     path, page = real_report
     doc = json.loads((path.parent / "results.json").read_text())

@@ -91,13 +91,17 @@ def profile_toml(directory: Path, name: str, rate_hz: float, count: int = 4) -> 
 
 @dataclass
 class Sims:
-    """Simulated devices up: the first device, its plan, and every attribute's full name (lower case)."""
+    """Simulated devices up, in server order: the first device and its plan (what most tests use),
+    every attribute's full name (lower case, server after server), every device and server instance."""
 
     tango_host: str
     device: str
     plan: Any
     names: list[str]
     push_names: list[str]
+    devices: list[str]
+    instances: list[str]
+    state_dir: Path
 
     def proxy(self) -> Any:
         import tango
@@ -110,13 +114,13 @@ class Sims:
         return f"tango://{self.tango_host}/{self.device}/{attribute}".lower()
 
     def emitted(self) -> dict[str, int]:
-        """Events emitted per attribute (full name) since the start or the last Reset."""
+        """Events emitted per attribute of the first device (full name) since the start or the last Reset."""
         sim = self.proxy()
         return {self.full_name(a): int(n) for a, n in zip(sim.GeneratedAttributes, sim.EventsEmittedList)}
 
     def load(self) -> LoadTarget:
         """The devices as `hdbbench.delivery.confirm` bursts them (push-mode attributes only)."""
-        return LoadTarget(self.tango_host, [self.device], self.push_names, device_pids=lambda: [])
+        return LoadTarget(self.tango_host, self.devices, self.push_names, device_pids=lambda: [])
 
 
 def expected_stored(events: Iterable[em.Event], after_error: bool = False) -> list[em.Event]:
@@ -197,10 +201,11 @@ class Harness:
         fleet = devices.up(self.tango_host, profile, state_dir=state_dir, tie_to_parent=True,
                            auto_start=auto_start, **up_kwargs)
         self._exit.callback(devices.down, state_dir)
-        device, plan = next(iter(fleet.devices.items()))
-        names = [f"tango://{self.tango_host}/{device}/{s.name}".lower() for s in plan.specs]
-        push = [n for n, s in zip(names, plan.specs) if s.mode == "push"]
-        return Sims(self.tango_host, device, plan, names, push)
+        plans = sorted(fleet.devices.values(), key=lambda p: p.server)
+        specs = [(f"tango://{self.tango_host}/{p.name}/{s.name}".lower(), s) for p in plans for s in p.specs]
+        return Sims(self.tango_host, plans[0].name, plans[0], [n for n, _ in specs],
+                    [n for n, s in specs if s.mode == "push"], [p.name for p in plans], [p.server for p in plans],
+                    state_dir)
 
     # ------------------------------------------------------------------------------ subscribers
 
