@@ -94,7 +94,7 @@ def start_archiver(harness: Harness, sims: Sims) -> Iterator[StartArchiver]:
 
     def start(instance: int, hwm: int | None) -> Archiver:
         db = harness.database(BACKEND, prefix="hwm")
-        overrides = {"flush_interval_ms": 50} | ({} if hwm is None else {"event_sub_send_hwm": hwm})
+        overrides: dict[str, Any] = {"flush_interval_ms": 50} | ({} if hwm is None else {"event_sub_send_hwm": hwm})
         # Added one by one in server order: each later server is connected with the earlier ones'
         # topics subscribed.
         return harness.subscriber(instance, db, sims.names, **overrides), db
@@ -169,7 +169,9 @@ def test_every_attribute_resumes_after_a_server_restart(harness: Harness, sims: 
     assert delivery.confirm(harness.fleet, [es.dev_name()], sims.load()) == set()
 
     last = sims.instances[-1]
-    record = next(r for r in devices.load_fleet(sims.state_dir).servers if r.instance == last)
+    fleet = devices.load_fleet(sims.state_dir)
+    assert fleet is not None
+    record = next(r for r in fleet.servers if r.instance == last)
     proc = record.process()
     assert proc is not None
     proc.send_signal(signal.SIGKILL)

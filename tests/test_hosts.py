@@ -161,9 +161,9 @@ def _build(tag: str, directory: Path) -> None:
         subprocess.Popen(["ip", "netns", "exec", f"{tag}-{host}", str(SSHD), "-D", "-e", "-f", str(config)],
                          stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     for host in HOSTS:
-        log = directory / f"sshd-{host}.log"
-        eventually(lambda: "Server listening" in log.read_text(errors="replace"), 20,
-                   lambda: f"sshd of {host} listening: {log.read_text(errors='replace')[-2000:]}")
+        sshd_log = directory / f"sshd-{host}.log"
+        eventually(lambda: "Server listening" in sshd_log.read_text(errors="replace"), 20,
+                   lambda: f"sshd of {host} listening: {sshd_log.read_text(errors='replace')[-2000:]}")
 
 
 def _inventory(directory: Path) -> Path:

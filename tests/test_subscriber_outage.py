@@ -51,7 +51,7 @@ def _watch_outage(es: Any, pid: int, length_s: float) -> dict[str, Any]:
     import psutil
 
     proc = psutil.Process(pid)
-    during = {"spooled": 0, "memory": 0, "rss_mb": 0.0, "disconnected": False, "alarm": False}
+    during: dict[str, Any] = {"spooled": 0, "memory": 0, "rss_mb": 0.0, "disconnected": False, "alarm": False}
     deadline = time.monotonic() + length_s
     while time.monotonic() < deadline:
         r = {x.name: x.value for x in es.read_attributes(["SpooledEventNumber", "PendingEventNumber", "DbConnected"])}

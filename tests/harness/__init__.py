@@ -6,6 +6,7 @@
     databases   fresh HDB++ databases, rows counted through the backend API, `sql` for schema checks
     composed    `Harness`: stack endpoints + fresh databases + simulated devices + subscribers
     signals     children a test interrupts with SIGINT
+    synthetic   a synthetic run directory for the report and migration tests
     values      schema variants, edge-value events and hypothesis strategies for backend tests
 
 The fixtures that own real server processes are in tests/conftest.py (in the manner of

@@ -3,8 +3,9 @@
 
 A test gets a backend on a new uniquely named database with its schema (`fresh_backend`), dropped
 afterwards, pass or fail. Stored events are counted and read through the backend's own API
-(`Backend.count_rows_by_attribute`, `Backend.fetch_events`); `sql` is for what a test checks of one
-schema's tables, with placeholders written as {} whatever the driver.
+(`Backend.count_rows_by_attribute`, `Backend.fetch_events`), never by SQL of the test's; `sql` is for
+what a test checks of one schema's tables, with placeholders written as {} whatever the driver.
+`CommittingLoad` commits events in a thread until its server goes away (fault tests).
 """
 
 from __future__ import annotations
@@ -37,11 +38,6 @@ def fresh_backend(backend: str, endpoint: Any, variant: str | None = None, prefi
             b.drop_schema()
         except Exception:  # noqa: BLE001 - best effort: a failed test's server may be gone
             pass
-
-
-def rows(backend: Backend, since: datetime | None = None) -> dict[str, int]:
-    """Stored events per attribute name (an array event counts once), from `since` on."""
-    return backend.count_rows_by_attribute(since)
 
 
 def sql(backend: Backend, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
