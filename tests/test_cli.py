@@ -10,8 +10,8 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest

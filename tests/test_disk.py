@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from hdbbench import sizing
-from hdbbench.backends.base import TableSize
 from hdbbench.backends import BACKENDS, backend_class
+from hdbbench.backends.base import TableSize
 from hdbbench.disk import CaseResult, measure_variant, parse_case, run_measure
 from hdbbench.disk.fit import LINEAR_TOLERANCE, fit_sizes, geometric_sizes
 from hdbbench.disk.validate import validate, write_validation

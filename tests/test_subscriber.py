@@ -22,9 +22,9 @@ import pytest
 
 from hdbbench import emitter as em
 from hdbbench.backends import Backend
+from hdbbench.backends.mysql import MySQLBackend
 from hdbbench.backends.registry import BACKENDS
 from tests.harness import REPO, eventually, seen
-from hdbbench.backends.mysql import MySQLBackend
 from tests.harness.composed import Harness, Sims, expected_stored, last_was_error, rewound
 from tests.harness.databases import sql
 from tests.harness.servers import one_backend_per_server

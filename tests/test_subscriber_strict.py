@@ -14,7 +14,6 @@ events, the built subscriber. Waits are bounded and say what they saw.
 
 from __future__ import annotations
 
-
 import pytest
 
 from hdbbench import subscriber_statistics as stats

@@ -233,7 +233,8 @@ class Harness:
         (device,) = self.fleet.up([spec])
         return self.fleet.proxy(device)
 
-    def archiving(self, es: Any, db: Backend, sims: Sims, timeout_s: float = 60.0, rewind: bool = True) -> datetime:
+    def archiving(self, es: Any, db: Backend, sims: Sims, timeout_s: float = 60.0,
+                  rewind: bool = True) -> datetime:
         """Wait until `es` runs every attribute of `sims`, has stored their initial rows in `db` and
         each push attribute's event path is proven (`delivery.confirm`, which bursts one event
         each); then (`rewind`) rewind the devices to event 0 and return the time from which rows

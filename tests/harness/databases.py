@@ -27,7 +27,8 @@ def unique_db_name(backend: str, prefix: str = "h3test") -> str:
 
 
 @contextmanager
-def fresh_backend(backend: str, endpoint: Any, variant: str | None = None, prefix: str = "h3test") -> Iterator[Backend]:
+def fresh_backend(backend: str, endpoint: Any, variant: str | None = None,
+                  prefix: str = "h3test") -> Iterator[Backend]:
     """A backend on a new uniquely named database with its schema; dropped afterwards, pass or fail."""
     b = get_backend(backend, endpoint, unique_db_name(backend, prefix))
     try:
@@ -75,7 +76,8 @@ class CommittingLoad:
     def _run(self) -> None:
         try:
             while not self._stop.is_set():
-                batch = self._events(self._att, self.BATCH, self._start + timedelta(milliseconds=self.acknowledged))
+                at = self._start + timedelta(milliseconds=self.acknowledged)
+                batch = self._events(self._att, self.BATCH, at)
                 self.acknowledged += self._writer.write(batch)
         except Exception:  # noqa: BLE001 - the server went away: the load ends
             pass

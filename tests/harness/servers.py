@@ -42,12 +42,16 @@ SMALL_SETTINGS: dict[str, dict[str, str]] = {
 }
 
 
+def _profile(name: str, settings: Mapping[str, Mapping[str, str]]) -> Any:
+    return resolve_profile(name, {server: dict(values) for server, values in settings.items()})
+
+
 def stack_config(state_dir: Path = TEST_STATE_DIR, profile: str = "relaxed",
                  settings: Mapping[str, Mapping[str, str]] = TEST_SETTINGS, **kwargs: Any) -> StackConfig:
     """The configuration of a test stack: attached, small, external servers where the environment says."""
     return StackConfig(
         state_dir=state_dir,
-        profile=resolve_profile(profile, {k: dict(v) for k, v in settings.items()}),
+        profile=_profile(profile, settings),
         postgres_url=os.environ.get("HDBBENCH_POSTGRES_URL"),
         mariadb_url=os.environ.get("HDBBENCH_MARIADB_URL"),
         tango_host=os.environ.get("HDBBENCH_TANGO_HOST"),
@@ -73,16 +77,16 @@ def one_backend_per_server() -> list[str]:
 
 @contextmanager
 def private_stack(state_dir: Path | None = None, components: tuple[str, ...] = (), profile: str = "relaxed",
-                  settings: Mapping[str, Mapping[str, str]] = TEST_SETTINGS, private: bool = True) -> Iterator[Stack]:
+                  settings: Mapping[str, Mapping[str, str]] = TEST_SETTINGS,
+                  private: bool = True) -> Iterator[Stack]:
     """A stack of the test's own (up), stopped afterwards, pass or fail; its directory removed when
     it made one. `private`: refuse external servers (a test that stops or fills them skips)."""
     if private and (external := external_servers()):
         pytest.skip(f"needs private servers ({', '.join(external)} set)")
     made = state_dir is None
     state = state_dir if state_dir is not None else REPO / ".hdbbench" / f"pytest-private-{uuid.uuid4().hex[:8]}"
-    config = (StackConfig(state_dir=state, profile=resolve_profile(profile, {k: dict(v) for k, v in settings.items()}),
-                          components=components, attached=True) if private
-              else stack_config(state, profile, settings, components=components))
+    config = (StackConfig(state_dir=state, profile=_profile(profile, settings), components=components, attached=True)
+              if private else stack_config(state, profile, settings, components=components))
     stack = Stack(config)
     try:
         stack.up()

@@ -20,7 +20,7 @@ BACKENDS = tuple(MEDIANS)  # the backends of the synthetic results
 
 
 # --- synthetic results -------------------------------------------------------------------------
-def trial(backend: str, kind: str, median: float, **extra: Any) -> dict[str, Any]:
+def synthetic_trial(backend: str, kind: str, median: float, **extra: Any) -> dict[str, Any]:
     """One trial as hdbbench.insertion writes it (a TrialSummary)."""
     ages = {"p50": 100 / median, "p99": 300 / median, "max": 500 / median, "window": "steady part, read at its end"}
     figures: dict[str, Any] = dict(
@@ -48,7 +48,7 @@ def trial(backend: str, kind: str, median: float, **extra: Any) -> dict[str, Any
     return TrialSummary(**(figures | extra)).to_dict()
 
 
-def trials(backend: str) -> list[dict[str, Any]]:
+def backend_trials(backend: str) -> list[dict[str, Any]]:
     m = MEDIANS[backend]
     steps = [{"offered_rate": 1000.0 * 1.1 ** k, "stored_median": min(1000.0 * 1.1 ** k, m), "saturated": False,
               "errors": 0} for k in range(4)]
@@ -56,12 +56,13 @@ def trials(backend: str) -> list[dict[str, Any]]:
     for s in steps:
         s["saturated"] = s["offered_rate"] > m
     return [
-        trial(backend, "throughput", m, sustained_share=1.0),
-        trial(backend, "batch256", m * 0.7), trial(backend, "batch1024", m * 0.85), trial(backend, "batch4096", m),
-        trial(backend, "subs1", m), trial(backend, "subs2", m * 1.8, subscribers=2),
-        trial(backend, "saturation", m, saturation={"steps": steps, "last_sustainable_rate": last,
+        synthetic_trial(backend, "throughput", m, sustained_share=1.0),
+        synthetic_trial(backend, "batch256", m * 0.7), synthetic_trial(backend, "batch1024", m * 0.85),
+        synthetic_trial(backend, "batch4096", m),
+        synthetic_trial(backend, "subs1", m), synthetic_trial(backend, "subs2", m * 1.8, subscribers=2),
+        synthetic_trial(backend, "saturation", m, saturation={"steps": steps, "last_sustainable_rate": last,
                                                      "criterion": "Elettra"}),
-        trial(backend, "sustained", m, sustained_share=0.995 if backend != "mysql" else 0.9),
+        synthetic_trial(backend, "sustained", m, sustained_share=0.995 if backend != "mysql" else 0.9),
     ]
 
 
@@ -77,7 +78,7 @@ def make_run(root: Path, with_others: bool = True) -> Path:
     env = {"hostname": "h", "cpu_model": "Test CPU", "cores": 8, "memory_bytes": 2 ** 34, "kernel": "6.1",
            "disk": {"device": "nvme0n1", "type": "non-rotational"}, "packages": {"numpy": "2"},
            "servers": {"postgres": "PostgreSQL 15"}, "settings": {"profile": "relaxed"}}
-    trials = [t for b in BACKENDS for t in trials(b)]
+    trials = [t for b in BACKENDS for t in backend_trials(b)]
     write_json(run / "scenario.json", scenario)
     write_json(run / "environment.json", env)
     write_json(run / "status.json", {"state": "completed", "started": "x", "ended": "y"})
