@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Fixtures that own real servers, in the manner of pytest-postgresql.
+"""Fixtures that own real servers, in the manner of pytest-postgresql, and the harness of each test.
 
-One stack per test session: private PostgreSQL+TimescaleDB, MariaDB and a Tango database, started
-*attached* (they die with pytest even if it is killed) in ``.hdbbench/pytest`` under the repository,
-with the ``relaxed`` profile and small memory. Point the session at existing servers instead with
-HDBBENCH_POSTGRES_URL, HDBBENCH_MARIADB_URL and HDBBENCH_TANGO_HOST.
+One stack per test session (configured in tests/harness/servers.py): private PostgreSQL+TimescaleDB,
+MariaDB and a Tango database, started attached in ``.hdbbench/pytest`` under the repository.
+`endpoint_of` gives the server a backend runs on (from the backend registry); `harness` and
+`module_harness` compose fresh databases, simulated devices and subscribers on it (tests/harness).
+The marker ``subscriber`` skips a test, with one reason, when the subscriber binary is not built.
 When a test fails, the tail of each server log is attached to the report.
 """
 
@@ -13,57 +14,32 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hdbbench.servers.endpoints import StackEndpoints
-from hdbbench.servers.registry import external_from_environment
-from hdbbench.settings import resolve_profile
-from hdbbench.stack import Stack, StackConfig
+from hdbbench.stack import Stack
+from hdbbench.subscribers import DEFAULT_BINARY
+from tests.harness.composed import Harness
+from tests.harness.servers import REPO, TEST_STATE_DIR, endpoint_or_skip, stack_config
 
-REPO = Path(__file__).resolve().parent.parent
-TEST_STATE_DIR = Path(os.environ.get("HDBBENCH_TEST_STATE_DIR", REPO / ".hdbbench" / "pytest"))
-
-# Small enough to sit beside the devices and subscribers of the tests on a 2-core machine.
-TEST_SETTINGS = {
-    "postgres": {"shared_buffers": "256MB", "effective_cache_size": "1GB", "maintenance_work_mem": "256MB"},
-    "mariadb": {"innodb_buffer_pool_size": "512M", "innodb_log_file_size": "128M"},
-}
+SUBSCRIBER_NOT_BUILT = f"the subscriber is not built ({DEFAULT_BINARY} missing): run ./run.sh setup"
 
 
-def test_stack_config(state_dir: Path = TEST_STATE_DIR, **kwargs: object) -> StackConfig:
-    return StackConfig(
-        state_dir=state_dir,
-        profile=resolve_profile("relaxed", TEST_SETTINGS),
-        external=external_from_environment(),  # HDBBENCH_POSTGRES_URL, ... (hdbbench.servers.registry)
-        attached=True,
-        **kwargs,  # type: ignore[arg-type]
-    )
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "subscriber: needs the built subscriber (hdbbench-es); skipped without it")
 
 
-test_stack_config.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
-
-
-def default_sigint() -> None:
-    """preexec_fn of a child that a test interrupts with SIGINT: a suite started with SIGINT ignored
-    (as a background job is) would hand the ignored signal down, and the child would never see it."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-@contextmanager
-def sigint_ignored() -> Iterator[None]:
-    """SIGINT ignored in this process while a child starts, as in a suite started in the background,
-    so that a test interrupting the child shows it works there too."""
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if DEFAULT_BINARY.exists():
+        return
+    skip = pytest.mark.skip(reason=SUBSCRIBER_NOT_BUILT)
+    for item in items:
+        if item.get_closest_marker("subscriber"):
+            item.add_marker(skip)
 
 
 def _session_state_dir() -> tuple[Path, Any]:
@@ -91,7 +67,7 @@ def test_state_dir() -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def test_stack(test_state_dir: Path) -> Iterator[Stack]:
-    stack = Stack(test_stack_config(test_state_dir))
+    stack = Stack(stack_config(test_state_dir))
     try:
         stack.up()
         yield stack
@@ -106,8 +82,29 @@ def stack_endpoints(test_stack: Stack) -> StackEndpoints:
 
 @pytest.fixture(scope="session")
 def tango_host(stack_endpoints: StackEndpoints) -> str:
-    assert stack_endpoints.tango is not None
+    if stack_endpoints.tango is None:
+        pytest.skip("the stack has no Tango database")
     return stack_endpoints.tango.tango_host
+
+
+@pytest.fixture(scope="session")
+def endpoint_of(stack_endpoints: StackEndpoints) -> Callable[[str], Any]:
+    """backend name -> the endpoint of the session server it runs on (the test skips without one)."""
+    return lambda backend: endpoint_or_skip(stack_endpoints, backend)
+
+
+@pytest.fixture
+def harness(stack_endpoints: StackEndpoints, tmp_path: Path) -> Iterator[Harness]:
+    """A test's own databases, devices and subscribers on the session stack, undone after it."""
+    with Harness(stack_endpoints, tmp_path) as h:
+        yield h
+
+
+@pytest.fixture(scope="module")
+def module_harness(stack_endpoints: StackEndpoints, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
+    """The same, shared by the tests of a module, undone after the last one."""
+    with Harness(stack_endpoints, tmp_path_factory.mktemp("harness")) as h:
+        yield h
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -124,12 +121,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 def small_run_dir(stack_endpoints: StackEndpoints, test_state_dir: Path,
                   tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One run of scenarios/small.toml on the session's servers (already up: the run reuses them),
-    shared by the tests of the runner and of the report."""
+    shared by the tests of the runner and of the report (marked ``subscriber``)."""
     from hdbbench.runner import RunOptions, run_scenario
     from hdbbench.scenario import load_scenario
-    from hdbbench.subscribers import DEFAULT_BINARY
 
-    if not DEFAULT_BINARY.exists():
-        pytest.skip(f"subscriber not built: {DEFAULT_BINARY}")
     return run_scenario(load_scenario(REPO / "scenarios" / "small.toml"),
                         RunOptions(state_dir=test_state_dir, runs_root=tmp_path_factory.mktemp("runs")))

@@ -8,7 +8,7 @@ events are written in one batch; the tests then read back and inspect the tables
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -16,21 +16,19 @@ from typing import Any
 import pytest
 
 from hdbbench.backends import Backend
+from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.errors import SchemaError
 from hdbbench.hdbtypes import AttParameter, AttrFormat, AttributeInfo, Event, Quality, TangoType, WriteType
-from tests.backend_fixtures import (  # noqa: F401 - fixtures are found by name
+from tests.harness.databases import fresh_backend
+from tests.harness.values import (
     BACKEND_VARIANTS,
     ENUM_LABELS,
     ERROR_DESC,
     VARIANTS,
     all_attributes,
-    endpoint_for,
     events_for,
     expected,
-    fresh_backend,
-    mariadb_endpoint,
     now_ms,
-    pg_endpoint,
     same_event,
 )
 
@@ -51,9 +49,9 @@ def _big_arrays(backend: str, variant: str, info: AttributeInfo) -> bool:
 
 
 @pytest.fixture(scope="module", params=BACKEND_VARIANTS, ids=[f"{b}-{v}" for b, v in BACKEND_VARIANTS])
-def written(request: pytest.FixtureRequest) -> Iterator[Written]:
+def written(request: pytest.FixtureRequest, endpoint_of: Callable[[str], Any]) -> Iterator[Written]:
     backend_name, variant = request.param
-    endpoint = endpoint_for(request, backend_name)
+    endpoint = endpoint_of(backend_name)
     with fresh_backend(backend_name, endpoint, variant) as backend:
         t0 = now_ms()
         attributes = all_attributes()
@@ -160,9 +158,9 @@ HOSTILE_NAMES = [
 ]
 
 
-@pytest.mark.parametrize("backend_name", list(VARIANTS))
-def test_hostile_attribute_names_are_stored_intact(request: pytest.FixtureRequest, backend_name: str) -> None:
-    endpoint = endpoint_for(request, backend_name)
+@pytest.mark.parametrize("backend_name", DEFAULT_BACKENDS)
+def test_hostile_attribute_names_are_stored_intact(endpoint_of: Callable[[str], Any], backend_name: str) -> None:
+    endpoint = endpoint_of(backend_name)
     t0 = now_ms()
     with fresh_backend(backend_name, endpoint, None) as backend:
         with backend.bulk_writer() as writer:

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from hdbbench.cli import main
 from hdbbench.errors import ConfigError
 from hdbbench.inputs import kind_of
-from tests.conftest import REPO
+from tests.harness import REPO
 
 CORPUS = REPO / "tests" / "bad_inputs"
 BAD_FILES = sorted(CORPUS.glob("*.toml"))

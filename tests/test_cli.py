@@ -8,10 +8,10 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
@@ -19,8 +19,8 @@ import pytest
 from hdbbench.cli import main
 from hdbbench.cli.options import state_dir_option, tango_host_option
 from hdbbench.servers.endpoints import StackEndpoints
-from hdbbench.subscribers import DEFAULT_BINARY
-from tests.conftest import REPO
+from tests.harness import REPO, eventually, seen
+from tests.harness.servers import one_backend_per_server
 
 HDBBENCH = [sys.executable, "-m", "hdbbench"]
 PROFILE = "devices/profiles/all-types.toml"
@@ -96,18 +96,20 @@ def _status(state: Path) -> dict[str, dict[str, object]]:
     return json.loads(result.stdout)
 
 
-@pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built: {DEFAULT_BINARY}")
+@pytest.mark.subscriber
 def test_subscribers_of_two_backends_archive_every_device_attribute(beside_the_stack: Path) -> None:
     state = beside_the_stack
+    backends = one_backend_per_server()  # a subscriber on each database server
+    first, last = backends[0], backends[-1]
     database = f"tcli_{uuid.uuid4().hex[:8]}"
-    refused = cli(state, "subscribers", "up", "--backend", "timescaledb", "--from-devices")
+    refused = cli(state, "subscribers", "up", "--backend", first, "--from-devices")
     assert refused.returncode == 2 and "no simulated devices run from" in refused.stderr
 
     up = cli(state, "devices", "up", "--profile", PROFILE)  # the stack's Tango database, no --tango-host
     assert up.returncode == 0, up.stderr
     assert "82 attributes up, emitting" in up.stdout
     try:
-        for backend in ("timescaledb", "mysql"):
+        for backend in backends:
             created = cli(state, "schema", "create", "--backend", backend, "--database", database)
             assert created.returncode == 0, created.stderr
             started = cli(state, "subscribers", "up", "--backend", backend, "--database", database,
@@ -115,30 +117,30 @@ def test_subscribers_of_two_backends_archive_every_device_attribute(beside_the_s
             assert started.returncode == 0, started.stderr
             assert started.stdout.strip() == (f"archiving/hdbbench-es/{backend}-1: 82 attributes to {backend} "
                                               f"database {database}")
-        again = cli(state, "subscribers", "up", "--backend", "mysql", "--database", database, "--from-devices")
+        again = cli(state, "subscribers", "up", "--backend", last, "--database", database, "--from-devices")
         assert again.returncode == 2 and len(again.stderr.strip().splitlines()) == 1
-        assert "subscribers for mysql already run (archiving/hdbbench-es/mysql-1)" in again.stderr
+        assert f"subscribers for {last} already run (archiving/hdbbench-es/{last}-1)" in again.stderr
 
-        deadline = time.monotonic() + 90
-        while True:  # both store rows of every attribute of the device
+        def archived() -> Any:  # both store rows of every attribute of the device
             status = _status(state)
             counts = [cli(state, "data", "count", "--backend", b, "--database", database).stdout
-                      for b in ("timescaledb", "mysql")]
-            if all(s.get("RowsStoredNumber") for s in status.values()) and all("of 82 attributes" in c
-                                                                                 for c in counts):
-                break
-            assert time.monotonic() < deadline, f"not every attribute archived within 90 s: {status} {counts}"
-            time.sleep(1)
-        assert set(status) == {"archiving/hdbbench-es/timescaledb-1", "archiving/hdbbench-es/mysql-1"}
+                      for b in backends]
+            return seen(all(s.get("RowsStoredNumber") for s in status.values())
+                        and all("of 82 attributes" in c for c in counts), (status, counts))
+
+        eventually(archived, 90, "every attribute archived", interval_s=1)
+        status = _status(state)
+        assert set(status) == {f"archiving/hdbbench-es/{b}-1" for b in backends}
         assert all(s["AttributeNumber"] == 82 for s in status.values())
 
-        down = cli(state, "subscribers", "down", "--backend", "mysql")
+        down = cli(state, "subscribers", "down", "--backend", last)
         assert down.stdout.strip() == "stopped 1 subscriber(s)"
         after = _status(state)
-        assert list(after) == ["archiving/hdbbench-es/timescaledb-1"] and "error" not in after[list(after)[0]]
+        assert list(after) == [f"archiving/hdbbench-es/{b}-1" for b in backends[:-1]]
+        assert all("error" not in s for s in after.values())
     finally:
         cli(state, "subscribers", "down")
-        for backend in ("timescaledb", "mysql"):
+        for backend in backends:
             cli(state, "schema", "drop", "--backend", backend, "--database", database)
 
 

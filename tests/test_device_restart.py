@@ -23,8 +23,7 @@ from hdbbench.faults.results import RESULTS_KIND, FaultTrial
 from hdbbench.results import read_results
 from hdbbench.scenario import parse_scenario
 from hdbbench.sizing import load_inventory
-from hdbbench.subscribers import DEFAULT_BINARY
-from tests.conftest import REPO
+from tests.harness import REPO
 
 INVENTORY = REPO / "inventories" / "small-test.toml"
 SERVERS = 3
@@ -88,7 +87,7 @@ def test_a_killed_facility_server_comes_back_with_the_inventorys_rates(tango_hos
         launcher.down(state)
 
 
-@pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built: {DEFAULT_BINARY}")
+@pytest.mark.subscriber
 def test_a_facility_device_kill_restarts_the_last_server_and_every_attribute_resumes(
         tmp_path: Path, test_state_dir: Path, stack_endpoints: object) -> None:
     from hdbbench.report.page import write_report

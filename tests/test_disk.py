@@ -11,30 +11,30 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from hdbbench import sizing
+from hdbbench.backends import DEFAULT_BACKENDS, backend_class
 from hdbbench.backends.base import TableSize
-from hdbbench.backends import endpoint_for
 from hdbbench.disk import CaseResult, measure_variant, parse_case, run_measure
 from hdbbench.disk.fit import LINEAR_TOLERANCE, fit_sizes, geometric_sizes
 from hdbbench.disk.validate import validate, write_validation
 from hdbbench.errors import ConfigError
 from hdbbench.results import load_results
 from hdbbench.servers.endpoints import StackEndpoints
-from tests.conftest import REPO
+from tests.harness import REPO
+from tests.harness.servers import endpoint_or_skip
 
 SMALL_CASES = ("devdouble", "devstring:rw", "devboolean", "spectrum:devdouble:4", "spectrum:devdouble:16")
-DEFAULT_VARIANT = {"timescaledb": "pk+2", "postgresql": "pk", "mysql": "pk"}
+# The variant each backend is measured in here: its default index set (plain PostgreSQL: the primary
+# key alone, a smaller table to measure).
+DEFAULT_VARIANT = {"postgresql": "pk"}
 
 
-def _endpoint(stack_endpoints: StackEndpoints, backend: str) -> Any:
-    endpoint = endpoint_for(backend, stack_endpoints)
-    if endpoint is None:
-        pytest.skip(f"the stack has no server for {backend}")
-    return endpoint
+def _variant(backend: str) -> str:
+    return DEFAULT_VARIANT.get(backend, backend_class(backend).default_indexes)
+
 
 
 def _check_size(size: TableSize) -> None:
@@ -43,12 +43,13 @@ def _check_size(size: TableSize) -> None:
     assert min(size.data_bytes, size.index_bytes, size.toast_bytes, size.free_bytes) >= 0, size
 
 
-@pytest.mark.parametrize("backend", ["timescaledb", "postgresql", "mysql"])
+@pytest.mark.parametrize("backend", DEFAULT_BACKENDS)
 def test_every_table_has_a_split_that_adds_up(stack_endpoints: StackEndpoints, backend: str) -> None:
     cases = [parse_case(c, 300 if c.startswith("spectrum") else 1000, 5, span=10) for c in SMALL_CASES]
-    outcome = measure_variant(backend, _endpoint(stack_endpoints, backend), DEFAULT_VARIANT[backend], cases, seed=7)
+    outcome = measure_variant(backend, endpoint_or_skip(stack_endpoints, backend), _variant(backend), cases, seed=7)
     assert outcome.unavailable is None
-    variants = [DEFAULT_VARIANT[backend]] + ([] if backend == "mysql" else [DEFAULT_VARIANT[backend] + ",clustered"])
+    clustered = [_variant(backend) + ",clustered"] if backend_class(backend).separate_clustering else []
+    variants = [_variant(backend), *clustered]
     for variant in variants:
         got = {r.case.label: r for r in outcome.results if r.variant == variant}
         assert sorted(got) == sorted(c.label for c in cases), variant
@@ -67,12 +68,13 @@ def test_every_table_has_a_split_that_adds_up(stack_endpoints: StackEndpoints, b
             assert row["fit_ok"] or "not a line" in row["fit_note"]
             assert row["documented_min_row_bytes"] is not None and row["documented_min_row_bytes"] > 18
     spectrum_rows = [r.to_dict() for r in outcome.results if r.case.elements > 1]
-    assert all(r["rows"] == r["events"] * (r["case_elements"] if backend == "mysql" else 1) for r in spectrum_rows)
+    per_element = backend_class(backend).row_per_element
+    assert all(r["rows"] == r["events"] * (r["case_elements"] if per_element else 1) for r in spectrum_rows)
 
 
 def test_myrocks_is_measured_or_said_unavailable(stack_endpoints: StackEndpoints) -> None:
     cases = [parse_case("devlong", 200, 2)]
-    outcome = measure_variant("mysql", _endpoint(stack_endpoints, "mysql"), "pk,myrocks", cases)
+    outcome = measure_variant("mysql", endpoint_or_skip(stack_endpoints, "mysql"), "pk,myrocks", cases)
     if outcome.unavailable:
         assert "ROCKSDB" in outcome.unavailable or "myrocks" in outcome.unavailable.lower()
         assert outcome.results == []
@@ -140,13 +142,13 @@ def test_shipped_inventories_are_valid() -> None:
         assert sizing.load_inventory(path).groups
 
 
-@pytest.mark.parametrize("backend", ["timescaledb", "postgresql", "mysql"])
+@pytest.mark.parametrize("backend", DEFAULT_BACKENDS)
 def test_fit_reproduces_each_measured_size(stack_endpoints: StackEndpoints, backend: str) -> None:
     """Column path (devdouble) and bulk-writer path (devlong64 as READ_WRITE goes by columns too, so a
     devstring case): every size lies within 2 % of fixed + marginal x events."""
     cases = [parse_case("devdouble", 300_000, 20, span=10), parse_case("devlong:rw", 300_000, 20, span=10)]
-    outcome = measure_variant(backend, _endpoint(stack_endpoints, backend), DEFAULT_VARIANT[backend], cases, seed=3)
-    rows = [r for r in outcome.results if r.variant == DEFAULT_VARIANT[backend]]
+    outcome = measure_variant(backend, endpoint_or_skip(stack_endpoints, backend), _variant(backend), cases, seed=3)
+    rows = [r for r in outcome.results if r.variant == _variant(backend)]
     assert len(rows) == 2
     for r in rows:
         fit = r.fit()

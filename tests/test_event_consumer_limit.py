@@ -27,23 +27,18 @@ import signal
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hdbbench import delivery
-from hdbbench.insertion import LoadTarget
-from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configuration
-from tests.harness import sql_rows
-from tests.test_subscriber import BINARY, db_connect, new_database
+from hdbbench.backends import Backend
+from tests.harness.composed import Harness, Sims
+from tests.harness.databases import sql
 
-pytestmark = [
-    pytest.mark.skipif(not BINARY.exists(),
-                       reason=f"hdbbench-es not built ({BINARY} missing): run cmake --build build"),
-]
+pytestmark = pytest.mark.subscriber
 
+BACKEND = "timescaledb"
 SERVERS = 3
 ATTRIBUTES_PER_SERVER = 100
 # Two topics per attribute: the second server is connected with 200 topics subscribed, the third
@@ -77,99 +72,51 @@ count = {ATTRIBUTES_PER_SERVER}
 """
 
 
-@dataclass
-class Devices:
-    tango_host: str
-    state_dir: Path
-    devices: list[str]           # one per server, in server order
-    instances: list[str]         # server instance names, in the same order
-    attributes: list[str]        # full names, lower case, server after server
-
-    def load(self) -> LoadTarget:
-        return LoadTarget(self.tango_host, self.devices, self.attributes, device_pids=lambda: [])
-
-    def per_server(self, attributes: set[str]) -> list[int]:
-        return [sum(1 for a in attributes if f"/{d}/" in a) for d in self.devices]
-
-
 @pytest.fixture(scope="module")
-def sims(stack_endpoints: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Devices]:
-    from hdbbench import devices
-
-    if stack_endpoints.tango is None or stack_endpoints.get("postgres") is None:
-        pytest.skip("the test stack needs Tango and PostgreSQL")
-    tango_host = stack_endpoints.tango.tango_host
-    tmp = tmp_path_factory.mktemp("hwm")
-    profile = tmp / "hwm.toml"
+def sims(module_harness: Harness) -> Sims:
+    """SERVERS device servers of one device each; their attributes server after server."""
+    profile = module_harness.root / "hwm.toml"
     profile.write_text(PROFILE)
-    state_dir = tmp / "devices"
-    try:
-        fleet = devices.up(tango_host, profile, state_dir=state_dir, tie_to_parent=True)
-        plans = sorted(fleet.devices.values(), key=lambda p: p.server)
-        names = [f"tango://{tango_host}/{p.name}/{s.name}".lower() for p in plans for s in p.specs]
-        yield Devices(tango_host, state_dir, [p.name for p in plans], [p.server for p in plans], names)
-    finally:
-        devices.down(state_dir)
+    return module_harness.devices(profile)
 
 
-@dataclass
-class Archiver:
-    """One running subscriber and the connection to its own database."""
-
-    fleet: SubscriberFleet
-    device: str
-    conn: Any
-    log: Path
-
-    def log_text(self) -> str:
-        return self.log.read_text(errors="replace")
+def per_server(sims: Sims, attributes: set[str]) -> list[int]:
+    return [sum(1 for a in attributes if f"/{d}/" in a) for d in sims.devices]
 
 
+Archiver = tuple[Any, Backend]  # a running subscriber's proxy and its own database
 StartArchiver = Callable[[int, "int | None"], Archiver]  # (instance, event_sub_send_hwm or None: default)
 
 
 @pytest.fixture
-def start_archiver(stack_endpoints: Any, sims: Devices, tmp_path: Path) -> Iterator[StartArchiver]:
-    """Starts subscribers (each on a fresh TimescaleDB database); all are stopped and dropped at the end."""
-    fleet = SubscriberFleet(sims.tango_host, tmp_path, binary=BINARY, attached=True)
-    databases: list[Any] = []
-    conns: list[Any] = []
+def start_archiver(harness: Harness, sims: Sims) -> Iterator[StartArchiver]:
+    """Starts subscribers (each on a fresh database), all stopped and dropped after the test."""
 
     def start(instance: int, hwm: int | None) -> Archiver:
-        db = new_database(stack_endpoints, "timescaledb")
-        databases.append(db)
-        overrides = {"flush_interval_ms": "50"} | ({} if hwm is None else {"event_sub_send_hwm": str(hwm)})
-        lib = lib_configuration("timescaledb", db.database, stack_endpoints,
-                                overrides=overrides)
+        db = harness.database(BACKEND, prefix="hwm")
+        overrides: dict[str, Any] = {"flush_interval_ms": 50} | ({} if hwm is None else {"event_sub_send_hwm": hwm})
         # Added one by one in server order: each later server is connected with the earlier ones'
         # topics subscribed.
-        (device,) = fleet.up([SubscriberSpec(instance, tuple(lib), tuple(sims.attributes))])
-        conns.append(db_connect(stack_endpoints, "timescaledb", db.database))
-        return Archiver(fleet, device, conns[-1], fleet.dir / str(instance) / "subscriber.log")
+        return harness.subscriber(instance, db, sims.names, **overrides), db
 
-    try:
-        yield start
-    finally:
-        fleet.down()
-        for conn in conns:
-            conn.close()
-        for db in databases:
-            try:
-                db.drop_schema()
-            except Exception:  # noqa: BLE001 - best effort clean-up
-                pass
+    yield start
 
 
-def confirm_configuration(archiver: Archiver, sims: Devices) -> set[str]:
+def log_text(harness: Harness, es: Any) -> str:
+    return (harness.fleet.dir / es.dev_name().rsplit("/", 1)[1] / "subscriber.log").read_text(errors="replace")
+
+
+def confirm_configuration(archiver: Archiver, sims: Sims) -> set[str]:
     """Prove each attribute's configuration event path: give the attributes whose path is not proven
     yet a new description (the device server pushes a configuration event, the subscriber stores an
     att_parameter row) until its row is stored, or PATIENCE rounds in a row prove none more; return
     the attributes still unproven."""
     import tango
 
+    _, db = archiver
     proxies = {d: tango.DeviceProxy(f"tango://{sims.tango_host}/{d}") for d in sims.devices}
     token = f"hwm-{uuid.uuid4().hex[:8]}"
-    waiting = set(sims.attributes)
+    waiting = set(sims.names)
     idle = 0
     for attempt in range(1000):
         if not waiting or idle >= PATIENCE:
@@ -182,9 +129,12 @@ def confirm_configuration(archiver: Archiver, sims: Devices) -> set[str]:
             for c in configs:
                 c.description = f"{token}-{attempt}"
             proxy.set_attribute_config(configs)
+        # A round's wait, as delivery.confirm's: an attribute is proven by its row, and the rest is
+        # concluded lost only after PATIENCE rounds prove none more (a dropped subscription never
+        # delivers, so no observation can end the wait sooner).
         time.sleep(ATTEMPT_WAIT_S)
-        rows = sql_rows(archiver.conn, "timescaledb", "SELECT DISTINCT c.att_name FROM att_parameter p "
-                        "JOIN att_conf c USING (att_conf_id) WHERE p.description LIKE {}", (f"{token}-%",))
+        rows = sql(db, "SELECT DISTINCT c.att_name FROM att_parameter p "
+                       "JOIN att_conf c USING (att_conf_id) WHERE p.description LIKE {}", (f"{token}-%",))
         stored = {name for (name,) in rows}
         still = waiting - stored
         idle = idle + 1 if len(still) == len(waiting) else 0
@@ -192,32 +142,36 @@ def confirm_configuration(archiver: Archiver, sims: Devices) -> set[str]:
     return waiting
 
 
-def test_low_limit_loses_subscriptions_unlimited_none(sims: Devices, start_archiver: StartArchiver) -> None:
+def test_low_limit_loses_subscriptions_unlimited_none(harness: Harness, sims: Sims,
+                                                      start_archiver: StartArchiver) -> None:
     low = start_archiver(81, LOW_HWM)
-    assert f"ZMQ_SNDHWM 10000 -> {LOW_HWM}" in low.log_text()
+    assert f"ZMQ_SNDHWM 10000 -> {LOW_HWM}" in log_text(harness, low[0])
     lost = confirm_configuration(low, sims)
-    counts = sims.per_server(lost)
+    counts = per_server(sims, lost)
     # The first server is connected with nothing subscribed: nothing replayed, nothing lost. Each later
     # one loses at least the subscription sent with its connection: the configuration event of its
     # first attribute (the registry subscribes in name order).
-    firsts = {min(a for a in sims.attributes if f"/{d}/" in a) for d in sims.devices[1:]}
+    firsts = {min(a for a in sims.names if f"/{d}/" in a) for d in sims.devices[1:]}
     assert counts[0] == 0 and firsts <= lost, (counts, sorted(lost))
-    low.fleet.down()
+    harness.fleet.down()
 
     unlimited = start_archiver(82, None)  # the default: 0, unlimited
-    assert "ZMQ_SNDHWM 10000 -> 0" in unlimited.log_text()
+    assert "ZMQ_SNDHWM 10000 -> 0" in log_text(harness, unlimited[0])
     assert confirm_configuration(unlimited, sims) == set()
-    assert delivery.confirm(unlimited.fleet, [unlimited.device], sims.load()) == set()
+    assert delivery.confirm(harness.fleet, [unlimited[0].dev_name()], sims.load()) == set()
 
 
-def test_every_attribute_resumes_after_a_server_restart(sims: Devices, start_archiver: StartArchiver) -> None:
+def test_every_attribute_resumes_after_a_server_restart(harness: Harness, sims: Sims,
+                                                        start_archiver: StartArchiver) -> None:
     from hdbbench import devices
 
-    es = start_archiver(83, 0)
-    assert delivery.confirm(es.fleet, [es.device], sims.load()) == set()
+    es, db = start_archiver(83, 0)
+    assert delivery.confirm(harness.fleet, [es.dev_name()], sims.load()) == set()
 
     last = sims.instances[-1]
-    record = next(r for r in devices.load_fleet(sims.state_dir).servers if r.instance == last)
+    fleet = devices.load_fleet(sims.state_dir)
+    assert fleet is not None
+    record = next(r for r in fleet.servers if r.instance == last)
     proc = record.process()
     assert proc is not None
     proc.send_signal(signal.SIGKILL)
@@ -225,6 +179,6 @@ def test_every_attribute_resumes_after_a_server_restart(sims: Devices, start_arc
     devices.restart(sims.state_dir, last, tie_to_parent=True)
     # Tango's keep-alive thread notices the missing heartbeat and subscribes again (it checks every
     # 10 s): the bursts go on until each attribute's count grows again, which proves its path anew.
-    lost = delivery.confirm(es.fleet, [es.device], sims.load(), timeout_s=90.0, patience=90)
-    assert lost == set(), sims.per_server(lost)
-    assert confirm_configuration(es, sims) == set()
+    lost = delivery.confirm(harness.fleet, [es.dev_name()], sims.load(), timeout_s=90.0, patience=90)
+    assert lost == set(), per_server(sims, lost)
+    assert confirm_configuration((es, db), sims) == set()

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 import subprocess
-import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -22,19 +20,29 @@ import numpy as np
 import pytest
 
 from hdbbench.backends import Backend, get_backend
+from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.datagen import events_for, generate, load_data_set
 from hdbbench.dumps import dump, load
 from hdbbench.errors import ConfigError
 from hdbbench.extraction import ExtractionOptions, ValidationError, Validator, checksum, run_extraction
 from hdbbench.hdbtypes import AttrFormat, TangoType
-from hdbbench.queries import AttributeSpan, Catalog, attribute_ids, bind, catalog_of, load_query_set, parse_query_set, resolve
+from hdbbench.queries import (
+    AttributeSpan,
+    Catalog,
+    attribute_ids,
+    bind,
+    catalog_of,
+    load_query_set,
+    parse_query_set,
+    resolve,
+)
 from hdbbench.results import load_results
 from hdbbench.stack import Stack
-from tests.backend_fixtures import mariadb_endpoint, pg_endpoint, unique_db_name  # noqa: F401  (fixtures)
-from tests.conftest import REPO, test_stack_config
+from tests.harness import REPO
+from tests.harness.databases import unique_db_name
+from tests.harness.servers import database_servers, private_stack
 
 SMALL = REPO / "query_sets" / "small.toml"
-BACKENDS = ("timescaledb", "postgresql", "mysql")
 ORDERS = ("pk", "time")
 
 
@@ -94,20 +102,16 @@ def test_cli_refuses_a_bad_query_set_before_starting(tmp_path: Path) -> None:
 # ------------------------------------------------------------------- generation on the session stack
 
 
-def _endpoint(request: pytest.FixtureRequest, backend: str) -> Any:
-    return request.getfixturevalue("mariadb_endpoint" if backend == "mysql" else "pg_endpoint")
-
-
 @pytest.fixture(scope="module")
-def generated(request: pytest.FixtureRequest) -> Iterator[dict[tuple[str, str], Backend]]:
+def generated(endpoint_of: Callable[[str], Any]) -> Iterator[dict[tuple[str, str], Backend]]:
     """The small data set on every backend, in both load orders."""
     inv = load_query_set(SMALL).data
     assert inv is not None
     made: dict[tuple[str, str], Backend] = {}
     try:
-        for name in BACKENDS:
+        for name in DEFAULT_BACKENDS:
             for order in ORDERS:
-                backend = get_backend(name, _endpoint(request, name), unique_db_name(name))
+                backend = get_backend(name, endpoint_of(name), unique_db_name(name))
                 backend.create_schema(None)
                 made[(name, order)] = backend
                 result = generate(backend, inv, order)
@@ -172,7 +176,7 @@ def test_validation_fails_loudly_on_an_altered_row(generated: dict[tuple[str, st
 
 
 def test_dump_by_pk_and_by_time_then_load_into_every_backend(
-        generated: dict[tuple[str, str], Backend], request: pytest.FixtureRequest, tmp_path: Path) -> None:
+        generated: dict[tuple[str, str], Backend], endpoint_of: Callable[[str], Any], tmp_path: Path) -> None:
     source = generated[("timescaledb", "time")]
     qs = load_query_set(SMALL)
     scalar_queries = [q for q in resolve(qs, catalog_of(source)) if q.tango_type == TangoType.DEV_DOUBLE and q.kind != "array"]
@@ -183,8 +187,8 @@ def test_dump_by_pk_and_by_time_then_load_into_every_backend(
         assert result.rows == len(rows) > 0 and json.loads((tmp_path / f"devdouble-{order}.json").read_text())["order"] == order
         keys = [(int(r[0]), r[1]) if order == "pk" else (r[1], int(r[0])) for r in rows]
         assert keys == sorted(keys)
-        for name in ("mysql", "postgresql"):
-            target = get_backend(name, _endpoint(request, name), unique_db_name(name))
+        for name in (b for b in DEFAULT_BACKENDS if b != source.name):  # into every other backend
+            target = get_backend(name, endpoint_of(name), unique_db_name(name))
             target.create_schema(None)
             try:
                 loaded = load(target, result.path)
@@ -199,28 +203,24 @@ def test_dump_by_pk_and_by_time_then_load_into_every_backend(
 
 
 @pytest.fixture()
-def private_stack() -> Iterator[Stack]:
-    state_dir = REPO / ".hdbbench" / f"pytest-extract-{uuid.uuid4().hex[:8]}"
-    stack = Stack(test_stack_config(state_dir, components=("postgres", "mariadb")))
-    try:
+def own_stack() -> Iterator[Stack]:
+    """Database servers of the test's own: the benchmark restarts them for its cold runs."""
+    with private_stack(components=database_servers(), private=False) as stack:
         yield stack
-    finally:
-        stack.down()
-        shutil.rmtree(state_dir, ignore_errors=True)
 
 
-def test_extraction_cold_warm_clustered_unclustered_results(private_stack: Stack, tmp_path: Path) -> None:
+def test_extraction_cold_warm_clustered_unclustered_results(own_stack: Stack, tmp_path: Path) -> None:
     document = _small_document()
     qs = parse_query_set(document, str(SMALL))
-    endpoints = private_stack.up()
-    options = ExtractionOptions(backends=BACKENDS, variants=("pk", "pk+2"), order="time")
-    run_dir = run_extraction(qs, endpoints, options, tmp_path / "runs", private_stack)
+    endpoints = own_stack.up()
+    options = ExtractionOptions(backends=DEFAULT_BACKENDS, variants=("pk", "pk+2"), order="time")
+    run_dir = run_extraction(qs, endpoints, options, tmp_path / "runs", own_stack)
     doc = load_results(run_dir / "results.json")
     assert doc["kind"] == "extraction" and json.loads((run_dir / "status.json").read_text())["state"] == "completed"
     res = doc["results"]
     assert res["cold_mode"].startswith("server restarted") and "cold_mode" in doc["environment"]
     assert res["validation"]["status"] == "ok" and res["validation"]["queries"] == len(res["queries"])
-    combos = {(b, v) for b in BACKENDS for v in ("pk", "pk+2")}
+    combos = {(b, v) for b in DEFAULT_BACKENDS for v in ("pk", "pk+2")}
     assert {(x["backend"], x["variant"]) for x in res["loads"]} == combos
     assert all(x["seconds"] > 0 and x["size_bytes"] > 0 and x["table_sizes"] for x in res["loads"])
     assert {(x["backend"], x["variant"]) for x in res["clustering"]} == combos

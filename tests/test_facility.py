@@ -17,9 +17,7 @@ from hdbbench.errors import ConfigError
 from hdbbench.insertion import LoadTarget
 from hdbbench.scenario import load_scenario
 from hdbbench.sizing import load_inventory
-from hdbbench.subscribers import DEFAULT_BINARY
-from tests.conftest import REPO
-from tests.harness import eventually
+from tests.harness import REPO, eventually
 
 INVENTORY = REPO / "inventories" / "example-facility.toml"
 
@@ -184,7 +182,7 @@ def test_the_offered_rate_keeps_the_mix_proportions(tango_host: str, tmp_path: P
         launcher.down(state)
 
 
-@pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built: {DEFAULT_BINARY}")
+@pytest.mark.subscriber
 def test_a_run_archives_the_facility_mix_with_several_subscribers(stack_endpoints: object, test_state_dir: Path,
                                                                   tmp_path: Path) -> None:
     from hdbbench.results import load_results

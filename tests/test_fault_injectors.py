@@ -25,28 +25,38 @@ from typing import Any
 
 import pytest
 
-from hdbbench.backends import Backend, registry
+from hdbbench.backends import Backend
 from hdbbench.backends.base import FaultAbility
+from hdbbench.backends.mysql import MySQLBackend
+from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.errors import ConfigError, HdbbenchError
 from hdbbench.faults import mounts
 from hdbbench.faults.injectors import INJECTORS, FaultTarget, Injector, make_injector
 from hdbbench.hdbtypes import AttributeInfo, Event, TangoType
 from hdbbench.servers.endpoints import StackEndpoints
-from hdbbench.settings import resolve_profile
 from hdbbench.stack import Stack, StackConfig
-from tests.backend_fixtures import fresh_backend
-from tests.conftest import TEST_SETTINGS
 from tests.harness import eventually
+from tests.harness.databases import CommittingLoad, double_events, fresh_backend
+from tests.harness.servers import (
+    SMALL_SETTINGS,
+    database_servers,
+    endpoint_or_skip,
+    external_servers,
+    one_backend_per_server,
+    private_stack,
+    server_of,
+)
+from tests.harness.values import BACKEND_VARIANTS
 
-EXTERNAL = [v for v in ("HDBBENCH_POSTGRES_URL", "HDBBENCH_MARIADB_URL") if os.environ.get(v)]
-pytestmark = pytest.mark.skipif(bool(EXTERNAL), reason=f"fault injection needs private servers ({EXTERNAL} set)")
+pytestmark = pytest.mark.skipif(bool(external_servers()),
+                                reason=f"fault injection needs private servers ({external_servers()} set)")
 
 # What each server writes to its log when it starts after a crash (and not after a clean stop).
 CRASH_RECOVERY_LOG = {"postgres": "was not properly shut down", "mariadb": "crash recovery"}
-SERVER_OF = {"timescaledb": "postgres", "postgresql": "postgres", "mysql": "mariadb"}
-SMALL = {"postgres": {**TEST_SETTINGS["postgres"], "shared_buffers": "128MB"},
-         "mariadb": {**TEST_SETTINGS["mariadb"], "innodb_buffer_pool_size": "128M", "innodb_log_file_size": "48M"}}
 TMPFS_MB = 16
+# The default layout of one backend per server, and every partitioned variant (its parts move too).
+FULL_TABLE_CASES = ([(b, None) for b in one_backend_per_server()]
+                    + [(b, v) for b, v in BACKEND_VARIANTS if v is not None and "partitioned" in v])
 
 
 def _can_mount() -> bool:
@@ -60,33 +70,27 @@ needs_mount = pytest.mark.skipif(not _can_mount(), reason="mounting a tmpfs need
 
 
 @pytest.fixture(scope="module")
-def private_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, StackEndpoints]]:
-    state = tmp_path_factory.mktemp("fault-stack")
-    stack = Stack(StackConfig(state_dir=state, profile=resolve_profile("durable", SMALL),
-                              components=("postgres", "mariadb"), attached=True))
-    try:
+def own_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, StackEndpoints]]:
+    """Database servers of this module's own, with the `durable` profile (stop also unmounts what a
+    failed test left)."""
+    with private_stack(tmp_path_factory.mktemp("fault-stack"), components=database_servers(), profile="durable",
+                       settings=SMALL_SETTINGS) as stack:
         yield stack.state_dir, stack.up()
-    finally:
-        stack.down()  # also unmounts what a failed test left
 
 
 @pytest.fixture
-def fault_stack(private_stack: tuple[Path, StackEndpoints]) -> Iterator[tuple[Path, StackEndpoints]]:
+def fault_stack(own_stack: tuple[Path, StackEndpoints]) -> Iterator[tuple[Path, StackEndpoints]]:
     """The private stack; after the test nothing may be left mounted (it is unmounted either way)."""
-    yield private_stack
-    left = mounts.unmount_leftovers(private_stack[0])
+    yield own_stack
+    left = mounts.unmount_leftovers(own_stack[0])
     assert not left, f"the test left tmpfs mounts behind: {left}"
-
-
-def _endpoint(endpoints: StackEndpoints, backend: str) -> Any:
-    return registry.endpoint_for(backend, endpoints)
 
 
 ATTRIBUTE = AttributeInfo("tango://faulthost:10000/fault/test/1/d", TangoType.DEV_DOUBLE)
 
 
-def _events(n: int, start: datetime, att: AttributeInfo = ATTRIBUTE) -> list[Event]:
-    return [Event(att.name, start + timedelta(milliseconds=k), float(k)) for k in range(n)]
+def _events(n: int, start: datetime) -> list[Event]:
+    return double_events(ATTRIBUTE, n, start)
 
 
 def _target(state_dir: Path, backend: Backend, **kwargs: Any) -> FaultTarget:
@@ -116,52 +120,21 @@ def _connect_fails(endpoint: Any) -> bool:
 # --------------------------------------------------------------------------- stop and kill
 
 
-class Load:
-    """A thread that commits batches of events until the server goes away; counts what was acknowledged."""
-
-    BATCH = 50
-
-    def __init__(self, backend: Backend, start: datetime) -> None:
-        self.acknowledged = 0
-        self._stop = threading.Event()
-        self._writer = backend.bulk_writer()
-        self._writer.register_attribute(ATTRIBUTE)
-        self._start = start
-        self.thread = threading.Thread(target=self._run)
-
-    def _run(self) -> None:
-        try:
-            while not self._stop.is_set():
-                batch = _events(self.BATCH, self._start + timedelta(milliseconds=self.acknowledged))
-                self.acknowledged += self._writer.write(batch)
-        except Exception:  # noqa: BLE001 - the server went away: the load ends
-            pass
-
-    def __enter__(self) -> Load:
-        self.thread.start()
-        eventually(lambda: self.acknowledged > 0, 30, "the load's first commit")
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self.thread.join(timeout=60)
-        try:
-            self._writer.close()
-        except Exception:  # noqa: BLE001 - its connection died with the server
-            pass
+def _load(backend: Backend) -> CommittingLoad:
+    return CommittingLoad(backend, ATTRIBUTE, datetime.now(timezone.utc))
 
 
 @pytest.mark.parametrize("kind", ["database_stop", "database_kill"])
-@pytest.mark.parametrize("backend_name", ["timescaledb", "mysql"])
+@pytest.mark.parametrize("backend_name", one_backend_per_server())
 def test_server_is_down_during_the_fault_and_keeps_committed_data(
         fault_stack: tuple[Path, StackEndpoints], backend_name: str, kind: str) -> None:
     state_dir, endpoints = fault_stack
-    endpoint = _endpoint(endpoints, backend_name)
-    log = state_dir / SERVER_OF[backend_name] / "server.log"
+    endpoint = endpoint_or_skip(endpoints, backend_name)
+    log = state_dir / server_of(backend_name) / "server.log"
     with fresh_backend(backend_name, endpoint, None) as backend:
         injector = make_injector(kind, _target(state_dir, backend))
         log_before = log.stat().st_size
-        with Load(backend, datetime.now(timezone.utc)) as load:
+        with _load(backend) as load:
 
             def during() -> bool:
                 load.thread.join(timeout=60)  # the writer's connection broke
@@ -175,10 +148,10 @@ def test_server_is_down_during_the_fault_and_keeps_committed_data(
         stored = len(backend.fetch_events(ATTRIBUTE.name))
         # Every acknowledged commit is kept; the batch in flight may be too (committed, but the answer
         # never reached the client), never more than that one.
-        assert load.acknowledged <= stored <= load.acknowledged + Load.BATCH, \
+        assert load.acknowledged <= stored <= load.acknowledged + CommittingLoad.BATCH, \
             f"{load.acknowledged} events acknowledged before the {kind}, {stored} stored"
         started_log = log.read_bytes()[log_before:].decode(errors="replace")
-        recovered = CRASH_RECOVERY_LOG[SERVER_OF[backend_name]] in started_log
+        recovered = CRASH_RECOVERY_LOG[server_of(backend_name)] in started_log
         assert recovered == (kind == "database_kill"), f"crash recovery logged: {recovered}, after {kind}"
     marks = injector.marks
     assert marks["began"] <= marks["down"] <= marks["ended"] <= marks["back"]
@@ -187,11 +160,11 @@ def test_server_is_down_during_the_fault_and_keeps_committed_data(
 # --------------------------------------------------------------------------- table lock
 
 
-@pytest.mark.parametrize("backend_name", ["timescaledb", "postgresql", "mysql"])
+@pytest.mark.parametrize("backend_name", DEFAULT_BACKENDS)
 def test_inserts_wait_for_the_table_lock_and_complete_after_it(
         fault_stack: tuple[Path, StackEndpoints], backend_name: str) -> None:
     state_dir, endpoints = fault_stack
-    with fresh_backend(backend_name, _endpoint(endpoints, backend_name), None) as backend:
+    with fresh_backend(backend_name, endpoint_or_skip(endpoints, backend_name), None) as backend:
         start = datetime.now(timezone.utc)
         with backend.bulk_writer() as writer:
             writer.register_attribute(ATTRIBUTE)
@@ -224,7 +197,7 @@ def test_inserts_wait_for_the_table_lock_and_complete_after_it(
 
 def _in_default_place(backend: Backend, table: str) -> bool:
     """The table and all its parts (chunks, partitions, indexes) in the server's default place."""
-    if backend.name == "mysql":
+    if isinstance(backend, MySQLBackend):
         conn = backend.connect(backend.database)  # type: ignore[attr-defined]
         try:
             cur = conn.cursor()
@@ -255,12 +228,11 @@ def _write_until_it_fails(writer: Any, start: datetime) -> BaseException | None:
 
 
 @needs_mount
-@pytest.mark.parametrize(("backend_name", "variant"), [
-    ("timescaledb", None), ("postgresql", "pk+2,partitioned"), ("mysql", None), ("mysql", "partitioned")])
+@pytest.mark.parametrize(("backend_name", "variant"), FULL_TABLE_CASES)
 def test_inserts_fail_with_disk_full_while_the_tables_filesystem_is_full(
         fault_stack: tuple[Path, StackEndpoints], backend_name: str, variant: str | None) -> None:
     state_dir, endpoints = fault_stack
-    with fresh_backend(backend_name, _endpoint(endpoints, backend_name), variant) as backend:
+    with fresh_backend(backend_name, endpoint_or_skip(endpoints, backend_name), variant) as backend:
         assert isinstance(backend, FaultAbility)
         table = backend.table_for(ATTRIBUTE)
         start = datetime.now(timezone.utc)
@@ -275,7 +247,7 @@ def test_inserts_fail_with_disk_full_while_the_tables_filesystem_is_full(
             def during() -> None:
                 assert not _in_default_place(backend, table), "arm did not move the table"
                 seen["error"] = _write_until_it_fails(writer, start + timedelta(seconds=1))
-                seen["server_up"] = not _connect_fails(_endpoint(endpoints, backend_name))
+                seen["server_up"] = not _connect_fails(endpoint_or_skip(endpoints, backend_name))
 
             try:
                 injector.arm()
@@ -288,8 +260,9 @@ def test_inserts_fail_with_disk_full_while_the_tables_filesystem_is_full(
         error = seen["error"]
         assert error is not None, "inserts kept succeeding on a full filesystem"
         assert backend.is_disk_full(error), f"not the disk-full error: {error!r}"
-        code = getattr(error, "errno", None) if backend_name == "mysql" else getattr(error, "sqlstate", None)
-        assert code in ((1114, 1021) if backend_name == "mysql" else ("53100",)), f"error code {code}: {error}"
+        mysql = isinstance(backend, MySQLBackend)  # each server's own code for a full disk
+        code = getattr(error, "errno", None) if mysql else getattr(error, "sqlstate", None)
+        assert code in ((1114, 1021) if mysql else ("53100",)), f"error code {code}: {error}"
         assert seen["server_up"], "the server went down when its tables' filesystem filled up"
         assert seen["after"] == 50, "inserts still fail after the filler was deleted"
         assert _in_default_place(backend, table), "disarm left the table (or a part of it) on the tmpfs"
@@ -299,13 +272,13 @@ def test_inserts_fail_with_disk_full_while_the_tables_filesystem_is_full(
 
 
 @needs_mount
-@pytest.mark.parametrize("backend_name", ["timescaledb", "mysql"])
+@pytest.mark.parametrize("backend_name", one_backend_per_server())
 def test_moving_the_tables_there_and_back_under_load_loses_nothing(
         fault_stack: tuple[Path, StackEndpoints], backend_name: str) -> None:
     state_dir, endpoints = fault_stack
-    with fresh_backend(backend_name, _endpoint(endpoints, backend_name), None) as backend:
+    with fresh_backend(backend_name, endpoint_or_skip(endpoints, backend_name), None) as backend:
         injector = make_injector("database_full", _target(state_dir, backend, tmpfs_mb=TMPFS_MB))
-        with Load(backend, datetime.now(timezone.utc)) as load:
+        with _load(backend) as load:
             try:
                 injector.arm()
                 moved_at = load.acknowledged

@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.errors import ConfigError
 from hdbbench.faults.accounting import KillSnapshot, account, recovery_s
 from hdbbench.faults.part import FAULT_KINDS, FaultsPart
 from hdbbench.faults.results import RESULTS_KIND, FaultTrial
 from hdbbench.results import RunDirectory, RunPart, read_results, results_document
 from hdbbench.scenario import load_scenario, parse_scenario
-from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet
-from tests.conftest import REPO
+from hdbbench.subscribers import SubscriberFleet
+from tests.harness import REPO
 
 A, B = "tango://h:1/sim/insert/1/a", "tango://h:1/sim/insert/1/b"
 
@@ -39,7 +40,7 @@ def test_an_empty_faults_table_runs_every_fault_with_the_documented_defaults() -
 def test_the_shipped_faults_scenario_has_faults_only_on_every_backend() -> None:
     scenario = load_scenario(REPO / "scenarios" / "faults.toml")
     assert scenario.faults is not None and set(scenario.faults.kinds) == set(FAULT_KINDS)
-    assert set(scenario.backends) == {"timescaledb", "postgresql", "mysql"}
+    assert set(scenario.backends) == set(DEFAULT_BACKENDS)
     assert not scenario.measurements.throughput and scenario.to_dict()["faults"]["hold_s"] == 20
 
 
@@ -120,15 +121,6 @@ def test_fault_records_are_read_back_exactly_as_written(tmp_path: Path) -> None:
 
 
 # --- end to end on real servers ------------------------------------------------------------------
-def _needs(*kinds: str) -> None:
-    if not DEFAULT_BINARY.exists():
-        pytest.skip(f"subscriber not built: {DEFAULT_BINARY}")
-    from hdbbench.faults.injectors import INJECTORS
-
-    if missing := [k for k in kinds if k not in INJECTORS]:
-        pytest.skip(f"no injector for {', '.join(missing)} in hdbbench.faults.injectors yet")
-
-
 def _run(tmp_path: Path, state_dir: Path, backend: str, kinds: list[str]) -> Path:
     from hdbbench.runner import RunOptions, run_scenario
 
@@ -150,9 +142,9 @@ def _nothing_left(run_dir: Path, state_dir: Path, trials: dict[str, FaultTrial])
         assert str(home) not in Path("/proc/mounts").read_text()
 
 
+@pytest.mark.subscriber
 def test_database_stop_loses_nothing_and_a_subscriber_kill_has_a_reason_for_every_loss(
         tmp_path: Path, test_state_dir: Path, stack_endpoints: object) -> None:
-    _needs("database_stop")
     from hdbbench.report.page import write_report
 
     run_dir = _run(tmp_path, test_state_dir, "timescaledb", ["database_stop", "subscriber_kill"])
@@ -175,8 +167,8 @@ def test_database_stop_loses_nothing_and_a_subscriber_kill_has_a_reason_for_ever
     _nothing_left(run_dir, test_state_dir, trials)
 
 
+@pytest.mark.subscriber
 def test_a_table_lock_on_mariadb_loses_nothing(tmp_path: Path, test_state_dir: Path, stack_endpoints: object) -> None:
-    _needs("table_lock")
     run_dir = _run(tmp_path, test_state_dir, "mysql", ["table_lock"])
     lock = _trials(run_dir)["table_lock"]
     assert lock.error is None, lock.error

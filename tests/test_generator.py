@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,47 +21,14 @@ import tango
 from hdbbench import devices as launcher
 from hdbbench import emitter as em
 from hdbbench.errors import ConfigError
+from tests.harness import eventually, prove_delivery
+from tests.harness.composed import GENERATOR_PROFILE
 
-PROFILE = """
-[profile]
-name = "pytest-gen"
-seed = 9090
-device_prefix = "test/hdbbenchgen"
-
-[defaults]
-rate_hz = 5.0
-dim_x = 4
-dim_y = 2
-p_alarm = 0.1
-p_warning = 0.1
-p_invalid = 0.1
-p_error = 0.1
-
-[[matrix]]
-per_type.DevString = { model = "noise", labels = ["a", "bb", "ccc"] }
-per_type.DevEnum = { model = "noise", labels = ["A", "B", "C"] }
-per_type.DevDouble = { model = "walk", amplitude = 5.0, step = 0.3 }
-per_type.DevFloat = { model = "sine", amplitude = 2.0, period = 9 }
-per_type.DevLong = { model = "counter", step = 1 }
-per_type.DevShort = { model = "noise", amplitude = 100.0 }
-per_type.DevState = { model = "step", period = 3 }
-"""
 BURST = 40
 ENGINES = ("python", "cpp")
 
 pytestmark = pytest.mark.skipif(not launcher.cpp_engine_built(),
                                 reason=f"HdbBenchGen not built ({launcher.gen_binary()}): run cmake --build build")
-
-
-def eventually(predicate: Callable[[], Any], timeout_s: float, describe: Callable[[], str]) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout_s:.0f} s: {describe()}")
-        time.sleep(0.05)
 
 
 class Collector:
@@ -85,6 +50,10 @@ class Collector:
         with self.lock:
             return list(self.events.get(name.lower(), []))
 
+    def counts(self) -> dict[str, int]:
+        with self.lock:
+            return {name: len(events) for name, events in self.events.items()}
+
 
 def received_digest(spec: em.AttrSpec, ev: tango.EventData) -> int:
     if ev.err:
@@ -101,7 +70,7 @@ def received_digest(spec: em.AttrSpec, ev: tango.EventData) -> int:
 def run_engine(tango_host: str, root: Path, engine: str, push_threads: int = 1) -> dict[str, Any]:
     """Bring the profile up on one engine, burst BURST events per attribute, collect what was seen."""
     profile = root / "pytest-gen.toml"
-    profile.write_text(PROFILE)
+    profile.write_text(GENERATOR_PROFILE)
     with launcher.running_fleet(tango_host, profile, state_dir=root / f"state-{engine}-{push_threads}",
                                 engine=engine, push_threads=push_threads) as fleet:
         (name, plan), = fleet.devices.items()
@@ -110,9 +79,11 @@ def run_engine(tango_host: str, root: Path, engine: str, push_threads: int = 1) 
         col = Collector()
         ids = [proxy.subscribe_event(s.name, tango.EventType.ARCHIVE_EVENT, col) for s in plan.specs]
         try:
-            time.sleep(1.0)  # ZeroMQ subscription filters reach the publisher asynchronously
+            # ZeroMQ subscription filters reach the publisher asynchronously: prove each path by an arrival.
+            prove_delivery(lambda names: proxy.BurstAttributes([[1], names]), col.counts,
+                           [s.name.lower() for s in plan.specs])
             proxy.Reset()
-            col.clear()  # drop the synchronous events of the subscriptions
+            col.clear()  # drop the synchronous events of the subscriptions and the proof's
             proxy.Burst(BURST)
             n = BURST * len(plan.specs)
             eventually(lambda: proxy.EventsEmittedTotal >= n, 60, lambda: f"{proxy.EventsEmittedTotal} of {n} emitted")

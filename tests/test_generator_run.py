@@ -14,9 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,25 +22,23 @@ import pytest
 from hdbbench import devices as launcher
 from hdbbench import emitter as em
 from hdbbench.results import load_results
-from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, lib_configuration
-from tests.test_generator import PROFILE, eventually
-from tests.test_subscriber import db_connect, fetch_events, row_counts
+from tests.harness import REPO, eventually, seen
+from tests.harness.composed import GENERATOR_PROFILE, Harness, expected_stored, last_was_error, rewound
 
-REPO = Path(__file__).resolve().parents[1]
 BACKEND = "postgresql"
 RATE_HZ = 20.0
 EVENTS = 25
 
 pytestmark = [
     pytest.mark.skipif(not launcher.cpp_engine_built(), reason=f"HdbBenchGen not built ({launcher.gen_binary()})"),
-    pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built ({DEFAULT_BINARY})"),
+    pytest.mark.subscriber,
 ]
 
 
 def reduced_small_scenario(engine: str, root: Path) -> Path:
     """scenarios/small.toml with the engine set, one backend, the throughput trial only."""
     text = (REPO / "scenarios" / "small.toml").read_text()
-    text = text.replace('backends = ["timescaledb", "postgresql", "mysql"]', f'backends = ["{BACKEND}"]')
+    text = re.sub(r"(?m)^backends = \[.*\]$", f'backends = ["{BACKEND}"]', text)
     text = text.replace("[devices]\n", f'[devices]\nengine = "{engine}"\n')
     text = re.sub(r"\[measurements\].*", "[measurements]\nthroughput = true\n", text, flags=re.S)
     path = root / f"small-{engine}.toml"
@@ -97,70 +92,42 @@ def row_digest(spec: em.AttrSpec, row: Any) -> tuple[Any, ...]:
     return ("value", row.quality, value, w)
 
 
-def expected_stored(events: list[em.Event]) -> list[em.Event]:
-    """HDB++ stores only the first error event after a good one."""
-    out: list[em.Event] = []
-    for e in events:
-        if not (e.is_error and out and out[-1].is_error):
-            out.append(e)
-    return out
-
-
 def archive_engine(engine: str, stack: Any, root: Path) -> dict[str, Any]:
-    from hdbbench.backends import backend_for_stack
-
-    tango_host = stack.tango.tango_host
-    backend = backend_for_stack(BACKEND, stack, f"gen_{engine}_{uuid.uuid4().hex[:6]}")
-    backend.create_schema()
-    conn = db_connect(stack, BACKEND, backend.database)
+    """The generator profile on `engine` through a subscriber into a fresh database: the rows stored
+    of EVENTS events per attribute (emitted at a rate after the event path is proven and the
+    devices rewound). A harness of its own: the engines' devices have the same names."""
     profile = root / "pytest-gen.toml"
-    profile.write_text(PROFILE)
-    subs = SubscriberFleet(tango_host, root / f"es-{engine}", binary=DEFAULT_BINARY, attached=True)
-    try:
-        with launcher.running_fleet(tango_host, profile, state_dir=root / f"devices-{engine}", engine=engine) as fleet:
-            (device, plan), = fleet.devices.items()
-            names = {s.name: f"tango://{tango_host}/{device}/{s.name}".lower() for s in plan.specs}
-            lib = lib_configuration(BACKEND, backend.database, stack,
-                                    overrides={"flush_interval_ms": "50", "spool_dir": str(root / f"spool-{engine}")})
-            subs.up([SubscriberSpec(80, tuple(lib), tuple(names.values()), properties={"SubscribeRetryPeriod": ["5"]})])
-            es = subs.proxy("archiving/hdbbench-es/80")
-            eventually(lambda: len(row_counts(conn, BACKEND)) == len(names), 60,
-                       lambda: f"the initial row of every attribute: {len(row_counts(conn, BACKEND))} of {len(names)}")
-            time.sleep(2.0)  # ZeroMQ subscription filters reach the publisher asynchronously
-            import tango
-
-            proxy = tango.DeviceProxy(fleet.device_url(device))
-            proxy.Reset()
-            proxy.SetRate(RATE_HZ)
-            proxy.Start()  # at a rate, not a burst: error rows are stamped on reception and must not collide
-            eventually(lambda: min(int(x) for x in proxy.EventsEmittedList) >= EVENTS, 60,
-                       lambda: f"{min(int(x) for x in proxy.EventsEmittedList)} of {EVENTS} events per attribute")
-            proxy.Stop()
-            emitted = dict(zip(proxy.GeneratedAttributes, (int(x) for x in proxy.EventsEmittedList)))
-            want = {s.name: 1 + len(expected_stored(list(em.predict_events(plan.seed, plan.name, s, 0, emitted[s.name]))))
-                    for s in plan.specs}
-
-            def complete() -> bool:
-                time.sleep(0.25)
-                got = row_counts(conn, BACKEND)
-                return all(got.get(names[a]) == n for a, n in want.items())
-
-            eventually(complete, 90, lambda: "stored rows = 1 initial + the emitted events")
-            rows = {a: fetch_events(conn, BACKEND, n)[1:] for a, n in names.items()}
-            lost = int(es.LostEventNumber)
-            return {"plan": plan, "rows": rows, "lost": lost, "emitted": emitted}
-    finally:
-        subs.down()
-        conn.close()
-        backend.drop_schema()
+    profile.write_text(GENERATOR_PROFILE)
+    with Harness(stack, root / engine) as h:
+        db = h.database(BACKEND, prefix=f"gen_{engine}")
+        sims = h.devices(profile, engine=engine)
+        es = h.subscriber(80, db, sims.names, flush_interval_ms=50, spool_dir=str(root / f"spool-{engine}"),
+                          properties={"SubscribeRetryPeriod": ["5"]})
+        h.archiving(es, db, sims, rewind=False)
+        after_error = last_was_error(sims)
+        since = rewound(sims)
+        proxy = sims.proxy()
+        proxy.SetRate(RATE_HZ)
+        proxy.Start()  # at a rate, not a burst: error rows are stamped on reception and must not collide
+        eventually(lambda: (lambda got: seen(min(got) >= EVENTS, got))([int(x) for x in proxy.EventsEmittedList]),
+                   60, f"{EVENTS} events per attribute")
+        proxy.Stop()
+        emitted = dict(zip(proxy.GeneratedAttributes, (int(x) for x in proxy.EventsEmittedList)))
+        plan = sims.plan
+        want = {sims.full_name(s.name): len(expected_stored(
+            em.predict_events(plan.seed, plan.name, s, 0, emitted[s.name]), after_error[s.name])) for s in plan.specs}
+        eventually(lambda: (lambda got: seen(all(got.get(n) == k for n, k in want.items()), got))(
+            db.count_rows_by_attribute(since)), 90, "stored rows = the emitted events")
+        rows = {s.name: [e for e in db.fetch_events(sims.full_name(s.name)) if e.data_time >= since]
+                for s in plan.specs}
+        return {"plan": plan, "rows": rows, "lost": int(es.LostEventNumber), "emitted": emitted,
+                "after_error": after_error}
 
 
 @pytest.fixture(scope="module")
-def archived(stack_endpoints: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    if stack_endpoints.get("postgres") is None or stack_endpoints.tango is None:
-        pytest.skip("the test stack needs PostgreSQL and Tango")
+def archived(stack_endpoints: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("gen-db")
-    yield {engine: archive_engine(engine, stack_endpoints, root) for engine in ("python", "cpp")}
+    return {engine: archive_engine(engine, stack_endpoints, root) for engine in ("python", "cpp")}
 
 
 def expected_digest(spec: em.AttrSpec, exp: em.Event) -> tuple[Any, ...]:
@@ -184,7 +151,8 @@ def test_both_engines_store_identical_rows(archived: dict[str, Any]) -> None:
         stored = {}
         for engine in ("cpp", "python"):
             events = em.predict_events(plan.seed, plan.name, spec, 0, archived[engine]["emitted"][spec.name])
-            expected = [expected_digest(spec, e) for e in expected_stored(list(events))]
+            kept = expected_stored(events, archived[engine]["after_error"][spec.name])
+            expected = [expected_digest(spec, e) for e in kept]
             rows = [row_digest(spec, r) for r in archived[engine]["rows"][spec.name]]
             values = [r for r in rows if r[0] == "value"]
             stored[engine] = values

@@ -21,7 +21,7 @@ from hdbbench.kinds import DEFAULT_KIND
 from hdbbench.scenario import load_scenario
 from hdbbench.servers.endpoints import MariaDBEndpoint, PostgresEndpoint
 from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, lib_configuration
-from tests.conftest import REPO
+from tests.harness import REPO
 
 BASE = """
 name = "kinds"
@@ -145,7 +145,7 @@ def test_a_subscriber_that_exits_at_start_is_said_in_one_line(tango_host: str, t
     assert "cannot open shared object file" in text and "loading libhdb++timescale.so.2" in text
 
 
-@pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built: {DEFAULT_BINARY}")
+@pytest.mark.subscriber
 def test_a_kinds_environment_reaches_its_subscriber(tango_host: str, tmp_path: Path) -> None:
     import psutil
 

@@ -11,6 +11,7 @@ visibility lag (read from outside) must be reported for both. Real servers, devi
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -19,12 +20,13 @@ from hdbbench.results import read_trials
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import DEFAULT_BINARY
 from hdbbench.trials import TrialSummary
-from tests.conftest import REPO
+from tests.harness import REPO
 
-pytestmark = pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built: {DEFAULT_BINARY}")
+pytestmark = pytest.mark.subscriber
 
-BACKENDS = ("timescaledb", "postgresql", "mysql")
 KINDS = ("hdbbench-es", "strict")
+# The backends of scenarios/small.toml, which this test runs.
+BACKENDS = tuple(tomllib.loads((REPO / "scenarios" / "small.toml").read_text())["backends"])
 
 
 def kinds_scenario(tmp: Path) -> Path:

@@ -35,6 +35,7 @@ from hdbbench.servers import process
 from hdbbench.servers.ports import LOOPBACK, pick_free_port
 from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
 from tests.harness import eventually, seen
+from tests.harness.servers import private_stack
 
 ROOT = Path(__file__).resolve().parents[1]
 DASHBOARD = ROOT / "dashboards" / "hdbpp-archivers.json"
@@ -44,8 +45,7 @@ WAIT_S = 90.0  # bound of every wait: a loaded 2-core machine, never a timing as
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not DEFAULT_BINARY.exists(),
-                       reason=f"hdbbench-es not built ({DEFAULT_BINARY} missing): run cmake --build build"),
+    pytest.mark.subscriber,
 ]
 
 PROFILE = """
@@ -144,16 +144,10 @@ def child(argv: list[str], log: Path) -> Iterator[process.ProcessRecord]:
 @pytest.fixture(scope="module")
 def tango_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Tango database alone: the null backend needs no SQL server."""
-    from hdbbench.stack import Stack
-    from tests.conftest import test_stack_config
-
-    stack = Stack(test_stack_config(tmp_path_factory.mktemp("metrics-stack"), components=("tango",)))
-    try:
+    with private_stack(tmp_path_factory.mktemp("metrics-stack"), components=("tango",), private=False) as stack:
         endpoints = stack.up()
         assert endpoints.tango is not None
         yield endpoints.tango.tango_host
-    finally:
-        stack.down()
 
 
 @dataclass

@@ -23,7 +23,7 @@ from hdbbench.migration import MIGRATION_FILE, default_destination, migrate_run
 from hdbbench.report import compare, criteria, data
 from hdbbench.report.page import build_sections, write_report
 from hdbbench.results import FORMAT_VERSION, ResultsFormatError, read_results
-from tests.test_report import SECTIONS, make_run, sections_of
+from tests.harness.synthetic import SECTIONS, make_run, sections_of
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "format1" / "20261123T182641Z-default"
 REPO = Path(__file__).resolve().parent.parent

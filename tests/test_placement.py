@@ -18,9 +18,7 @@ from hdbbench.placement import Placement, format_cpus, machine_cpus, parse_cli, 
 from hdbbench.results import load_results
 from hdbbench.scenario import load_scenario
 from hdbbench.stack import Stack
-from hdbbench.subscribers import DEFAULT_BINARY
-from tests.conftest import REPO
-from tests.harness import eventually
+from tests.harness import REPO, eventually
 
 TINY = """name = "placed"
 seed = 3
@@ -83,19 +81,23 @@ def test_cli_placement_continues_cpu_lists_and_overrides_the_scenario(tmp_path: 
 
 
 def test_pinning_reaches_children_and_threads_and_children_inherit(tmp_path: Path) -> None:
-    # a parent with a thread and a child that forks a grandchild after the pinning
-    script = ("import os, threading, time\n"
+    # A parent with a thread and a child that forks a grandchild once the pinning is done (the test
+    # says so with a file); the 60 s sleeps are the processes' lives, ended by the test.
+    pinned = tmp_path / "pinned"
+    script = ("import os, sys, threading, time\n"
               "threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
               "child = os.fork()\n"
               "if child == 0:\n"
-              "    time.sleep(1.5); os.fork(); time.sleep(60)\n"
+              "    while not os.path.exists(sys.argv[1]): time.sleep(0.01)\n"
+              "    os.fork(); time.sleep(60)\n"
               "time.sleep(60)\n")
-    proc = subprocess.Popen([sys.executable, "-c", script])
+    proc = subprocess.Popen([sys.executable, "-c", script, str(pinned)])
     try:
         root = psutil.Process(proc.pid)
         eventually(lambda: len(root.children()) == 1 and root.num_threads() == 2, 10, "the child and the thread")
         target = {min(machine_cpus())}
         assert pin([proc.pid], target) >= 3  # main thread, its thread, the child
+        pinned.touch()
         eventually(lambda: len(root.children(recursive=True)) == 2, 10, "the grandchild forked after pinning")
         family = [root, *root.children(recursive=True)]
         assert len(family) == 3
@@ -109,7 +111,7 @@ def test_pinning_reaches_children_and_threads_and_children_inherit(tmp_path: Pat
         proc.wait()
 
 
-@pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built: {DEFAULT_BINARY}")
+@pytest.mark.subscriber
 @pytest.mark.skipif(len(machine_cpus()) < 2, reason="placement on separate CPUs needs two")
 def test_a_run_with_placement_records_each_group_on_its_cpus(test_stack: Stack, stack_endpoints: object,
                                                              test_state_dir: Path, tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Property: any value of any Tango type and format goes through the subscriber's own writers
 (PgWriter, MysqlWriter: C++, the code hdbbench-es stores with) into the database of every backend and
-reads back equal, or as documented (schemas/README.md; tests.backend_fixtures.expected).
+reads back equal, or as documented (schemas/README.md; tests/harness/values.py `expected`).
 
 Records reach the writer through build/subscriber/hdbbench-es-write-records, a driver that takes
 them on stdin and writes them in one batch with the LibConfiguration a subscriber gets (so also as
@@ -14,8 +14,7 @@ import json
 import math
 import struct
 import subprocess
-from collections.abc import Iterator
-from datetime import datetime, timezone
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -23,22 +22,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hdbbench.backends import Backend
-from hdbbench.backends.registry import entry, lib_configuration
+from hdbbench.backends.registry import BACKENDS, entry, lib_configuration
 from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Encoded, Event, Quality, TangoType, WriteType
-from tests.backend_fixtures import (  # noqa: F401 - fixtures are found by name
-    endpoint_for,
-    expected,
-    fresh_backend,
-    mariadb_endpoint,
-    now_ms,
-    pg_endpoint,
-    same_event,
-)
-from tests.conftest import REPO
-from tests.test_properties_bulk import PROPERTY, event
+from tests.harness import REPO
+from tests.harness.databases import fresh_backend
+from tests.harness.values import PROPERTY, Clock, event, expected, same_event
 
 DRIVER = REPO / "build" / "subscriber" / "hdbbench-es-write-records"
-BACKENDS = ("timescaledb", "postgresql", "mysql")
 ATTRIBUTES = [AttributeInfo(f"tango://testhost:10000/prop/{t.suffix}/{f.name.lower()}/{w.name.lower()}", t, f, w)
               for t in TangoType for f in AttrFormat for w in WriteType
               if not (t == TangoType.DEV_ENCODED and f != AttrFormat.SCALAR)]
@@ -94,11 +84,11 @@ class Unprinted(list[str]):
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def target(request: pytest.FixtureRequest) -> Iterator[tuple[str, Backend, list[str]]]:
+def target(request: pytest.FixtureRequest, endpoint_of: Callable[[str], Any]) -> Iterator[tuple[str, Backend, list[str]]]:
     if not DRIVER.exists():
         pytest.skip(f"driver not built: {DRIVER}")
     name = request.param
-    with fresh_backend(name, endpoint_for(request, name), None) as backend:
+    with fresh_backend(name, endpoint_of(name), None) as backend:
         lib = Unprinted(lib_configuration(name, backend.database, {entry(name).server: backend.endpoint}))
         yield name, backend, lib
 
@@ -109,17 +99,6 @@ def write_through_subscriber(lib: list[str], lines: list[str]) -> dict[str, Any]
     assert done.returncode == 0, done.stderr
     assert done.stderr == "", done.stderr  # no record rejected
     return json.loads(done.stdout)
-
-
-class Clock:
-    """Fresh millisecond timestamps for every event of the module."""
-
-    def __init__(self) -> None:
-        self.ms = int(now_ms().timestamp() * 1000)
-
-    def __call__(self) -> datetime:
-        self.ms += 1
-        return datetime.fromtimestamp(self.ms / 1000, timezone.utc)
 
 
 CLOCK = Clock()

@@ -4,17 +4,16 @@ only reads. Both log in with their generated passwords (hdbbench.backends.accoun
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from hdbbench.backends import Backend
 from hdbbench.backends.accounts import account_password, as_account
-from hdbbench.backends.registry import lib_configuration
-from tests.backend_fixtures import endpoint_for, fresh_backend, mariadb_endpoint, pg_endpoint  # noqa: F401
+from hdbbench.backends.registry import DEFAULT_BACKENDS, lib_configuration
+from tests.harness.databases import fresh_backend
 
-BACKENDS = ("timescaledb", "postgresql", "mysql")
 ACCOUNTS = {"mysql": ("hdbpprw", "hdbppro")}  # (writer, reader); PostgreSQL flavours below
 PG_ACCOUNTS = ("hdb_event_sub", "hdb_data_reporter")
 INSERT_CONF = ("INSERT INTO att_history_event (event) VALUES ('role-test')")
@@ -24,9 +23,9 @@ def _accounts(backend: str) -> tuple[str, str]:
     return ACCOUNTS.get(backend, PG_ACCOUNTS)
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
-    with fresh_backend(request.param, endpoint_for(request, request.param), None) as b:
+@pytest.fixture(scope="module", params=DEFAULT_BACKENDS)
+def backend(request: pytest.FixtureRequest, endpoint_of: Callable[[str], Any]) -> Iterator[Backend]:
+    with fresh_backend(request.param, endpoint_of(request.param), None) as b:
         yield b
 
 

@@ -13,6 +13,7 @@ Real servers, devices and subscribers.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -21,11 +22,12 @@ from hdbbench.results import read_trials
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import DEFAULT_BINARY
 from hdbbench.trials import SaturationSearch, TrialKind, TrialSummary
-from tests.conftest import REPO
+from tests.harness import REPO
+from tests.harness.servers import one_backend_per_server
 
-pytestmark = pytest.mark.skipif(not DEFAULT_BINARY.exists(), reason=f"subscriber not built: {DEFAULT_BINARY}")
+pytestmark = pytest.mark.subscriber
 
-BACKENDS = ("timescaledb", "mysql")
+BACKENDS = one_backend_per_server()
 CAP = 2000
 START, STEP, STEPS = 1000.0, 0.25, 6  # 1000, 1250, 1563, 1953, 2441, 3052 events/s
 RATES = [START * (1 + STEP) ** k for k in range(STEPS)]
@@ -34,10 +36,8 @@ RATES = [START * (1 + STEP) ** k for k in range(STEPS)]
 def capped_scenario(tmp: Path) -> Path:
     """scenarios/small.toml with ours and the capped kind, a throughput trial and a saturation search."""
     text = (REPO / "scenarios" / "small.toml").read_text()
-    text = text.split("[load]")[0].replace(
-        'backends = ["timescaledb", "postgresql", "mysql"]',
-        f"backends = {list(BACKENDS)!r}".replace("'", '"'),
-    )
+    text = re.sub(r"(?m)^backends = \[.*\]$", f"backends = {list(BACKENDS)!r}".replace("'", '"'),
+                  text.split("[load]")[0])
     text += f'''[[subscribers.kinds]]
 name = "hdbbench-es"
 

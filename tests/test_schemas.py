@@ -4,6 +4,7 @@ verify reports differences, and drop leaves nothing behind."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,14 +15,8 @@ from hdbbench.backends import BACKENDS, Backend, backend_class, get_backend
 from hdbbench.backends.base import SQL_SCHEMA, SchemaVariant
 from hdbbench.cli.schema import schema, schema_files
 from hdbbench.errors import ConfigError
-from tests.backend_fixtures import (  # noqa: F401 - fixtures are found by name
-    BACKEND_VARIANTS,
-    endpoint_for,
-    fresh_backend,
-    mariadb_endpoint,
-    pg_endpoint,
-    unique_db_name,
-)
+from tests.harness.databases import fresh_backend, unique_db_name
+from tests.harness.values import BACKEND_VARIANTS
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -108,8 +103,8 @@ def test_cli_prints_sql_without_a_server() -> None:
 
 
 @pytest.mark.parametrize(("backend_name", "variant"), BACKEND_VARIANTS, ids=[f"{b}-{v}" for b, v in BACKEND_VARIANTS])
-def test_create_verify_drop(request: pytest.FixtureRequest, backend_name: str, variant: str) -> None:
-    endpoint = endpoint_for(request, backend_name)
+def test_create_verify_drop(endpoint_of: Callable[[str], Any], backend_name: str, variant: str) -> None:
+    endpoint = endpoint_of(backend_name)
     backend = get_backend(backend_name, endpoint, unique_db_name(backend_name))
     try:
         backend.create_schema(variant)
@@ -172,17 +167,18 @@ def _leftovers(backend: Backend) -> list[str]:
     return left
 
 
-def test_create_refuses_an_existing_database(pg_endpoint: Any) -> None:
-    with fresh_backend("postgresql", pg_endpoint, "pk") as backend:
+def test_create_refuses_an_existing_database(endpoint_of: Callable[[str], Any]) -> None:
+    with fresh_backend("postgresql", endpoint_of("postgresql"), "pk") as backend:
         from hdbbench.errors import SchemaError
 
         with pytest.raises(SchemaError, match="already exists"):
             backend.create_schema("pk")
 
 
-def test_roles_survive_drop_while_another_database_uses_them(pg_endpoint: Any) -> None:
-    with fresh_backend("timescaledb", pg_endpoint, "pk") as first:
-        with fresh_backend("postgresql", pg_endpoint, "pk") as second:
+def test_roles_survive_drop_while_another_database_uses_them(endpoint_of: Callable[[str], Any]) -> None:
+    # Two backends on one PostgreSQL server share its roles.
+    with fresh_backend("timescaledb", endpoint_of("timescaledb"), "pk") as first:
+        with fresh_backend("postgresql", endpoint_of("postgresql"), "pk") as second:
             second_name = second.database
         with first.endpoint.connect(autocommit=True) as conn:
             assert conn.execute("SELECT 1 FROM pg_roles WHERE rolname = 'hdb_event_sub'").fetchone()

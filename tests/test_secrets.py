@@ -22,8 +22,7 @@ from hdbbench.backends.accounts import account_password
 from hdbbench.cli import main
 from hdbbench.scenario import parse_scenario
 from hdbbench.servers.endpoints import StackEndpoints
-from hdbbench.subscribers import DEFAULT_BINARY
-from tests.conftest import REPO
+from tests.harness import REPO
 
 # Files whose job is to hold a password (server records, the stack's record, PostgreSQL's initdb
 # password file, the Tango database with the subscribers' LibConfiguration): mode 0600 each.
@@ -71,8 +70,6 @@ def watched_run(stack_endpoints: StackEndpoints, test_state_dir: Path,
     from hdbbench.report.page import write_report
     from hdbbench.runner import RunOptions, run_scenario
 
-    if not DEFAULT_BINARY.exists():
-        pytest.skip(f"subscriber not built: {DEFAULT_BINARY}")
     scenario = parse_scenario({
         "name": "secrets", "backends": ["mysql", "postgresql"],
         "devices": {"profile": "devices/profiles/insertion-devdouble.toml"},
@@ -96,6 +93,7 @@ def _holding(path: Path, secrets: list[str]) -> bool:
     return any(s.encode() in data for s in secrets)
 
 
+@pytest.mark.subscriber
 def test_no_command_line_holds_a_password(watched_run: tuple[Path, CommandLines],
                                           stack_endpoints: StackEndpoints) -> None:
     _, lines = watched_run
@@ -106,6 +104,7 @@ def test_no_command_line_holds_a_password(watched_run: tuple[Path, CommandLines]
     assert leaking == []
 
 
+@pytest.mark.subscriber
 def test_no_file_of_a_run_holds_a_password(watched_run: tuple[Path, CommandLines],
                                           stack_endpoints: StackEndpoints) -> None:
     run, _ = watched_run
@@ -114,6 +113,7 @@ def test_no_file_of_a_run_holds_a_password(watched_run: tuple[Path, CommandLines
     assert [p for p in _files(run) if _holding(p, _secrets(stack_endpoints))] == []
 
 
+@pytest.mark.subscriber
 def test_only_secret_holders_hold_passwords_and_are_private(watched_run: tuple[Path, CommandLines],
                                                             stack_endpoints: StackEndpoints,
                                                             test_state_dir: Path) -> None:
@@ -131,6 +131,7 @@ def test_the_tango_database_directory_is_private(test_state_dir: Path) -> None:
     assert stat.S_IMODE((test_state_dir / "tangodb").stat().st_mode) == 0o700
 
 
+@pytest.mark.subscriber
 def test_status_output_holds_no_password(watched_run: tuple[Path, CommandLines], stack_endpoints: StackEndpoints,
                                          test_state_dir: Path) -> None:
     result = CliRunner().invoke(main, ["stack", "status", "--state-dir", str(test_state_dir)])

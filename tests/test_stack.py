@@ -26,8 +26,8 @@ from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.servers.mariadb import MariaDBServer
 from hdbbench.servers.ports import pick_free_port
 from hdbbench.servers.process import ProcessRecord
-from tests.conftest import REPO, default_sigint, sigint_ignored
-from tests.harness import eventually
+from tests.harness import REPO, eventually
+from tests.harness.signals import default_sigint, sigint_ignored
 
 HDBBENCH = [sys.executable, "-m", "hdbbench"]
 
@@ -206,9 +206,9 @@ def test_attached_servers_die_with_their_parent(scratch_state_dir: Path) -> None
     """A test session or a run killed with SIGKILL leaves no server behind."""
     script = (
         "import sys, time; from pathlib import Path; from hdbbench.stack import Stack;"
-        "from tests.conftest import test_stack_config;"
-        f"Stack(test_stack_config(Path({str(scratch_state_dir)!r}), components=('tango',))).up();"
-        "print('up', flush=True); time.sleep(600)"
+        "from tests.harness.servers import stack_config;"
+        f"Stack(stack_config(Path({str(scratch_state_dir)!r}), components=('tango',))).up();"
+        "print('up', flush=True); time.sleep(600)"  # the parent's life: the test kills it long before
     )
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=REPO)
     assert parent.stdout is not None and parent.stdout.readline().strip() == "up"

@@ -16,32 +16,25 @@ from __future__ import annotations
 
 import os
 import signal
-import time
-import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hdbbench import emitter as em
-from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configuration
-from tests.harness import eventually, row_counts, seen, sql_rows
-from tests.test_subscriber import BINARY
-from tests.test_subscriber_outage import _profile, _subscribed
+from hdbbench.backends import Backend
+from hdbbench.hdbtypes import AttributeInfo, TangoType
+from hdbbench.subscribers import SubscriberSpec
+from tests.harness import eventually, seen
+from tests.harness.composed import Harness, Sims, events_received, profile_toml
+from tests.harness.databases import sql
 
-pytestmark = [
-    pytest.mark.skipif(not BINARY.exists(), reason=f"hdbbench-es not built ({BINARY} missing): run cmake --build build"),
-]
+pytestmark = pytest.mark.subscriber
 
-
-def _still(es: Any, wait_s: float = 1.0) -> Any:
-    """The per-attribute received counts, once they did not move for wait_s (Tango delivered all)."""
-    before = [int(x) for x in es.AttributeEventNumberList]
-    time.sleep(wait_s)
-    after = [int(x) for x in es.AttributeEventNumberList]
-    return seen(before == after, after)
+BACKEND = "timescaledb"  # the lock and its timeout are PostgreSQL's (SQLSTATE 55P03, lock_timeout)
+BACKLOG_EVENTS = 600     # emitted while the table is locked (3 s at 4 x 50 events/s)
 
 
 def _kill(pid: int) -> None:
@@ -52,144 +45,107 @@ def _kill(pid: int) -> None:
     proc.wait(timeout=30)
 
 
-@dataclass
-class Rig:
-    """A fresh TimescaleDB schema, one simulated device of 4 attributes (held), and a subscriber fleet."""
-
-    tango_host: str
-    database: str
-    device: str
-    plan: Any
-    names: list[str]
-    fleet: SubscriberFleet
+@pytest.fixture
+def db(harness: Harness) -> Backend:
+    return harness.database(BACKEND, prefix="es_wal")
 
 
 @pytest.fixture
-def rig(stack_endpoints: Any, tmp_path: Path) -> Iterator[Rig]:
-    from hdbbench import devices
-    from hdbbench.backends import backend_for_stack
+def sims(harness: Harness, tmp_path: Path) -> Sims:
+    """One simulated device of 4 attributes at 50 events/s, held until the test starts it."""
+    return harness.devices(profile_toml(tmp_path, "eswal", 50.0))
 
-    tango_host = stack_endpoints.tango.tango_host
-    backend = backend_for_stack("timescaledb", stack_endpoints, f"es_wal_{uuid.uuid4().hex[:6]}")
-    backend.create_schema()
-    sims = devices.up(tango_host, _profile(tmp_path, "eswal", 50.0), state_dir=tmp_path / "dev",
-                      tie_to_parent=True)
-    fleet = SubscriberFleet(tango_host, tmp_path, binary=BINARY, attached=True)
+
+@pytest.fixture
+def table_lock(db: Backend) -> Iterator[Any]:
+    """Holds an exclusive lock on the data table (a slow database) from `lock()` until `release()`."""
+
+    class Lock:
+        conn: Any = None
+
+        def lock(self) -> None:
+            self.conn = db.endpoint.connect(db.database)
+            self.conn.autocommit = False
+            self.conn.cursor().execute(f"LOCK TABLE {_table(db)} IN ACCESS EXCLUSIVE MODE")
+
+        def release(self) -> None:
+            if self.conn is not None:
+                with closing(self.conn):
+                    self.conn.rollback()
+                self.conn = None
+
+    held = Lock()
     try:
-        device, plan = next(iter(sims.devices.items()))
-        names = [f"tango://{tango_host}/{device}/{s.name}".lower() for s in plan.specs]
-        yield Rig(tango_host, backend.database, device, plan, names, fleet)
+        yield held
     finally:
-        fleet.down()
-        devices.down(tmp_path / "dev")
+        held.release()
 
 
-def _archiving(rig: Rig, es: Any, conn: Any) -> None:
-    """Wait until the subscriber runs every attribute and stored its initial values."""
-    eventually(lambda: _subscribed(es, len(rig.names)), 60, "subscribed")
-    eventually(lambda: (lambda got: seen(len(got) == len(rig.names), got))(row_counts(conn, "timescaledb")),
-               30, "initial rows")
-    time.sleep(2.0)  # let the ZeroMQ subscription filters settle (slow joiner) before the first push
+def _table(db: Backend) -> str:
+    return db.table_for(AttributeInfo("tango://h:1/a/b/c/d", TangoType.DEV_DOUBLE))
 
 
-def _emitted(rig: Rig, sim: Any) -> dict[str, int]:
-    return dict(zip((f"tango://{rig.tango_host}/{rig.device}/{a}".lower() for a in sim.GeneratedAttributes),
-                    (int(x) for x in sim.EventsEmittedList)))
+def _emitted_grew(sim: Any, by: int) -> None:
+    """Wait until the device emitted `by` more events: the load that the test needs, as an amount."""
+    start = int(sim.EventsEmittedTotal)
+    eventually(lambda: seen(int(sim.EventsEmittedTotal) >= start + by, sim.EventsEmittedTotal), 60,
+               f"{by} more events emitted")
 
 
-def test_sigkill_with_backlog_loses_nothing_in_write_ahead_mode(rig: Rig, stack_endpoints: Any,
-                                                                tmp_path: Path) -> None:
-    import tango
+def test_sigkill_with_backlog_loses_nothing_in_write_ahead_mode(harness: Harness, db: Backend, sims: Sims,
+                                                                table_lock: Any, tmp_path: Path) -> None:
+    lib = harness.lib(db, queue_capacity=100000, batch_size=50, spool_dir=str(tmp_path / "spool"),
+                      spool_mode="write_ahead", spool_sync_ms=0, flush_interval_ms=20,
+                      reconnect_min_ms=100, reconnect_max_ms=500)
+    spec = SubscriberSpec(93, lib, tuple(sims.names))
+    es = harness.subscriber(spec.instance, None, sims.names, lib=lib)
+    assert int(es.SpoolMode) == 1 and int(es.MemoryQueueCapacity) == 100000
+    since = harness.archiving(es, db, sims)
+    received_before = events_received(es)
 
-    names, fleet = rig.names, rig.fleet
-    conn = locker = None
-    try:
-        lib = lib_configuration("timescaledb", rig.database, stack_endpoints, overrides={
-            "queue_capacity": "100000", "batch_size": "50", "spool_dir": str(tmp_path / "spool"),
-            "spool_mode": "write_ahead", "spool_sync_ms": "0", "flush_interval_ms": "20",
-            "reconnect_min_ms": "100", "reconnect_max_ms": "500"})
-        spec = SubscriberSpec(93, tuple(lib), tuple(names))
-        (dev_es,) = fleet.up([spec])
-        es = fleet.proxy(dev_es)
-        assert int(es.SpoolMode) == 1 and int(es.MemoryQueueCapacity) == 100000
-        conn = stack_endpoints["postgres"].connect(rig.database)
-        conn.autocommit = True
-        _archiving(rig, es, conn)
-
-        # A slow database: the writer waits for the table while events pile up in the subscriber.
-        locker = stack_endpoints["postgres"].connect(rig.database)
-        locker.autocommit = False
-        locker.cursor().execute("LOCK TABLE att_scalar_devdouble IN ACCESS EXCLUSIVE MODE")
-        sim = tango.DeviceProxy(f"tango://{rig.tango_host}/{rig.device}")
-        sim.Start()
-        time.sleep(3.0)
-        sim.Stop()
-        eventually(lambda: _still(es), 30, "every emitted event received")
-        backlog = int(es.PendingEventNumber)
-        assert backlog > 100, f"no backlog to lose: {backlog}"
-        emitted = _emitted(rig, sim)
-        _kill(fleet.pids()[0])
-        locker.rollback()  # the database is fast again
-        locker.close()
-        locker = None
-        (dev_es,) = fleet.up([spec])
-        es = fleet.proxy(dev_es)
-        assert int(es.WalReplayedNumber) >= backlog
-        want = {n: emitted[n] + 1 for n in names}
-        eventually(lambda: (lambda got: seen(all(got.get(n, 0) >= want[n] for n in names), (got, want)))(
-            row_counts(conn, "timescaledb")), 60, "after the restart: 1 initial + every emitted event stored")
-        dup = sql_rows(conn, "timescaledb", "SELECT count(*) - count(DISTINCT (att_conf_id, data_time)) "
-                                            "FROM att_scalar_devdouble")[0][0]
-        assert dup == 0
-        for name, attr in zip(names, rig.plan.specs):
-            stored = [r[0] for r in sql_rows(conn, "timescaledb",
-                                             "SELECT value_r FROM att_scalar_devdouble d JOIN att_conf c USING "
-                                             "(att_conf_id) WHERE c.att_name = {} ORDER BY data_time", (name,))][1:]
-            n = emitted[name]
-            predicted = em.predict_events(rig.plan.seed, rig.device, attr, 0, n)
-            assert stored[:n] == [e.value for e in predicted], name
-        assert int(es.LostEventNumber) == 0 and int(es.WalUnloggedNumber) == 0
-    finally:
-        if locker is not None:
-            locker.close()
-        if conn is not None:
-            conn.close()
+    # A slow database: the writer waits for the table while events pile up in the subscriber.
+    table_lock.lock()
+    sim = sims.proxy()
+    sim.Start()
+    _emitted_grew(sim, BACKLOG_EVENTS)
+    sim.Stop()
+    emitted = sims.emitted()
+    # Every emitted event reached the subscriber (its per-attribute counts grew by what was emitted).
+    want_received = [n + emitted[name] for n, name in zip(received_before, es.AttributeList)]
+    eventually(lambda: seen(events_received(es) == want_received, (events_received(es), want_received)), 30,
+               "every emitted event received")
+    backlog = int(es.PendingEventNumber)
+    assert backlog > 100, f"no backlog to lose: {backlog}"
+    _kill(harness.fleet.pids()[0])
+    table_lock.release()  # the database is fast again
+    (device,) = harness.fleet.up([spec])
+    es = harness.fleet.proxy(device)
+    assert int(es.WalReplayedNumber) >= backlog
+    eventually(lambda: (lambda got: seen(all(got.get(n, 0) >= emitted[n] for n in sims.names), (got, emitted)))(
+        db.count_rows_by_attribute(since)), 60, "after the restart: every emitted event stored")
+    assert sql(db, f"SELECT count(*) - count(DISTINCT (att_conf_id, data_time)) FROM {_table(db)}")[0][0] == 0
+    for name, attr in zip(sims.names, sims.plan.specs):
+        stored = [e.value_r for e in db.fetch_events(name) if e.data_time >= since]
+        n = emitted[name]
+        assert stored[:n] == [e.value for e in em.predict_events(sims.plan.seed, sims.device, attr, 0, n)], name
+    assert int(es.LostEventNumber) == 0 and int(es.WalUnloggedNumber) == 0
 
 
-def test_lock_timeout_is_retried_not_rejected(rig: Rig, stack_endpoints: Any) -> None:
-    import tango
-
-    conn = locker = None
-    try:
-        lines = dict(line.split("=", 1) for line in lib_configuration(
-            "timescaledb", rig.database, stack_endpoints, overrides={
-                "batch_size": "50", "flush_interval_ms": "20", "reconnect_min_ms": "100", "reconnect_max_ms": "300"}))
-        lines["connect_string"] += " options='-c lock_timeout=200'"
-        spec = SubscriberSpec(94, tuple(f"{k}={v}" for k, v in lines.items()), tuple(rig.names))
-        (dev_es,) = rig.fleet.up([spec])
-        es = rig.fleet.proxy(dev_es)
-        conn = stack_endpoints["postgres"].connect(rig.database)
-        conn.autocommit = True
-        _archiving(rig, es, conn)
-        sim = tango.DeviceProxy(f"tango://{rig.tango_host}/{rig.device}")
-        locker = stack_endpoints["postgres"].connect(rig.database)
-        locker.autocommit = False
-        locker.cursor().execute("LOCK TABLE att_scalar_devdouble IN ACCESS EXCLUSIVE MODE")
-        sim.Start()
-        eventually(lambda: seen(int(es.ReconnectNumber) >= 2, (es.ReconnectNumber, es.status())), 30,
-                   "the writer's lock timeouts (kept for a retry)")
-        locker.rollback()
-        locker.close()
-        locker = None
-        time.sleep(1.0)
-        sim.Stop()
-        emitted = _emitted(rig, sim)
-        want = {n: emitted[n] + 1 for n in rig.names}
-        eventually(lambda: (lambda got: seen(got == want, (got, want)))(row_counts(conn, "timescaledb")),
-                   60, "every emitted event stored")
-        assert int(es.DbErrorNumber) == 0 and int(es.LostEventNumber) == 0
-    finally:
-        if locker is not None:
-            locker.close()
-        if conn is not None:
-            conn.close()
+def test_lock_timeout_is_retried_not_rejected(harness: Harness, db: Backend, sims: Sims, table_lock: Any) -> None:
+    lines = dict(line.split("=", 1) for line in harness.lib(
+        db, batch_size=50, flush_interval_ms=20, reconnect_min_ms=100, reconnect_max_ms=300))
+    lines["connect_string"] += " options='-c lock_timeout=200'"
+    es = harness.subscriber(94, None, sims.names, lib=[f"{k}={v}" for k, v in lines.items()])
+    since = harness.archiving(es, db, sims)
+    sim = sims.proxy()
+    table_lock.lock()
+    sim.Start()
+    eventually(lambda: seen(int(es.ReconnectNumber) >= 2, (es.ReconnectNumber, es.status())), 30,
+               "the writer's lock timeouts (kept for a retry)")
+    table_lock.release()
+    _emitted_grew(sim, 200)  # events after the lock is released too
+    sim.Stop()
+    emitted = sims.emitted()
+    eventually(lambda: (lambda got: seen(got == emitted, (got, emitted)))(db.count_rows_by_attribute(since)),
+               60, "every emitted event stored")
+    assert int(es.DbErrorNumber) == 0 and int(es.LostEventNumber) == 0

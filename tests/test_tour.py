@@ -29,7 +29,7 @@ import psutil
 import pytest
 
 from hdbbench.servers import homes
-from tests.conftest import REPO
+from tests.harness import REPO
 
 README = REPO / "README.md"
 DOCUMENTS = (README, *sorted((REPO / "docs").glob("*.md")))  # the README and every doc: one harness

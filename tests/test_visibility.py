@@ -10,14 +10,18 @@ resolution its own polls achieved. Only that resolution depends on how busy the 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 
-from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
 from hdbbench import outside
+from hdbbench.backends.registry import DEFAULT_BACKENDS
+from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
 from hdbbench.outside import VisibilityWatch
-from tests.backend_fixtures import endpoint_for, fresh_backend, mariadb_endpoint, pg_endpoint  # noqa: F401
+from tests.harness import eventually, seen
+from tests.harness.databases import fresh_backend
 
 # Attributes in three data tables: scalars of two types and a spectrum (one row per element in MySQL).
 PROBES = [AttributeInfo(f"tango://vishost:10000/vis/probe/{i}/x", tango_type, attr_format, WriteType.READ)
@@ -37,10 +41,10 @@ def _value(info: AttributeInfo, k: int) -> object:
     return k if info.type == TangoType.DEV_LONG else float(k)
 
 
-@pytest.mark.parametrize("backend", ["timescaledb", "postgresql", "mysql"])
-def test_the_watch_sees_each_new_row_once_with_its_lag_and_resolution(request: pytest.FixtureRequest,
+@pytest.mark.parametrize("backend", DEFAULT_BACKENDS)
+def test_the_watch_sees_each_new_row_once_with_its_lag_and_resolution(endpoint_of: Callable[[str], Any],
                                                                          backend: str) -> None:
-    with fresh_backend(backend, endpoint_for(request, backend), None) as db, db.bulk_writer() as writer:
+    with fresh_backend(backend, endpoint_of(backend), None) as db, db.bulk_writer() as writer:
         for info in PROBES:
             writer.register_attribute(info)
         since = datetime.now(timezone.utc)
@@ -57,18 +61,18 @@ def test_the_watch_sees_each_new_row_once_with_its_lag_and_resolution(request: p
                          for info in PROBES for j in range(2)]
                 writer.write(batch)
                 written.extend(event.data_time.timestamp() for event in batch)
-                time.sleep(0.03)
+                time.sleep(0.03)  # batches spread over time, as rows arrive: the spread is under test
             # Then polls that must see nothing again, enough of them that their p99 span is no
             # single outlier (about 2 s).
-            deadline = time.monotonic() + SEEN_TIMEOUT_S
-            while (time.monotonic() < deadline and (watch.probe()["visible_probe_events"] < len(written)
-                                                   or len(watch.poll_starts) < MIN_POLLS)):
-                time.sleep(0.05)
+            eventually(lambda: seen(watch.probe()["visible_probe_events"] >= len(written)
+                                    and len(watch.poll_starts) >= MIN_POLLS,
+                                    (watch.probe()["visible_probe_events"], len(watch.poll_starts))),
+                       SEEN_TIMEOUT_S, f"{len(written)} rows seen and {MIN_POLLS} polls", interval_s=0.05)
         finally:
             watch.stop()
 
-    seen = [source for source, _ in watch.events]
-    assert sorted(seen) == sorted(written)  # each row once, none from before `since`
+    visible = [source for source, _ in watch.events]
+    assert sorted(visible) == sorted(written)  # each row once, none from before `since`
     assert all(lag >= 0 for _, lag in watch.events)
     assert watch.failures == 0  # the attribute never configured is no failure: nothing of it is visible
     figures = watch.lag_figures(since.timestamp(), time.time())

@@ -1,72 +1,29 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Fixtures and data for backend tests: fresh databases on the stack's servers, and edge-value events.
-
-Import the fixtures by name into a test module (pytest finds fixtures in the module namespace):
-`from tests.backend_fixtures import pg_endpoint, mariadb_endpoint, fresh_backend`.
+"""Values for backend tests: the schema variants each backend is tested in, edge-value events, what
+reading them back must give, and hypothesis strategies for any value of any Tango type and format.
 """
 
 from __future__ import annotations
 
 import math
 import struct
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 
-from hdbbench.backends import Backend, get_backend
-from hdbbench.backends.registry import server_kind
+from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Encoded, Event, Quality, TangoType, WriteType
-from hdbbench.servers.endpoints import MariaDBEndpoint, PostgresEndpoint, StackEndpoints
 
-# backend -> variants created by the tests; the first one is the backend's published default.
-VARIANTS: dict[str, tuple[str, ...]] = {
+# backend -> variants created by the tests; the first one is the backend's published default. A
+# backend not named here is tested in its default variant (None).
+VARIANTS: dict[str, tuple[str | None, ...]] = {
     "timescaledb": ("pk+2", "pk", "interval=7d", "pk+2,nofk"),
     "postgresql": ("pk+2", "pk", "pk+2,partitioned"),
     "mysql": ("pk", "pk+2", "partitioned"),
 }
-BACKEND_VARIANTS = [(b, v) for b, vs in VARIANTS.items() for v in vs]
-
-
-def server_endpoint(stack_endpoints: StackEndpoints, kind: str) -> Any:
-    """The stack's endpoint of a server kind (hdbbench.servers.registry); the test is skipped without one."""
-    endpoint = stack_endpoints.get(kind)
-    if endpoint is None:
-        pytest.skip(f"the stack has no {kind} server")
-    return endpoint
-
-
-@pytest.fixture(scope="session")
-def pg_endpoint(stack_endpoints: StackEndpoints) -> PostgresEndpoint:
-    return server_endpoint(stack_endpoints, "postgres")
-
-
-@pytest.fixture(scope="session")
-def mariadb_endpoint(stack_endpoints: StackEndpoints) -> MariaDBEndpoint:
-    return server_endpoint(stack_endpoints, "mariadb")
-
-
-def endpoint_for(request: pytest.FixtureRequest, backend: str) -> Any:
-    """The endpoint of the server kind `backend` runs on (the backend registry says which)."""
-    return server_endpoint(request.getfixturevalue("stack_endpoints"), server_kind(backend).name)
-
-
-def unique_db_name(backend: str) -> str:
-    return f"h3test_{backend[:5]}_{uuid.uuid4().hex[:10]}"
-
-
-@contextmanager
-def fresh_backend(backend: str, endpoint: Any, variant: str | None) -> Iterator[Backend]:
-    """A backend on a new uniquely named database with its schema; dropped afterwards, pass or fail."""
-    b = get_backend(backend, endpoint, unique_db_name(backend))
-    try:
-        b.create_schema(variant)
-        yield b
-    finally:
-        b.drop_schema()
+BACKEND_VARIANTS = [(b, v) for b in DEFAULT_BACKENDS for v in VARIANTS.get(b, (None,))]
 
 
 # ----------------------------------------------------------------------------------- edge values
@@ -189,3 +146,65 @@ def now_ms() -> datetime:
     """Now, to the millisecond, in UTC (inside every partition window the tests create)."""
     t = datetime.now(timezone.utc)
     return t.replace(microsecond=t.microsecond // 1000 * 1000)
+
+
+class Clock:
+    """Fresh millisecond timestamps from now on, one per call: events never collide on a primary key."""
+
+    def __init__(self) -> None:
+        self.ms = int(now_ms().timestamp() * 1000)
+
+    def __call__(self) -> datetime:
+        self.ms += 1
+        return datetime.fromtimestamp(self.ms / 1000, timezone.utc)
+
+
+# ----------------------------------------------------------------------------------- any value
+
+
+TEXT = st.text(st.characters(exclude_characters="\x00"), max_size=40)  # a Tango string is a C string
+INT_RANGES = {
+    TangoType.DEV_UCHAR: (0, 2**8 - 1), TangoType.DEV_SHORT: (-(2**15), 2**15 - 1),
+    TangoType.DEV_USHORT: (0, 2**16 - 1), TangoType.DEV_LONG: (-(2**31), 2**31 - 1),
+    TangoType.DEV_ULONG: (0, 2**32 - 1), TangoType.DEV_LONG64: (-(2**63), 2**63 - 1),
+    TangoType.DEV_ULONG64: (0, 2**64 - 1), TangoType.DEV_STATE: (0, 13), TangoType.DEV_ENUM: (0, 2**15 - 1),
+}
+# Derandomized, so that CI sees the same values every time.
+PROPERTY = settings(max_examples=40, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                           HealthCheck.data_too_large])
+
+
+def element(tango_type: TangoType) -> st.SearchStrategy[Any]:
+    """One value of `tango_type`, extremes included (hypothesis favours the bounds)."""
+    if tango_type in INT_RANGES:
+        low, high = INT_RANGES[tango_type]
+        return st.integers(low, high)
+    return {
+        TangoType.DEV_BOOLEAN: st.booleans(),
+        TangoType.DEV_FLOAT: st.floats(width=32),  # NaN, ±Inf, subnormals and the float32 extremes
+        TangoType.DEV_DOUBLE: st.floats(),
+        TangoType.DEV_STRING: TEXT,
+        TangoType.DEV_ENCODED: st.builds(Encoded, TEXT, st.binary(max_size=64)),
+    }[tango_type]
+
+
+def value(info: AttributeInfo) -> st.SearchStrategy[Any]:
+    """A scalar, a spectrum (possibly empty) or a rectangular image (possibly empty) of the attribute."""
+    one = element(info.type)
+    if info.format == AttrFormat.SCALAR:
+        return one
+    if info.format == AttrFormat.SPECTRUM:
+        return st.lists(one, max_size=12)
+    return st.one_of(st.just([]), st.integers(1, 4).flatmap(
+        lambda width: st.lists(st.lists(one, min_size=width, max_size=width), min_size=1, max_size=4)))
+
+
+def event(info: AttributeInfo, at: datetime) -> st.SearchStrategy[Event]:
+    """A valid event (values on the sides its write type has), an INVALID one, or an error."""
+    reads, writes = info.write_type != WriteType.WRITE, info.write_type != WriteType.READ
+    valid = st.builds(lambda r, w, q: Event(info.name, at, r if reads else None, w if writes else None, q),
+                      value(info), value(info), st.sampled_from([Quality.VALID, Quality.ALARM, Quality.WARNING]))
+    invalid = st.just(Event(info.name, at, None, None, Quality.INVALID))
+    error = TEXT.map(lambda text: Event(info.name, at, None, None, Quality.INVALID, "error: " + text))
+    return st.one_of(valid, valid, invalid, error)

@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A synthetic run directory for report tests: insertion trials of three backends in the shapes
+hdbbench writes them (TrialSummary), the extraction, disk and sizing results beside them, and the
+sections a report page has. Shared by tests/test_report.py and tests/test_migration.py."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from hdbbench.disk import reference
+from hdbbench.results import CaseSize, Projection, QuerySummary, TimeStats, results_document
+from hdbbench.trials import TrialSummary
+
+MEDIANS = {"timescaledb": 1900.0, "postgresql": 1500.0, "mysql": 1200.0}  # stored events/s, by backend
+BACKENDS = tuple(MEDIANS)  # the backends of the synthetic results
+
+
+# --- synthetic results -------------------------------------------------------------------------
+def synthetic_trial(backend: str, suffix: str, median: float, kind: str, batch_size: int = 1000,
+           **extra: Any) -> dict[str, Any]:
+    """One trial as hdbbench.insertion writes it (a TrialSummary), labelled <backend>_<suffix>."""
+    ages = {"p50": 100 / median, "p99": 300 / median, "max": 500 / median, "window": "steady part, read at its end"}
+    figures: dict[str, Any] = dict(
+        backend=backend, label=f"{backend}_{suffix}", kind=kind, batch_size=batch_size, subscriber_kind="hdbbench-es",
+        offered_rate=2000.0, subscribers=1, lib_overrides={"batch_size": str(batch_size)}, duration_s=12.0,
+        warmup_s=2.0,
+        stored_rate={"count": 30, "median": median, "p1": median * 0.97, "p99": median * 1.02,
+                     "mean": median * 0.99, "min": median * 0.9, "max": median * 1.03},
+        pending_events={"max": 5000 / median * 100, "p99": 40.0},
+        pending_age_s={"max": 0.2, "p99": 0.1},
+        event_age_at_commit_s=ages, event_age_at_reception_s=ages, time_in_subscriber_s=ages,
+        cpu={"subscribers": {"cores": 0.1, "us_per_event": 20.0},
+             "postgres": {"cores": 0.1, "us_per_event": 30.0 if backend != "mysql" else 0.0},
+             "mariadb": {"cores": 0.1, "us_per_event": 25.0 if backend == "mysql" else 0.0},
+             "devices": {"cores": 0.1, "us_per_event": 50.0}},
+        subscriber_cpu_by_thread={},
+        accounting={"emitted": 1000, "stored": 1000, "lost": 0, "duplicates": 0, "per_attribute": []},
+        drained=True, sampling_failures={}, subscriber_final={},
+        database_bytes={"before": 0, "after": 1000, "growth": 1000},
+        placement={"requested": {}, "machine_cpus": "0-1", "observed": {
+            g: {"cpus": "0-1", "processes": [{"pid": 1, "name": g, "cpus": "0-1", "thread_cpus": "0-1"}]}
+            for g in ("devices", "subscribers", "databases", "tango", "controller")},
+            "archiving_path": {"cores": "0-1", "core_count": 2, "us_per_event": 50.0,
+                               "us_per_event_per_core": 25.0, "utilisation_per_core": 0.1}},
+    )
+    return TrialSummary.from_dict(figures | extra).to_dict()
+
+
+def backend_trials(backend: str) -> list[dict[str, Any]]:
+    m = MEDIANS[backend]
+    steps = [{"offered_rate": 1000.0 * 1.1 ** k, "stored_median": min(1000.0 * 1.1 ** k, m), "saturated": False,
+              "errors": 0} for k in range(4)]
+    last = max(s["offered_rate"] for s in steps if s["offered_rate"] <= m)
+    for s in steps:
+        s["saturated"] = s["offered_rate"] > m
+    search = {"steps": steps, "last_sustainable_rate": last, "limited_by": "subscriber", "criterion": "Elettra"}
+    return [
+        synthetic_trial(backend, "throughput", m, "throughput", sustained_share=1.0),
+        *(synthetic_trial(backend, f"batch{n}", m * share, "batch_sweep", n)
+          for n, share in ((256, 0.7), (1024, 0.85), (4096, 1.0))),
+        synthetic_trial(backend, "subs1", m, "subscriber_sweep"),
+        synthetic_trial(backend, "subs2", m * 1.8, "subscriber_sweep", subscribers=2),
+        synthetic_trial(backend, "saturation", m, "saturation", saturation=search),
+        synthetic_trial(backend, "sustained", m, "sustained", sustained_share=0.995 if backend != "mysql" else 0.9),
+    ]
+
+
+def write_json(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, indent=1))
+
+
+def make_run(root: Path, with_others: bool = True) -> Path:
+    run = root / "20260101T000000Z-synthetic"
+    (run / "series").mkdir(parents=True)
+    scenario = {"name": "synthetic", "seed": 1, "backends": list(BACKENDS), "warmup_s": 2.0, "profile": "relaxed",
+                "measurements": {"saturation": {"step": 0.1}}}
+    env = {"hostname": "h", "cpu_model": "Test CPU", "cores": 8, "memory_bytes": 2 ** 34, "kernel": "6.1",
+           "disk": {"device": "nvme0n1", "type": "non-rotational"}, "packages": {"numpy": "2"},
+           "servers": {"postgres": "PostgreSQL 15"}, "settings": {"profile": "relaxed"}}
+    trials = [t for b in BACKENDS for t in backend_trials(b)]
+    write_json(run / "scenario.json", scenario)
+    write_json(run / "environment.json", env)
+    write_json(run / "status.json", {"state": "completed", "started": "x", "ended": "y"})
+    write_json(run / "results.json", results_document("insertion", scenario, env, {"trials": trials}))
+    for t in trials:
+        with open(run / "series" / f"{t['label']}.csv", "w", newline="") as out:
+            writer = csv.writer(out)
+            writer.writerow(["t_s", "sub.RowsStoredNumber", "sub.PendingEventNumber", "sub.PendingEventAge"])
+            for k in range(12):
+                writer.writerow([k, k * t["stored_rate"]["median"], 10 + k % 3, 0.05])
+    if with_others:
+        write_others(run, scenario, env)
+    return run
+
+
+def write_others(run: Path, scenario: dict[str, Any], env: dict[str, Any]) -> None:
+    """extraction.json, disk.json and sizing.json in the shapes their producers write (hdbbench.results)."""
+    def times(p95: float) -> TimeStats:
+        return TimeStats(100, p95 / 2, p95, p95 * 1.5)
+
+    summary = [QuerySummary(b, "pk+2", "clustered" if cl else "unclustered", "random", float(i),
+                            "cold" if cold else "warm", times(base * i / 3600), times(base * i / 7200), 1000.0, None)
+               for b, base in (("timescaledb", 0.01), ("postgresql", 0.02), ("mysql", 0.04))
+               for i in (3600, 86400, 604800) for cold in (True, False) for cl in (True, False)]
+    write_json(run / "extraction.json", results_document("extraction", scenario, env,
+                                                     {"summary": [q.to_dict() for q in summary]}))
+    cases = disk_cases()
+    write_json(run / "disk.json", results_document("disk", scenario, env, {
+        "cases": cases, "reference": reference.compare(cases),
+        "variants": [{"backend": "mysql", "variant": "pk,myrocks", "unavailable": "MyRocks: not loaded"}]}))
+    write_json(run / "sizing.json", results_document("disk-plan", {"inventory": {"name": "test-facility"}}, env,
+                                                 {"projections": projections()}))
+
+
+DISK = {"timescaledb": 60.0, "postgresql": 70.0, "mysql": 90.0}   # data bytes per event of scalar devdouble
+
+
+def disk_case(backend: str, type_: str, data_bytes: float, fmt: str = "scalar", elements: int = 1,
+              fit_ok: bool = True) -> dict[str, Any]:
+    """One case as `size measure` writes it: the CaseSize fields and the fit's figures beside them."""
+    base = asdict(CaseSize(backend, "pk+2", type_, fmt, "ro", elements, f"att_{fmt}_{type_}_ro", 10000, data_bytes * 1.5,
+                           data_bytes, data_bytes / 2, 0.0))
+    return base | {"marginal_bytes_per_event": data_bytes * 1.5, "fixed_bytes": 65536.0, "fit_r2": 0.9999,
+                   "fit_max_residual": 0.004 if fit_ok else 0.15, "fit_sizes": [100, 1000, 10000], "fit_ok": fit_ok,
+                   "fit_note": "" if fit_ok else "not a line: 15.0 % off at 1000 events", "slack_bytes": 8.0 * 2 ** 20,
+                   "average_bytes_per_event": data_bytes * 1.5 + 6553.6, "case_string_chars": 20}
+
+
+def disk_cases() -> list[dict[str, Any]]:
+    cases = [disk_case(b, t, d * k) for b, d in DISK.items()
+             for t, k in (("devdouble", 1.0), ("devlong", 0.9), ("devboolean", 0.8), ("devstring", 1.2))]
+    cases += [disk_case(b, "devdouble", d * n / 10, "spectrum", n) for b, d in DISK.items() for n in (100, 1000)]
+    cases.append(disk_case("mysql", "devenum", 500.0, fit_ok=False))   # off a line: shown flagged, never used
+    return cases
+
+
+def projections() -> list[dict[str, Any]]:
+    """Projection records as hdbbench.sizing.project writes them: groups with their parts, logs, replicas."""
+    out = []
+    for backend, per_day in (("timescaledb", 1e9), ("postgresql", 1.2e9), ("mysql", 1.6e9)):
+        groups = [{"label": label, "events_per_day": 1e7, "bytes_per_event": per_day * share / 1e7,
+                   "source": "marginal over 3 sizes, 100-10000 events", "bytes_per_day": per_day * share,
+                   "retention_days": 730.0, "bytes_at_retention": per_day * share * 730, "log_bytes_per_day": {},
+                   "parts_at_retention": parts if backend != "postgresql" else None, "share_at_retention": share}
+                  for label, share, parts in (("readbacks", 0.75, 53), ("states", 0.25, 27))]
+        logs = per_day * 0.5 * 7
+        at_retention = per_day * 730
+        out.append(Projection(backend, "pk+2", True, per_day, per_day * 30.44, per_day * 365, at_retention,
+                              {"wal": per_day * 0.5}, groups, 2.0, 7.0, logs, (at_retention + logs) * 2).to_dict())
+    return out
+
+
+# --- offline and section checks ------------------------------------------------------------------
+SECTIONS = ("throughput", "lag", "batch", "subscribers", "saturation", "sustained", "cpu", "loss", "extraction",
+            "disk", "sizing", "ranking", "environment")
+
+
+def sections_of(page: str) -> dict[str, str]:
+    parts = re.split(r"<section id='([a-z]+)'>", page)
+    return {parts[i]: parts[i + 1] for i in range(1, len(parts) - 1, 2)}
