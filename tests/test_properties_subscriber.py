@@ -22,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hdbbench.backends import Backend
-from hdbbench.backends.registry import BACKENDS, entry, lib_configuration
+from hdbbench.backends.registry import DEFAULT_BACKENDS, entry, lib_configuration
 from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Encoded, Event, Quality, TangoType, WriteType
 from tests.harness import REPO
 from tests.harness.databases import fresh_backend
@@ -83,7 +83,7 @@ class Unprinted(list[str]):
         return f"<{len(self)} LibConfiguration lines>"
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
+@pytest.fixture(scope="module", params=DEFAULT_BACKENDS)
 def target(request: pytest.FixtureRequest, endpoint_of: Callable[[str], Any]) -> Iterator[tuple[str, Backend, list[str]]]:
     if not DRIVER.exists():
         pytest.skip(f"driver not built: {DRIVER}")
