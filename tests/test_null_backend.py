@@ -4,8 +4,7 @@ refused in one line); its "database" is a directory; the counts the real null wr
 read back exactly (through hdbbench-es-write-records, no server); and a real subscriber on it, fed by
 a real simulated device, counts every event the device emitted.
 
-The endpoint is a stand-in for the server registry's `LocalEndpoint` (a directory of this host that
-`stack up` creates), which is not in this tree yet: `LocalStandIn` below, tests only.
+The endpoint is the server registry's `LocalEndpoint`: a directory of this host (here a test's own).
 """
 
 from __future__ import annotations
@@ -29,6 +28,7 @@ from hdbbench.backends.registry import lib_configuration
 from hdbbench.cli.check import check
 from hdbbench.errors import ConfigError, SchemaError
 from hdbbench.outside import VisibilityWatch
+from hdbbench.servers.endpoints import LocalEndpoint
 from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
 from tests.harness import eventually, seen
 
@@ -39,15 +39,8 @@ A = "tango://h:1/sim/null/1/a"
 B = "tango://h:1/sim/null/1/b"
 
 
-@dataclass(frozen=True)
-class LocalStandIn:
-    """Stand-in for the server registry's LocalEndpoint (tests only; replaced when it lands)."""
-
-    path: Path
-
-
 def null_backend(directory: Path) -> Any:
-    return get_backend("null", LocalStandIn(directory), f"null_{uuid.uuid4().hex[:8]}")
+    return get_backend("null", LocalEndpoint(str(directory)), f"null_{uuid.uuid4().hex[:8]}")
 
 
 # ------------------------------------------------------------------------------ no server needed
@@ -98,7 +91,7 @@ def test_the_schema_is_a_directory(tmp_path: Path) -> None:
     backend.drop_schema()
     assert not backend.directory.exists()
     with pytest.raises(ConfigError, match="plain name"):
-        NullBackend(LocalStandIn(tmp_path), "../elsewhere")
+        NullBackend(LocalEndpoint(str(tmp_path)), "../elsewhere")
 
 
 def test_what_it_lacks_is_refused_in_one_line(tmp_path: Path) -> None:
@@ -195,8 +188,6 @@ def subscribed(stack_endpoints: Any, tmp_path: Path) -> Iterator[tuple[Any, Subs
 
     from hdbbench import devices
 
-    if not DEFAULT_BINARY.exists():
-        pytest.skip(f"subscriber not built: {DEFAULT_BINARY}")
     if stack_endpoints.tango is None:
         pytest.skip("the test stack has no Tango database")
     tango_host = stack_endpoints.tango.tango_host
@@ -223,6 +214,7 @@ def subscribed(stack_endpoints: Any, tmp_path: Path) -> Iterator[tuple[Any, Subs
         backend.drop_schema()
 
 
+@pytest.mark.subscriber
 def test_a_subscriber_on_null_counts_every_emitted_event(subscribed: tuple[Any, SubscriberFleet, Load]) -> None:
     backend, _, load = subscribed
     burst = 40

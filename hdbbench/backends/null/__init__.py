@@ -7,6 +7,6 @@ Tango's delivery and the subscriber alone (TSBS's null target).
     backend.py  NullBackend: the schema as a directory, counts, what it lacks
 """
 
-from hdbbench.backends.null.backend import LocalPath, NullBackend
+from hdbbench.backends.null.backend import NullBackend
 
-__all__ = ["LocalPath", "NullBackend"]
+__all__ = ["NullBackend"]

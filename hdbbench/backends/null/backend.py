@@ -14,7 +14,7 @@ from __future__ import annotations
 import shutil
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 from hdbbench.backends.base import DATABASE_FAULTS, DISK, EXTRACTION, SQL_SCHEMA, Backend, BulkWriter
 from hdbbench.backends.model import SchemaVariant, TableDef, TableSize
@@ -29,15 +29,11 @@ from hdbbench.backends.null.counts import (
 from hdbbench.backends.null.outside import NullOutsideReader
 from hdbbench.errors import ConfigError, SchemaError
 from hdbbench.hdbtypes import AttributeInfo, Event
+from hdbbench.servers.endpoints import (
+    LocalEndpoint,  # the `local` server: <state_dir>/local/, made by `stack up`
+)
 
 DIRECTORY_SUFFIX = ".counts"
-
-
-class LocalPath(Protocol):
-    """What the null backend needs of its endpoint: a directory on this host (the `local` server's
-    endpoint, ``<state_dir>/local/``, which `stack up` creates)."""
-
-    path: Path
 
 
 class NullBackend(Backend):
@@ -57,7 +53,7 @@ class NullBackend(Backend):
             raise ConfigError(f"null backend: database {database!r} must be a plain name (it names a directory)")
 
     @classmethod
-    def directory_of(cls, endpoint: LocalPath, database: str) -> Path:
+    def directory_of(cls, endpoint: LocalEndpoint, database: str) -> Path:
         return Path(endpoint.path) / f"{database}{DIRECTORY_SUFFIX}"
 
     @property
