@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from hdbbench.aging.records import AgingResults
 from hdbbench.measure import Distribution
 from hdbbench.records import omitted, read, write
 
@@ -331,6 +332,8 @@ class InsertionResults:
     device_engine: str | None = omitted()
     hosts: dict[str, Any] | None = omitted()   # hdbbench.hosts.describe
     trials: list[TrialSummary]
+    # Memory budgets, storage classes, aged histories, load-order and growth trials (hdbbench.aging).
+    aging: AgingResults | None = omitted()
 
     def to_dict(self) -> dict[str, Any]:
         return dict(write(self))
