@@ -22,8 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hdbbench.aging.records import ServerConfinement
 from hdbbench.errors import ConfigError, ServerError
 from hdbbench.servers import homes, process
+from hdbbench.servers.confine import lifecycle as confine
+from hdbbench.servers.confine.spec import ConfineSpec
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.servers.ports import LOOPBACK, check_address
 from hdbbench.servers.process import ProcessRecord
@@ -46,6 +49,7 @@ class StackConfig:
     attached: bool = False            # servers die with this process (tests, runs)
     keep_running: bool = False        # reuse running servers as they are, whatever their settings
     address: str = LOOPBACK           # where the private servers bind and are reached: this host's address
+    confine: ConfineSpec = field(default_factory=ConfineSpec)  # memory budgets, storage class (hdbbench.servers.confine)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "address", check_address(self.address, "stack address"))
@@ -83,8 +87,10 @@ class Stack:
             if name in config.external:
                 continue
             server = kind(name)
+            # The memory rule's buffers override the profile's (recorded with the settings in force).
+            settings = {**config.profile.of(name), **confine.buffers(config.confine, name)}
             self._servers[name] = server.private(ServerArgs(
-                self.state_dir, config.profile.of(name), attached=config.attached, keep_running=config.keep_running,
+                self.state_dir, settings, attached=config.attached, keep_running=config.keep_running,
                 address=config.address, flavour=config.flavour(server)))
 
     def server(self, name: str) -> Any | None:
@@ -100,9 +106,12 @@ class Stack:
             raise ServerError(f"state directory {self.state_dir} is not writable by this user")
 
     def up(self) -> StackEndpoints:
+        confine.refuse_unenforceable(self.config.confine, self.config.components, self.config.external)
         self._check_state_dir()
+        confine.sweep_orphans()  # mounts and groups of state directories that are gone, before their homes
         homes.sweep_orphan_homes()  # left by commands killed before `stack down`
         started: list[Any] = []
+        confined: list[str] = []
         endpoints: dict[str, Any] = {}
         try:
             for name in self.config.components:
@@ -112,18 +121,49 @@ class Stack:
                     continue
                 if self.config.needs(kind(name)):
                     server.use_servers(endpoints)
+                if self._confine_before(name, server):
+                    confined.append(name)
                 was_running = server.running()
                 endpoints[name] = server.up()
                 if not was_running:
                     started.append(server)
+                if name in confined:
+                    confine.settle(self.state_dir, name, self.config.confine)
         except BaseException:
-            # All or nothing: Ctrl-C or a failure leaves no server of this call running.
+            # All or nothing: Ctrl-C or a failure leaves no server of this call running, nothing mounted,
+            # attached or throttled for them.
             for server in reversed(started):
                 server.down()
+            for name in confined:
+                confine.release(self.state_dir, name)
             raise
         result = StackEndpoints(endpoints)
         self._write_state(result)
         return result
+
+    def _confine_before(self, name: str, server: Any) -> bool:
+        """Set up the server's confinement before it starts; True when this call did (a running server
+        confined as asked keeps its own). A running server confined otherwise is stopped first; a
+        stopped one's leftovers (a crashed command's) are taken down."""
+        spec = self.config.confine
+        if name not in confine.confinable_kinds():
+            return False
+        running = server.running()
+        if running and (self.config.keep_running or confine.same_as_running(self.state_dir, name, spec)):
+            return False
+        if running:
+            server.down()  # confined otherwise: restarted below, confined as asked
+        confine.release(self.state_dir, name)
+        if not spec.applies_to(name):
+            return False
+        confine.prepare(self.state_dir, server, spec)
+        return True
+
+    def confinement(self) -> list[ServerConfinement]:
+        """The private database servers' memory budgets and storage, read back from the kernel (only
+        those confined)."""
+        return [confine.confinement(self.state_dir, name) for name in self.config.components
+                if name in self._servers and confine.is_confined(self.state_dir, name)]
 
     def down(self) -> list[str]:
         """Stop everything started in this state directory (found from the records) and remove the
@@ -140,6 +180,7 @@ class Stack:
         from hdbbench.faults import mounts  # faults need the stack, not the other way round
 
         stopped += [f"tmpfs {path}" for path in mounts.unmount_leftovers(self.state_dir)]
+        stopped += confine.release_all(self.state_dir)  # before the homes: the images' mounts are in them
         (self.state_dir / _STATE_FILE).unlink(missing_ok=True)
         homes.remove_homes(self.state_dir)
         return stopped
@@ -172,6 +213,8 @@ class Stack:
             "profile": recorded_profile(self.state_dir) or self.config.profile.name,
             "all_ready": all(s["ready"] for s in servers.values()),
             "servers": servers,
+            "confinement": [c.__dict__ | {"probe": c.probe.__dict__ if c.probe else None}
+                            for c in self.confinement()],
         }
 
     # --- external servers ---------------------------------------------------------------------
