@@ -148,7 +148,7 @@ def plan_run(scenario: Scenario, options: RunOptions) -> RunPlan:
     profile = resolve_profile(scenario.profile, options.settings_overrides)
     config = StackConfig(
         state_dir=options.state_dir, profile=profile, tango_db=scenario.tango_db, attached=True, keep_running=True,
-        external=servers.external_from_environment(), components=components,
+        external=servers.external_from_environment(), components=components, confine=scenario.confine,
     )
     return RunPlan(
         name=scenario.name, recorded=scenario.to_dict(), warnings=scenario.warnings, stack=config,

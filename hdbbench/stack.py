@@ -149,7 +149,9 @@ class Stack:
         if name not in confine.confinable_kinds():
             return False
         running = server.running()
-        if running and (self.config.keep_running or confine.same_as_running(self.state_dir, name, spec)):
+        # Even a stack reused as it runs (keep_running) is restarted when confined otherwise: a budget
+        # or class asked is never silently left out.
+        if running and confine.same_as_running(self.state_dir, name, spec):
             return False
         if running:
             server.down()  # confined otherwise: restarted below, confined as asked
@@ -213,8 +215,7 @@ class Stack:
             "profile": recorded_profile(self.state_dir) or self.config.profile.name,
             "all_ready": all(s["ready"] for s in servers.values()),
             "servers": servers,
-            "confinement": [c.__dict__ | {"probe": c.probe.__dict__ if c.probe else None}
-                            for c in self.confinement()],
+            "confinement": confine.confinement_dicts(self.confinement()),
         }
 
     # --- external servers ---------------------------------------------------------------------

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hdbbench.aging.records import ServerConfinement, StorageProbe
+from hdbbench.aging.records import AgingResults, ServerConfinement, StorageProbe
 from hdbbench.errors import ConfigError, ServerError
 from hdbbench.records import read, write
 from hdbbench.servers import homes
@@ -159,6 +159,17 @@ def confinement(state_dir: Path, name: str) -> ServerConfinement:
         probe=read(StorageProbe, saved["probe"]) if saved.get("probe") else None,
         unthrottled_read_iops=saved.get("unthrottled_read_iops"), warning=saved.get("warning"),
     )
+
+
+def confinement_dicts(records: list[ServerConfinement]) -> list[dict[str, Any]]:
+    """The records as environment.json holds them (key `confinement`)."""
+    return [write(record) for record in records]
+
+
+def aging_results(records: list[ServerConfinement]) -> AgingResults:
+    """The insertion results' `aging` part with the confinement filled in (history, load order and
+    growth are the other parts' to add)."""
+    return AgingResults(confinement=list(records), history=[], load_order=[], growth=[])
 
 
 def is_confined(state_dir: Path, name: str) -> bool:
