@@ -135,7 +135,10 @@ class Stack:
             for server in reversed(started):
                 server.down()
             for name in confined:
-                confine.release(self.state_dir, name)
+                try:
+                    confine.release(self.state_dir, name)
+                except Exception:  # noqa: BLE001 - the first failure is the one to report; `down` retries
+                    pass
             raise
         result = StackEndpoints(endpoints)
         self._write_state(result)

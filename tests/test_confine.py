@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +22,9 @@ from hdbbench.servers.confine import cgroup, lifecycle, memory, storage
 from hdbbench.servers.confine.spec import CLASSES, ConfineSpec, parse_spec
 from hdbbench.servers.registry import confinable_kinds
 from hdbbench.stack import Stack
+from tests.harness import REPO, eventually
 from tests.harness.servers import SMALL_SETTINGS, TEST_STATE_DIR, external_servers, stack_config
+from tests.harness.signals import default_sigint, sigint_ignored
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="confining servers needs root")
 
@@ -134,6 +139,29 @@ def test_failing_up_leaves_nothing() -> None:
         assert not stack.server("postgres").running()
     finally:
         stack.down()
+        shutil.rmtree(state_dir, ignore_errors=True)
+
+
+def test_ctrl_c_during_up_leaves_nothing() -> None:
+    if external_servers():
+        pytest.skip("needs private servers")
+    state_dir = _state_dir()
+    argv = [sys.executable, "-m", "hdbbench", "stack", "up", "--state-dir", str(state_dir), "--only", "postgres",
+            "--only", "mariadb", "--set", "postgres.max_connections=50", "--memory", "256MiB", "--storage", CLASS,
+            "--storage-size", "1GiB"]
+    try:
+        with sigint_ignored():
+            up = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                                  preexec_fn=default_sigint)
+        # Interrupt once MariaDB's storage is mounted: PostgreSQL is up and confined by then.
+        eventually(lambda: (state_dir / "mariadb" / "confinement.json").exists() or up.poll() is not None,
+                   120, "MariaDB's confinement to be set up")
+        up.send_signal(signal.SIGINT)
+        _, stderr = up.communicate(timeout=120)
+        assert up.returncode == 130, stderr
+        assert leftovers(state_dir, []) == []
+    finally:
+        Stack(stack_config(state_dir, components=SERVERS)).down()
         shutil.rmtree(state_dir, ignore_errors=True)
 
 

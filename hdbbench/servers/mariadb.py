@@ -83,7 +83,7 @@ class MariaDBServer(PrivateServer):
         if user:
             argv.append(f"--user={user}")
         process.run_checked(argv, what="mariadb-install-db", log_path=self.dir / "install-db.log",
-                            run_as=self.run_as, cwd=self.work_dir())
+                            run_as=self.run_as, cwd=self.work_dir(), cgroup_procs=self.cgroup_procs)
 
     def _write_option_file(self, port: int) -> Path:
         options = {

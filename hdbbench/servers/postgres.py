@@ -89,6 +89,7 @@ class PostgresServer(PrivateServer):
                  "--auth-host=scram-sha-256", "--auth-local=peer", "--encoding=UTF8", "--locale=C",
                  "--no-instructions"],
                 what="PostgreSQL initdb", log_path=self.dir / "initdb.log", run_as=self.run_as, cwd=self.work_dir(),
+                cgroup_procs=self.cgroup_procs,
             )
         finally:
             pwfile.unlink(missing_ok=True)

@@ -151,14 +151,16 @@ def spawn(
 
 
 def run_checked(argv: Sequence[str], *, what: str, log_path: Path, run_as: RunAs | None = None,
-                env: dict[str, str] | None = None, timeout_s: float = 300, cwd: Path | None = None) -> None:
+                env: dict[str, str] | None = None, timeout_s: float = 300, cwd: Path | None = None,
+                cgroup_procs: Path | None = None) -> None:
     """Run a one-shot tool (initdb, mariadb-install-db); on failure name it and point at its log."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log:
         try:
             result = subprocess.run(
                 list(argv), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=cwd,
-                preexec_fn=_child_setup(run_as, attached=True), timeout=timeout_s, check=False,
+                preexec_fn=_child_setup(run_as, attached=True, cgroup_procs=cgroup_procs), timeout=timeout_s,
+                check=False,
             )
         except FileNotFoundError:
             raise ServerError(f"{what}: binary not found: {argv[0]} (run ./run.sh setup)") from None

@@ -98,10 +98,10 @@ def prepare(state_dir: Path, server: Any, spec: ConfineSpec) -> None:
     """Before the server starts: its memory group and its mounted, unthrottled file system."""
     name = server.name
     budget = spec.memory.get(name)
-    server.cgroup_procs = None
-    if budget:
-        memory.create(state_dir, name, budget)
-        server.cgroup_procs = memory.procs_file(state_dir, name)
+    # A group even without a budget: it holds every process of the server (its initialisation too),
+    # so that `release` can make sure none is left before it unmounts.
+    memory.create(state_dir, name, budget)
+    server.cgroup_procs = memory.procs_file(state_dir, name)
     if spec.storage.confined:
         uid, gid = server._ids()
         storage.attach(state_dir, name, spec.storage_size, uid, gid)
@@ -178,7 +178,9 @@ def is_confined(state_dir: Path, name: str) -> bool:
 
 def release(state_dir: Path, name: str) -> list[str]:
     """Undo a (stopped) server's confinement: mount, loop device, throttle, memory group, record."""
-    undone = storage.release(state_dir, name)
+    killed = memory.kill_members(state_dir, name)
+    undone = [f"{len(killed)} leftover process(es) of {name}"] if killed else []
+    undone += storage.release(state_dir, name)
     if memory.remove(state_dir, name):
         undone.append(f"memory cgroup of {name}")
     _record_path(state_dir, name).unlink(missing_ok=True)

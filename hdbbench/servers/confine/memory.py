@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
+import time
 from pathlib import Path
 
 from hdbbench.errors import ServerError
@@ -28,14 +30,15 @@ def path(state_dir: Path, server: str) -> Path | None:
     return parent / cgroup.group_name(state_dir, server) if parent else None
 
 
-def create(state_dir: Path, server: str, budget: int) -> Path:
-    """Create (or reuse) the server's group with `budget` bytes as its limit; return the group."""
+def create(state_dir: Path, server: str, budget: int | None) -> Path:
+    """Create (or reuse) the server's group with `budget` bytes as its limit (None: no limit, the group
+    only keeps track of the server's processes); return the group."""
     group = path(state_dir, server)
     if group is None:
         raise ServerError("the memory cgroup controller is not mounted")
     group.mkdir(parents=True, exist_ok=True)
     try:
-        cgroup.write(group / "memory.limit_in_bytes", str(budget))
+        cgroup.write(group / "memory.limit_in_bytes", str(budget) if budget else "-1")
     except OSError as exc:  # EBUSY: a running member already uses more than the new budget
         raise ServerError(f"cannot set the memory limit of {group} to {budget} bytes: {exc.strerror}") from None
     return group
@@ -59,6 +62,21 @@ def members(state_dir: Path, server: str) -> list[int]:
         return [int(p) for p in (group / "cgroup.procs").read_text().split()] if group else []
     except OSError:
         return []
+
+
+def kill_members(state_dir: Path, server: str, timeout_s: float = 15.0) -> list[int]:
+    """SIGKILL what is left in the server's group after it was stopped (a bootstrap a Ctrl-C left
+    running, a backend that did not exit) and wait until the group is empty; return the pids killed."""
+    killed = members(state_dir, server)
+    for pid in killed:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + timeout_s
+    while members(state_dir, server) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return killed
 
 
 def usage(state_dir: Path, server: str) -> int | None:

@@ -122,7 +122,9 @@ def _mount(state_dir: Path, server: str, device: str, uid: int, gid: int) -> Non
         return
     if point.is_symlink():
         raise ServerError(f"{point} is a link; remove it")
-    point.mkdir(mode=0o700, exist_ok=True)
+    if not point.exists():
+        point.mkdir(mode=0o700)
+        os.chown(point, uid, gid)  # the directory under the mount: the server's when class `ram` uses it later
     _run(["mount", "-t", "ext4", "-o", "noatime", f"/dev/{device}", str(point)], "mount")
     # The server's initialisation wants an empty directory of its own account.
     lost = point / "lost+found"
@@ -133,6 +135,7 @@ def _mount(state_dir: Path, server: str, device: str, uid: int, gid: int) -> Non
 
 
 def _detach(device: str) -> None:
+    # On a device still open (after a lazy unmount) this sets autoclear: detached when it is closed.
     subprocess.run(["losetup", "-d", f"/dev/{device}"], capture_output=True, check=False, timeout=60)
 
 
@@ -193,7 +196,12 @@ def release(state_dir: Path, server: str) -> list[str]:
     point = mount_point(state_dir, server)
     source = mounted_at(point)
     if source is not None:
-        _run(["umount", str(point)], "umount")
+        try:
+            _run(["umount", str(point)], "umount")
+        except ServerError:
+            # Still busy (a process outside the server's group has a file open there): take the mount
+            # out of the tree now; the kernel lets go of the file system when the last user does.
+            _run(["umount", "--lazy", str(point)], "umount --lazy")
         undone.append(f"mount {point}")
     device = loop_device(image_path(state_dir, server))
     if device is not None:
