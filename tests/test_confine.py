@@ -66,8 +66,10 @@ def confined() -> Iterator[Stack]:
         stack.up()
         yield stack
     finally:
-        stack.down()
-        shutil.rmtree(state_dir, ignore_errors=True)
+        try:
+            stack.down()
+        finally:
+            shutil.rmtree(state_dir, ignore_errors=True)
 
 
 def test_memory_limit_is_in_force_and_the_server_is_in_its_group(confined: Stack) -> None:
@@ -138,8 +140,10 @@ def test_failing_up_leaves_nothing() -> None:
         assert leftovers(state_dir, []) == []
         assert not stack.server("postgres").running()
     finally:
-        stack.down()
-        shutil.rmtree(state_dir, ignore_errors=True)
+        try:
+            stack.down()
+        finally:
+            shutil.rmtree(state_dir, ignore_errors=True)
 
 
 def test_ctrl_c_during_up_leaves_nothing() -> None:
@@ -161,8 +165,10 @@ def test_ctrl_c_during_up_leaves_nothing() -> None:
         assert up.returncode == 130, stderr
         assert leftovers(state_dir, []) == []
     finally:
-        Stack(stack_config(state_dir, components=SERVERS)).down()
-        shutil.rmtree(state_dir, ignore_errors=True)
+        try:
+            Stack(stack_config(state_dir, components=SERVERS)).down()
+        finally:
+            shutil.rmtree(state_dir, ignore_errors=True)
 
 
 def test_an_external_server_is_refused_in_one_line(tmp_path: Path) -> None:
