@@ -33,7 +33,7 @@ CLASS = "hdd"
 SERVERS = confinable_kinds()
 
 
-def _spec(**overrides: str) -> ConfineSpec:
+def _spec(**overrides: str | None) -> ConfineSpec:
     values = {"memory": "256MiB", "storage": CLASS, "storage_size": "1GiB", **overrides}
     return parse_spec(values["memory"], values["storage"], values["storage_size"], SERVERS)
 
@@ -144,6 +144,37 @@ def test_failing_up_leaves_nothing() -> None:
             stack.down()
         finally:
             shutil.rmtree(state_dir, ignore_errors=True)
+
+
+def test_a_running_server_is_reused_as_confined_or_restarted_as_asked() -> None:
+    if external_servers():
+        pytest.skip("needs private servers")
+    state_dir = _state_dir()
+
+    def stack(**asked: str) -> Stack:
+        return Stack(stack_config(state_dir, settings=SMALL_SETTINGS, components=("postgres",), confine=_spec(**asked)))
+
+    try:
+        first = stack(memory=None, storage=CLASS)  # storage alone: a group without a limit
+        first.up()
+        pid = first.server("postgres").record().pid
+        (record,) = first.confinement()
+        assert record.memory_limit_bytes is None and record.device is not None
+        again = stack(memory=None, storage=CLASS)
+        again.up()
+        assert again.server("postgres").record().pid == pid  # confined as asked: reused, not probed again
+        assert again.confinement() == [record]
+        plain = stack(storage="ram")  # a budget on the plain data directory (the one under the mount)
+        plain.up()
+        (record,) = plain.confinement()
+        assert (record.storage_class, record.device, record.memory_limit_bytes) == ("ram", None, BUDGET)
+        assert storage.mounted_at(plain.server("postgres").data_dir) is None
+    finally:
+        try:
+            Stack(stack_config(state_dir, components=SERVERS)).down()
+        finally:
+            shutil.rmtree(state_dir, ignore_errors=True)
+    assert leftovers(state_dir, []) == []
 
 
 def test_ctrl_c_during_up_leaves_nothing() -> None:

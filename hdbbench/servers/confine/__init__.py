@@ -13,16 +13,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hdbbench.servers.confine import storage
+from hdbbench.servers.confine import lifecycle
 from hdbbench.servers.confine.memory import drop_cache
 from hdbbench.servers.confine.storage import IoCounters
 
 
 def io_counters(state_dir: Path, server: str) -> IoCounters | None:
-    """Bytes and operations read and written on the server's loop device since it was attached; None
-    when the server has no file system of its own (class `ram`)."""
-    device = storage.loop_device(storage.image_path(Path(state_dir).resolve(), server))
-    return storage.io_counters_of(device) if device else None
+    """Bytes and operations read and written on the server's loop device since its file system was
+    attached (/sys/block/loopN/stat); None when the server has no file system of its own (class `ram`)."""
+    return lifecycle.io_counters(Path(state_dir).resolve(), server)
 
 
 __all__ = ["IoCounters", "drop_cache", "io_counters"]

@@ -102,10 +102,13 @@ def prepare(state_dir: Path, server: Any, spec: ConfineSpec) -> None:
     # so that `release` can make sure none is left before it unmounts.
     memory.create(state_dir, name, budget)
     server.cgroup_procs = memory.procs_file(state_dir, name)
+    record: dict[str, Any] = {"spec": _spec_of(spec, name)}
     if spec.storage.confined:
         uid, gid = server._ids()
-        storage.attach(state_dir, name, spec.storage_size, uid, gid)
-    _save(state_dir, name, {"spec": _spec_of(spec, name)})
+        device = storage.attach(state_dir, name, spec.storage_size, uid, gid)
+        # A loop device's counters outlive its detaching: count from here.
+        record["io_baseline"] = storage.io_counters_of(device).__dict__
+    _save(state_dir, name, record)
 
 
 def settle(state_dir: Path, name: str, spec: ConfineSpec, *, probe_seconds: float = 2.0) -> ServerConfinement:
@@ -159,6 +162,16 @@ def confinement(state_dir: Path, name: str) -> ServerConfinement:
         probe=read(StorageProbe, saved["probe"]) if saved.get("probe") else None,
         unthrottled_read_iops=saved.get("unthrottled_read_iops"), warning=saved.get("warning"),
     )
+
+
+def io_counters(state_dir: Path, name: str) -> storage.IoCounters | None:
+    """What the server read and wrote on its loop device since its file system was attached."""
+    device = storage.loop_device(storage.image_path(state_dir, name))
+    if device is None:
+        return None
+    now = storage.io_counters_of(device)
+    base = _saved(state_dir, name).get("io_baseline") or {}
+    return storage.IoCounters(**{key: value - int(base.get(key, 0)) for key, value in now.__dict__.items()})
 
 
 def confinement_dicts(records: list[ServerConfinement]) -> list[dict[str, Any]]:

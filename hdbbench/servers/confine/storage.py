@@ -30,7 +30,8 @@ _SECTOR = 512  # /sys/block/*/stat counts 512-byte sectors whatever the device's
 
 @dataclass(frozen=True)
 class IoCounters:
-    """Cumulative I/O of a server's loop device since it was attached (/sys/block/loopN/stat)."""
+    """I/O of a server's loop device (/sys/block/loopN/stat: cumulative over every use of the device
+    since it was created, so hdbbench.servers.confine.io_counters subtracts the figures at attach)."""
 
     read_bytes: int
     read_ops: int
