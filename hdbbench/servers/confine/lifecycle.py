@@ -55,6 +55,17 @@ def refuse_unenforceable(spec: ConfineSpec, components: tuple[str, ...], externa
             raise ConfigError(f"[stack] storage: {missing[0]} is not installed (util-linux, e2fsprogs)")
 
 
+def confinement_words(spec: ConfineSpec, components: tuple[str, ...]) -> str:
+    """", memory postgres 256 MiB, storage ssd (...)" for a plan's stack line ("" unconfined)."""
+    words = ""
+    budgets = {k: v for k, v in spec.memory.items() if k in components}
+    if budgets:
+        words += ", memory " + ", ".join(f"{k} {v / 2**20:g} MiB" for k, v in budgets.items())
+    if spec.storage.confined:
+        words += f", storage {spec.storage.name} ({spec.storage_size / 2**30:g} GiB images)"
+    return words
+
+
 def buffers(spec: ConfineSpec, name: str) -> dict[str, str]:
     """The settings the memory rule gives a server under its budget ({} without a budget)."""
     budget = spec.memory.get(name)
