@@ -83,15 +83,22 @@ class Stack:
         self.config = config
         self.state_dir = config.state_dir.resolve()
         self._servers: dict[str, Any] = {}  # kind -> its private server (PrivateServer or LocalDirectory)
+        # A stack reused as it runs keeps the confinement its servers were started with, unless another
+        # is asked (then `up` restarts them confined as asked).
+        recorded = confine.recorded_spec(self.state_dir) if config.keep_running and not config.confine.active else None
+        self.confine = recorded or config.confine
         for name in config.components:
             if name in config.external:
                 continue
             server = kind(name)
             # The memory rule's buffers override the profile's (recorded with the settings in force).
-            settings = {**config.profile.of(name), **confine.buffers(config.confine, name)}
+            settings = {**config.profile.of(name), **confine.buffers(self.confine, name)}
             self._servers[name] = server.private(ServerArgs(
                 self.state_dir, settings, attached=config.attached, keep_running=config.keep_running,
                 address=config.address, flavour=config.flavour(server)))
+            if self.confine.applies_to(name) and hasattr(self._servers[name], "cgroup_procs"):
+                # Restarts outside `up` (a cold query's, a fault's) rejoin the server's group.
+                self._servers[name].cgroup_procs = confine.procs_file(self.state_dir, name)
 
     def server(self, name: str) -> Any | None:
         """The private server of kind `name`, or None when the stack has none (external or not a component)."""
@@ -106,7 +113,7 @@ class Stack:
             raise ServerError(f"state directory {self.state_dir} is not writable by this user")
 
     def up(self) -> StackEndpoints:
-        confine.refuse_unenforceable(self.config.confine, self.config.components, self.config.external)
+        confine.refuse_unenforceable(self.confine, self.config.components, self.config.external)
         self._check_state_dir()
         confine.sweep_orphans()  # mounts and groups of state directories that are gone, before their homes
         homes.sweep_orphan_homes()  # left by commands killed before `stack down`
@@ -128,7 +135,7 @@ class Stack:
                 if not was_running:
                     started.append(server)
                 if name in confined:
-                    confine.settle(self.state_dir, name, self.config.confine)
+                    confine.settle(self.state_dir, name, self.confine)
         except BaseException:
             # All or nothing: Ctrl-C or a failure leaves no server of this call running, nothing mounted,
             # attached or throttled for them.
@@ -148,7 +155,7 @@ class Stack:
         """Set up the server's confinement before it starts; True when this call did (a running server
         confined as asked keeps its own). A running server confined otherwise is stopped first; a
         stopped one's leftovers (a crashed command's) are taken down."""
-        spec = self.config.confine
+        spec = self.confine
         if name not in confine.confinable_kinds():
             return False
         running = server.running()

@@ -164,6 +164,12 @@ def test_a_running_server_is_reused_as_confined_or_restarted_as_asked() -> None:
         again.up()
         assert again.server("postgres").record().pid == pid  # confined as asked: reused, not probed again
         assert again.confinement() == [record]
+        reused = Stack(stack_config(state_dir, settings=SMALL_SETTINGS, components=("postgres",), keep_running=True))
+        server = reused.server("postgres")
+        server.down()
+        server.up()  # a restart outside `up` (a cold query's): back in its group, on its file system
+        assert server.record().pid in memory.members(state_dir, "postgres")
+        assert storage.mounted_at(server.data_dir) == record.device
         plain = stack(storage="ram")  # a budget on the plain data directory (the one under the mount)
         plain.up()
         (record,) = plain.confinement()

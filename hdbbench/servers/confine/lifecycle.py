@@ -23,7 +23,7 @@ from hdbbench.errors import ConfigError, ServerError
 from hdbbench.records import read, write
 from hdbbench.servers import homes
 from hdbbench.servers.confine import cgroup, memory, probe, storage
-from hdbbench.servers.confine.spec import CLASSES, ConfineSpec
+from hdbbench.servers.confine.spec import CLASSES, DEFAULT_STORAGE_SIZE, ConfineSpec, StorageClass
 from hdbbench.servers.registry import confinable_kinds, kind
 
 _RECORD = "confinement.json"
@@ -91,6 +91,30 @@ def _save(state_dir: Path, name: str, data: dict[str, Any]) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, indent=2))
     tmp.replace(path)
+
+
+def procs_file(state_dir: Path, name: str) -> Path | None:
+    """The `cgroup.procs` of the server's group, when it has one (a restart rejoins it)."""
+    return memory.procs_file(state_dir, name)
+
+
+def recorded_spec(state_dir: Path) -> ConfineSpec | None:
+    """The confinement the state directory's servers were started with (None: none was), for a stack
+    reused as it runs: its restarts (a cold query's, a fault's) keep the budget, buffers and group."""
+    memory_asked: dict[str, int] = {}
+    storage_asked, size = None, None
+    for name in confinable_kinds():
+        asked = _saved(state_dir, name).get("spec")
+        if not asked:
+            continue
+        if asked.get("memory"):
+            memory_asked[name] = int(asked["memory"])
+        if (asked.get("storage") or {}).get("name", "ram") != "ram":
+            storage_asked, size = StorageClass(**asked["storage"]), asked.get("storage_size")
+    if not memory_asked and storage_asked is None:
+        return None
+    return ConfineSpec(memory=memory_asked, storage=storage_asked or CLASSES["ram"],
+                       storage_size=int(size) if size else DEFAULT_STORAGE_SIZE)
 
 
 def same_as_running(state_dir: Path, name: str, spec: ConfineSpec) -> bool:
