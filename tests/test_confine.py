@@ -18,7 +18,7 @@ import pytest
 
 from hdbbench.errors import ConfigError, ServerError
 from hdbbench.servers import confine
-from hdbbench.servers.confine import cgroup, lifecycle, memory, storage
+from hdbbench.servers.confine import cgroup, memory, storage
 from hdbbench.servers.confine.spec import CLASSES, ConfineSpec, parse_spec
 from hdbbench.servers.registry import confinable_kinds
 from hdbbench.stack import Stack
