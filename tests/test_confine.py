@@ -76,8 +76,9 @@ def test_memory_limit_is_in_force_and_the_server_is_in_its_group(confined: Stack
     for record in confined.confinement():
         assert record.memory_budget_bytes == BUDGET
         assert record.memory_limit_bytes == BUDGET  # read back from memory.limit_in_bytes
-        pid = confined.server(record.server).record().pid
-        assert pid in memory.members(confined.state_dir, record.server)
+        process = confined.server(record.server).record().process()
+        family = {process.pid, *(child.pid for child in process.children(recursive=True))}
+        assert family <= set(memory.members(confined.state_dir, record.server))  # its children too
     assert {r.server for r in confined.confinement()} == set(SERVERS)
 
 
