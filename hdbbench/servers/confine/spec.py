@@ -48,7 +48,7 @@ class StorageClass:
 # docs/stack.md "Memory budgets and storage classes" gives the sources in full.
 CLASSES: dict[str, StorageClass] = {
     "ram": StorageClass("ram", source="no file system of its own: the data directory as today"),
-    "nvme": StorageClass("nvme", 19_000, 62_000, 3_500, 3_300,
+    "nvme": StorageClass("nvme", 19_000, 60_000, 3_500, 3_300,
                          "Samsung 970 EVO Plus data sheet: 4 KiB random read/write at QD1, sequential read/write"),
     "ssd": StorageClass("ssd", 3_000, 3_000, 131, 131,
                         "Amazon EBS gp3 baseline: 3,000 IOPS and 125 MiB/s (131 MB/s), read and write"),
