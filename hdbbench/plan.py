@@ -124,6 +124,7 @@ class HistoryPlan:
     size: HistorySize
     variant: str
     seed: int
+    backends: tuple[str, ...]
     load_order: LoadOrderPart | None = None
 
 
@@ -306,7 +307,7 @@ def _plan_history(scenario: Scenario) -> HistoryPlan | None:
     if part is None:
         return None
     return HistoryPlan(HistorySize(part.days, part.rows, part.cluster), scenario.schema_variant, scenario.seed,
-                       part.load_order)
+                       scenario.backends, part.load_order)
 
 
 def _plan_disk(scenario: Scenario) -> DiskPlan | None:

@@ -66,7 +66,9 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         environment = environment_facts(versions, {"profile": profile_name, "servers": in_force,
                                                    "reused_running_stack": was_up})
         run.write_json("environment.json", environment)
-        _run_insertion(plan, run, endpoints, load, server_pids, placement, environment, options.state_dir, console)
+        aging = _run_history(plan, endpoints, options.state_dir, console)
+        _run_insertion(plan, run, endpoints, load, server_pids, placement, environment, options.state_dir, console,
+                       aging)
         if plan.faults is not None:
             _run_faults(plan.faults, plan.recorded, run, endpoints, load, devices_dir, options.state_dir,
                         environment, console)
@@ -107,16 +109,40 @@ def _bring_up_devices(plan: RunPlan, tango_host: str, devices_dir: Path, console
     return load_target(fleet, keep_rate_mix=plan.devices.keep_rate_mix)
 
 
+def _run_history(plan: RunPlan, endpoints: Any, state_dir: Path, console: Console) -> Any:
+    """The aged histories and the load-order measurement (hdbbench.aging.part), before the trials.
+    The confine part's ServerConfinement records go in as `confinement` once it lands."""
+    if plan.history is None:
+        return None
+    from hdbbench.aging.part import history_lines, run_history
+
+    assert endpoints.tango is not None
+    with TrialProgress(console) as progress:
+        aging, histories = run_history(plan.history, plan.devices.devices, endpoints.tango.tango_host, endpoints,
+                                       state_dir, progress, confinement=[], stack=plan.stack)
+    for line in history_lines(aging):
+        console.print(line, highlight=False, soft_wrap=True)
+    return aging, histories
+
+
 def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadTarget,
                    server_pids: dict[str, Sequence[int]], placement: PlacementControl, environment: dict[str, Any],
-                   state_dir: Path, console: Console) -> None:
-    """The planned insertion trials in order; results.json rewritten after each (written also without any)."""
+                   state_dir: Path, console: Console, aging: Any = None) -> None:
+    """The planned insertion trials in order (on each backend's aged history when the run built
+    them); results.json rewritten after each (written also without any)."""
     hosted = plan.hosts.distributed
     results: dict[str, Any] = {"device_engine": plan.devices.engine, "hosts": hosts_layout.describe(plan.hosts),
                                "trials": []}
+    if aging is not None:
+        from hdbbench.aging.part import write_csvs
+
+        results["aging"] = aging[0].to_dict()
+        write_csvs(run, aging[0])
     fleet_factory = {"fleet_factory": hosts_layout.HostedSubscribers} if hosted else {}
     with TrialProgress(console) as progress:
         for settings in plan.trials:
+            if aging is not None:
+                settings = dataclasses.replace(settings, history=aging[1][settings.backend])
             progress.new_trial(settings.label)
             trial = Trial(settings, endpoints, load, state_dir / "trials", server_pids, progress,
                           placement=placement, **fleet_factory)

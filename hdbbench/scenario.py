@@ -79,7 +79,8 @@ The resolved scenario (every default filled in) is saved in the run directory.
     [history]                    # optional: an aged history the trials start from (hdbbench.aging.history)
     days = 180                   # or rows = 10_000_000 (exactly one of them)
     cluster = true               # older chunks reordered as the official reorder job does
-    load_order = { rows = [1_000_000], attributes = 2000, repeat = 1 }   # optional: Elettra's load-order table
+    load_order = { rows = [1_000_000], attributes = 2000, repeat = 1, variants = ["pk", "pk+2"] }  # optional:
+                                 # Elettra's load-order table (variants: default the scenario's)
 
     [hosts]                      # optional: each component's host (hdbbench.hosts); "local" by default
     tango_db = "198.18.0.1"
@@ -174,6 +175,7 @@ class LoadOrderPart:
     rows: tuple[int, ...] = (1_000_000,)
     attributes: int = 2000
     repeat: int = 1
+    variants: tuple[str, ...] = ()   # schema variants loaded into; () = the scenario's
 
 
 @dataclass(frozen=True)
@@ -357,7 +359,13 @@ def _parse_history(reader: Table, backends: Sequence[str]) -> HistoryPart:
     if (sub := reader.optional_table("load_order")) is not None:
         sizes = tuple(sub.list_of("rows", int, [1_000_000], minimum=1, non_empty=True))
         load_order = LoadOrderPart(sizes, sub.integer("attributes", 2000, minimum=1, maximum=1_000_000),
-                                   sub.integer("repeat", 1, minimum=1, maximum=100))
+                                   sub.integer("repeat", 1, minimum=1, maximum=100),
+                                   tuple(sub.list_of("variants", str, [], non_empty=False)))
+        for variant in load_order.variants:
+            try:
+                SchemaVariant.parse(variant)
+            except ConfigError as exc:
+                raise sub.fail("variants", str(exc)) from None
         sub.finish()
     reader.finish()
     for backend in backends:

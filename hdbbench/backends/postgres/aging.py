@@ -15,6 +15,7 @@ import time
 from datetime import datetime
 from typing import Any
 
+import psycopg
 from psycopg import sql
 
 from hdbbench.backends.postgres.tables import data_table_name
@@ -54,23 +55,30 @@ def shape_layout(backend: Any, start: datetime, end: datetime) -> None:
 
 
 def reorder_older(backend: Any) -> bool:
-    """TimescaleDB: every chunk but the newest of each data table reordered on its primary key, as the
-    official reorder policy leaves them; plain PostgreSQL has no such job (False: nothing done)."""
+    """TimescaleDB: every chunk but the newest of each data table put in primary-key order, as the
+    official reorder policy leaves them; plain PostgreSQL has no such job (False: nothing done).
+    `reorder_chunk` is under the Timescale licence, which Debian's Apache-only build lacks: the chunk is
+    CLUSTERed on its primary key instead, the same physical order (reorder_chunk is a CLUSTER that
+    holds a lighter lock while it runs)."""
     if not backend.timescale:
         return False
     with backend.connect(autocommit=True) as conn:
         for table in _data_tables():
-            pk = conn.execute("SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-                              "WHERE i.indrelid = %s::regclass AND i.indisprimary", (f"public.{table}",)).fetchone()
-            chunks = conn.execute("SELECT c FROM show_chunks(%s::regclass) AS c", (table,)).fetchall()
-            if pk is None or len(chunks) < 2:
-                continue
             ordered = conn.execute(
-                "SELECT format('%%I.%%I', chunk_schema, chunk_name) FROM timescaledb_information.chunks "
+                "SELECT chunk_schema, chunk_name FROM timescaledb_information.chunks "
                 "WHERE hypertable_name = %s ORDER BY range_end", (table,)).fetchall()
-            for (chunk,) in ordered[:-1]:
-                conn.execute("SELECT reorder_chunk(%s::regclass, %s::regclass)", (chunk, f"public.{pk[0]}"))
+            for leaf in ordered[:-1]:
+                _cluster_leaf(conn, (leaf[0], leaf[1]))
     return True
+
+
+def _cluster_leaf(conn: Any, leaf: tuple[str, str]) -> None:
+    """CLUSTER one chunk or plain table on its primary key."""
+    pk = conn.execute("SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                      "WHERE i.indrelid = %s::regclass AND i.indisprimary", (f'"{leaf[0]}"."{leaf[1]}"',)).fetchone()
+    if pk is not None:
+        conn.execute(sql.SQL("CLUSTER {}.{} USING {}").format(
+            sql.Identifier(leaf[0]), sql.Identifier(leaf[1]), sql.Identifier(pk[0])))
 
 
 def delete_after(backend: Any, end: datetime) -> int:
@@ -87,11 +95,21 @@ def delete_after(backend: Any, end: datetime) -> int:
 
 
 def clone(backend: Any, target: str) -> bool:
-    """`target` made a copy of the history's database (replaced if it exists)."""
+    """`target` made a copy of the history's database (replaced if it exists). A template must have no
+    other session: TimescaleDB's per-database job scheduler may hold one, and is ended first (it
+    starts again by itself)."""
     with backend._admin() as admin:
         admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(target)))
-        admin.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(target),
-                                                                        sql.Identifier(backend.database)))
+        for attempt in range(5):
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
+                          "AND pid <> pg_backend_pid()", (backend.database,))
+            try:
+                admin.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(target),
+                                                                                sql.Identifier(backend.database)))
+                return True
+            except psycopg.errors.ObjectInUse:
+                if attempt == 4:
+                    raise
     return True
 
 
@@ -117,12 +135,6 @@ def cluster_table(backend: Any, table: str) -> float | None:
     started = time.perf_counter()
     with backend.connect(autocommit=True) as conn:
         for leaf in backend._leaf_relations(conn, table):
-            if backend.timescale and leaf[0] == "public":
-                continue  # the hypertable root holds no rows
-            pk = conn.execute("SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-                              "WHERE i.indrelid = %s::regclass AND i.indisprimary",
-                              (f'"{leaf[0]}"."{leaf[1]}"',)).fetchone()
-            if pk is not None:
-                conn.execute(sql.SQL("CLUSTER {}.{} USING {}").format(
-                    sql.Identifier(leaf[0]), sql.Identifier(leaf[1]), sql.Identifier(pk[0])))
+            if not (backend.timescale and leaf[0] == "public"):  # a hypertable's root holds no rows
+                _cluster_leaf(conn, leaf)
     return time.perf_counter() - started
