@@ -8,7 +8,7 @@ at least 5× the server's memory budget when one is set (at `ROW_BYTES_FLOOR` by
 the real rows are larger), else of the [history] rows, else twice the largest load. Each load then
 continues the same attributes after the history's end: `rows` rows, every attribute advancing
 together (`time`, as archiving writes) or attribute after attribute (`pk`, a dump reloaded in key
-order): the same rows either way (hdbbench.disk.columns.event_blocks). Every load starts from the
+order): the same rows either way, in loads of the same size. Every load starts from the
 same history, cold: on PostgreSQL a copy made with `CREATE DATABASE ... TEMPLATE`, on MariaDB (no
 templates) the same seeded history built again under another name. CLUSTER of the table after the
 load is timed where the backend has it (PostgreSQL, TimescaleDB; None on MariaDB).
@@ -38,12 +38,13 @@ from hdbbench.aging.history import (
 from hdbbench.aging.records import HistoryRecord, LoadOrderRecord, ServerConfinement
 from hdbbench.backends.registry import backend_for_stack
 from hdbbench.columnar import ColumnBatch
-from hdbbench.disk.columns import column_values, event_blocks
+from hdbbench.disk.columns import COLUMN_ROWS, column_values
 from hdbbench.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
 
 ORDERS = ("pk", "time")
 ROW_BYTES_FLOOR = 48          # bytes a devdouble row takes at least (heap or leaf + key), to size ≥ 5× memory
 MEMORY_MULTIPLE = 5
+BATCH_ROWS = COLUMN_ROWS       # rows per load (one transaction), the same in both orders
 PERIOD_S = 10.0               # each attribute's archiving period when the history's span is not given
 TABLE = AttributeInfo("", TangoType.DEV_DOUBLE, AttrFormat.SCALAR, WriteType.READ)
 
@@ -140,16 +141,21 @@ def _fresh_copy(endpoints: Any, base: HistoryRecord, mix: Sequence[MixAttribute]
 
 
 def load_rows(backend: Any, mix: Sequence[MixAttribute], seed: int, after: datetime, rows: int, order: str) -> float:
-    """`rows` rows continuing the mix's attributes after `after`, in `order`; the seconds the loads took."""
+    """`rows` rows continuing the mix's attributes after `after`, in `order`, in loads of BATCH_ROWS
+    rows whatever the order (so the two orders differ in nothing else); the seconds the loads took."""
     by_name = {info.name: att_id for att_id, info in backend.attribute_catalog()}
     ids = np.array([by_name[a.info.name] for a in mix], dtype=np.int64)
     period_us = int(round(1_000_000 / mix[0].rate_hz))
     t0_us = int((after + timedelta(microseconds=period_us)).timestamp() * 1_000_000)
+    k, a = np.divmod(np.arange(rows, dtype=np.int64), len(ids))  # time order: every attribute at each instant
+    if order == "pk":
+        by_key = np.lexsort((k, a))  # attribute after attribute, in time within each
+        k, a = k[by_key], a[by_key]
     loader = backend.column_loader()
     busy = 0.0
     try:
-        for a, k in event_blocks(0, rows, len(ids), order):
-            batch = _batch(ids, seed, t0_us, period_us, a, k)
+        for lo in range(0, rows, BATCH_ROWS):
+            batch = _batch(ids, seed, t0_us, period_us, a[lo:lo + BATCH_ROWS], k[lo:lo + BATCH_ROWS])
             started = time.perf_counter()
             loader.load(batch)
             busy += time.perf_counter() - started
