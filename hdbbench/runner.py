@@ -76,7 +76,7 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         # a cold query restarts must not inherit the controller's CPUs).
         placement.release(("databases", "tango"))
         if plan.extraction is not None:
-            _run_extraction(plan.extraction, run, endpoints, stack, console)
+            _run_extraction(_on_histories(plan.extraction, aging), run, endpoints, stack, console)
         if plan.disk is not None:
             _run_disk(plan.disk, run, endpoints, console)
         run.set_status("completed")
@@ -176,6 +176,16 @@ def _run_faults(part: FaultsPlan, recorded: dict[str, Any], run: RunDirectory, e
     with console.status("faults...") as status:
         run_faults(part, recorded, run, endpoints, load, devices_dir, state_dir, environment,
                    say=lambda text: status.update(text) if text.startswith("fault ") else console.print(text))
+
+
+def _on_histories(part: ExtractionPlan, aging: Any) -> ExtractionPlan:
+    """With aged histories the extraction part queries them instead of generated data sets."""
+    if aging is None:
+        return part
+    histories = tuple((backend, record.database) for backend, record in aging[1].items())
+    variant = next(iter(aging[1].values())).variant
+    options = dataclasses.replace(part.options, histories=histories, variants=(variant,), cluster=False, validate=False)
+    return dataclasses.replace(part, options=options)
 
 
 def _run_extraction(part: ExtractionPlan, run: RunDirectory, endpoints: Any, stack: Stack, console: Console) -> None:
