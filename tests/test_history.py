@@ -188,3 +188,25 @@ def test_bad_history_input_is_refused_in_one_line(tmp_path: Path, backends: str,
         load_scenario(path)
     text = str(caught.value)
     assert problem in text and "\n" not in text and str(path) in text
+
+
+def test_the_query_set_runs_cold_and_warm_on_a_history(histories: Callable[..., HistoryRecord], stack_endpoints: Any,
+                                                       tmp_path: Path) -> None:
+    import json
+
+    from hdbbench.extraction import ExtractionOptions, run_extraction
+    from hdbbench.queries import load_query_set
+
+    record = histories("postgresql")
+    options = ExtractionOptions(backends=("postgresql",), variants=(record.variant,), cluster=False, validate=False,
+                                histories=(("postgresql", record.database),))
+    run = run_extraction(load_query_set(Path(__file__).parent.parent / "query_sets" / "aged.toml"), stack_endpoints,
+                         options, tmp_path)
+    results = json.loads((run / "results.json").read_text())["results"]
+    runs = {(q["att_name"], q["interval_s"]) for q in results["queries"]}
+    assert {interval for _, interval in runs} == {86400.0, 604800.0, 2592000.0}
+    assert all(name.startswith("tango://hdbbench-test:10000/aged/dev/d") for name, _ in runs)
+    assert results["loads"] == [] and results["clustering"] == []
+    assert sum(1 for _ in (tmp_path.glob("*"))) == 1
+    assert sum(db_rows(backend_for_stack("postgresql", stack_endpoints, database=record.database), t)
+               for t in ("att_scalar_devdouble", "att_scalar_devlong")) == ROWS  # left as it was
