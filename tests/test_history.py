@@ -210,3 +210,28 @@ def test_the_query_set_runs_cold_and_warm_on_a_history(histories: Callable[..., 
     assert sum(1 for _ in (tmp_path.glob("*"))) == 1
     assert sum(db_rows(backend_for_stack("postgresql", stack_endpoints, database=record.database), t)
                for t in ("att_scalar_devdouble", "att_scalar_devlong")) == ROWS  # left as it was
+
+
+@pytest.mark.parametrize("backend", ("postgresql", "mysql"))
+def test_a_history_sized_in_bytes_stops_there_and_is_built_again_alike(
+        backend: str, stack_endpoints: Any, endpoint_of: Callable[[str], Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    from hdbbench.aging import history
+
+    monkeypatch.setattr(history, "SIZE_CHECK_ROWS", 2_000)  # read the size often: the history is tiny
+    monkeypatch.setattr(history, "CHUNK_ROWS", 1_000)
+    endpoint_of(backend)
+    size = HistorySize(rows=ROWS, min_bytes=1)  # any size is enough: it stops at the first check
+    record = build_history(stack_endpoints, backend, variant(backend), MIX, size, 7)
+    copy = build_history(stack_endpoints, backend, variant(backend), MIX, size, 7, copy_of=record,
+                         database=f"{record.database}_again")
+    try:
+        assert 2_000 <= record.rows < ROWS and copy.rows == record.rows
+        assert (copy.start, copy.end) == (record.start, record.end)
+        sums = []
+        for r in (record, copy):
+            db = backend_for_stack(backend, stack_endpoints, database=r.database)
+            sums.append(layout_ops(db).checksum(db, db.table_for(MIX[0].info), datetime(2000, 1, 1, tzinfo=timezone.utc)))
+        assert sums[0] == sums[1]
+    finally:
+        for r in (record, copy):
+            backend_for_stack(backend, stack_endpoints, database=r.database).drop_schema()

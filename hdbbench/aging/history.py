@@ -34,13 +34,14 @@ import numpy as np
 from hdbbench.aging.records import HistoryRecord, StorageClassName
 from hdbbench.backends.base import Backend
 from hdbbench.backends.registry import backend_for_stack, server_of
-from hdbbench.datagen import US, AttributeGroup, DataSet, GenAttribute, chunks, mix64
+from hdbbench.datagen import US, AttributeGroup, DataSet, GenAttribute, chunks, mix64, time_window_us
 from hdbbench.errors import ConfigError
 from hdbbench.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
 from hdbbench.records import read, write
 
 END_MARGIN_S = 120.0       # the history ends this long before it is built: the trials come after it
 CHUNK_ROWS = 200_000       # rows per load (one time slice of every attribute, one transaction per type)
+SIZE_CHECK_ROWS = 2_000_000  # how often a history sized in bytes reads the database's size
 Say = Callable[[str, float], None]   # (what, fraction done)
 
 
@@ -60,9 +61,13 @@ class HistorySize:
     days: float | None = None
     rows: int | None = None
     cluster: bool = True
+    # Stop once the database holds this many bytes (`rows` is then the most it may take): a history
+    # sized against a memory budget, whatever a row costs on the backend and variant.
+    min_bytes: int | None = None
 
     def words(self) -> str:
-        return f"{self.days:g} days" if self.days is not None else f"{self.rows:,} rows"
+        size = f"{self.days:g} days" if self.days is not None else f"{self.rows:,} rows"
+        return size + (f" or {self.min_bytes / 2**20:,.0f} MiB" if self.min_bytes else "")
 
 
 def layout_ops(backend: Backend | type[Backend] | str) -> ModuleType | None:
@@ -115,7 +120,8 @@ def mix_digest(mix: Sequence[MixAttribute]) -> str:
 
 
 def history_key(backend: str, variant: str, mix: Sequence[MixAttribute], size: HistorySize, seed: int) -> str:
-    text = json.dumps([backend, variant, mix_digest(mix), size.days, size.rows, size.cluster, seed])
+    text = json.dumps([backend, variant, mix_digest(mix), size.days, size.rows, size.cluster, seed]
+                      + ([size.min_bytes] if size.min_bytes else []))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -173,10 +179,11 @@ class Confinement:
 
 def build_history(endpoints: Any, backend_name: str, variant: str, mix: Sequence[MixAttribute], size: HistorySize,
                   seed: int, *, state_dir: Path | None = None, confinement: Confinement = Confinement(),
-                  say: Say | None = None, end: datetime | None = None, database: str | None = None) -> HistoryRecord:
+                  say: Say | None = None, copy_of: HistoryRecord | None = None,
+                  database: str | None = None) -> HistoryRecord:
     """The history of `mix` on `backend_name`: reused when a finished one with the same key is on the
-    server, else (re)built; the server's caches dropped after a build where the stack can. `end`: the
-    last event's time (default: shortly before now); `database`: another name than the key's (a copy)."""
+    server, else (re)built; the server's caches dropped after a build where the stack can.
+    `copy_of`: the same history again (same times, same rows) in `database` (MariaDB has no templates)."""
     say = say or (lambda text, done: None)
     if not mix:
         raise ConfigError("[history]: the scenario's devices publish no attribute to build a history of")
@@ -190,7 +197,7 @@ def build_history(endpoints: Any, backend_name: str, variant: str, mix: Sequence
         say(f"{backend_name}: history {key} reused ({found.rows:,} rows)", 1.0)
         return replace(found, seconds=0.0, reused=True)
     backend.drop_schema()  # an interrupted build, or another database under the name
-    record = _build(backend, ops, variant, mix, size, seed, key, say, end)
+    record = _build(backend, ops, variant, mix, size, seed, key, say, copy_of)
     record = replace(record, memory_limit_bytes=confinement.memory_limit_bytes,
                      storage_class=confinement.storage_class, measured_read_iops=confinement.measured_read_iops)
     ops.write_marker(backend, key, json.dumps(write(record)))
@@ -210,21 +217,26 @@ def find_history(backend: Backend, key: str) -> HistoryRecord | None:
 
 
 def _build(backend: Any, ops: ModuleType, variant: str, mix: Sequence[MixAttribute], size: HistorySize, seed: int,
-           key: str, say: Say, end: datetime | None) -> HistoryRecord:
+           key: str, say: Say, copy_of: HistoryRecord | None) -> HistoryRecord:
     started = time.perf_counter()
     atts, last_us = _gen_attributes(mix, seed, size)
-    end = end or datetime.now(timezone.utc).replace(microsecond=0) - timedelta(seconds=END_MARGIN_S)
-    start = end - timedelta(microseconds=last_us)
-    first = start + timedelta(microseconds=min((a.phase_us for a in atts if a.events), default=0))
+    first_us = min((a.phase_us for a in atts if a.events), default=0)
+    if copy_of is not None:
+        start = datetime.fromisoformat(copy_of.start) - timedelta(microseconds=first_us)
+    else:
+        end = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(seconds=END_MARGIN_S)
+        start = end - timedelta(microseconds=last_us)
     data = DataSet(f"history-{key}", seed, start, last_us / US + 1e-3, (), "time")
     backend.create_schema(variant)
-    ops.shape_layout(backend, first, end)
-    rows = _load(backend, data, atts, say)
+    ops.shape_layout(backend, start, start + timedelta(microseconds=last_us))
+    enough = _size_reached(backend, size.min_bytes) if copy_of is None else lambda rows: rows >= copy_of.rows
+    rows, end_us = _load(backend, data, atts, say, enough)
     backend.refresh_statistics()
     clustered = False
     if size.cluster:
         say(f"{backend.name}: reordering older chunks", 1.0)
         clustered = bool(ops.reorder_older(backend))
+    first, end = start + timedelta(microseconds=first_us), _time(end_us)
     return HistoryRecord(
         backend=backend.name, variant=str(backend.resolve_variant(variant)), key=key, database=backend.database,
         attributes=len(mix), days=(end - first).total_seconds() / 86400.0, rows=rows, bytes=backend.size_bytes(),
@@ -232,27 +244,61 @@ def _build(backend: Any, ops: ModuleType, variant: str, mix: Sequence[MixAttribu
         clustered=clustered, memory_limit_bytes=None, storage_class="ram", measured_read_iops=None)
 
 
-def _load(backend: Any, data: DataSet, atts: list[GenAttribute], say: Say) -> int:
-    """Every attribute's events, time slice after time slice; the rows stored."""
+def _time(us: int) -> datetime:
+    return datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=us)
+
+
+def _size_reached(backend: Any, min_bytes: int | None) -> Callable[[int], bool]:
+    """Whether the history is big enough, asked after each time slice: the database's size, read
+    once every SIZE_CHECK_ROWS rows (statistics refreshed first: InnoDB's figures lag)."""
+    checked = [0]
+
+    def enough(rows: int) -> bool:
+        if not min_bytes or rows - checked[0] < SIZE_CHECK_ROWS:
+            return False
+        checked[0] = rows
+        backend.refresh_statistics()
+        return bool(backend.size_bytes() >= min_bytes)
+    return enough
+
+
+def _load(backend: Any, data: DataSet, atts: list[GenAttribute], say: Say,
+          enough: Callable[[int], bool]) -> tuple[int, int]:
+    """Every attribute's events, time slice after time slice, until all are stored or `enough`
+    (asked between slices); the rows stored and the time of the last one (µs)."""
     total = sum(a.events for a in atts)
     writer = backend.bulk_writer()
     loader = backend.column_loader()
-    done = 0
+    done, last_us, window = 0, 0, -1
+    width = time_window_us(atts, CHUNK_ROWS) or 1
     began = time.perf_counter()
     try:
         ids = {a.info.name: writer.register_attribute(a.info, data.start) for a in atts}
         for chunk in chunks(data, atts, ids, "time", CHUNK_ROWS):
+            first_us, slice_end = _chunk_times(chunk)
+            if (first_us - data.start_us) // width > window >= 0 and enough(done):
+                break  # every slice so far is in whole (its chunks of every type), and the history is big enough
+            window = (first_us - data.start_us) // width
             if chunk.batch is not None:
                 loader.load(chunk.batch)
             else:
                 writer.write(chunk.events)
             done += len(chunk)
+            last_us = max(last_us, slice_end)
             rate = done / max(1e-9, time.perf_counter() - began)
             say(f"{backend.name}: history {done:,}/{total:,} rows, {rate:,.0f} rows/s", done / max(1, total))
     finally:
         loader.close()
         writer.close()
-    return done
+    return done, last_us
+
+
+def _chunk_times(chunk: Any) -> tuple[int, int]:
+    """The times (µs) of a chunk's first and last events."""
+    if chunk.batch is not None:
+        return int(chunk.batch.data_time_us.min()), int(chunk.batch.data_time_us.max())
+    times = [int(e.data_time.timestamp() * 1_000_000) for e in chunk.events]
+    return min(times), max(times)
 
 
 def cold_start(state_dir: Path | None, backend_name: str) -> None:

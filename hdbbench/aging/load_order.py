@@ -4,8 +4,9 @@ time order into `att_scalar_devdouble` when it already holds a history.
 
 The table's history is `attributes` scalar DevDouble attributes (≥ 2,000 in Elettra's shape), built
 as any history (hdbbench.aging.history: time order, the facility layout, reused by later runs), of
-at least 5× the server's memory budget when one is set (at `ROW_BYTES_FLOOR` bytes a row, a floor:
-the real rows are larger), else of the [history] rows, else twice the largest load. Each load then
+at least 5× the server's memory budget when one is set (the build stops once the database is that big; at
+most `ROW_BYTES_FLOOR` bytes a row's worth of rows), else of the [history] rows, else twice the
+largest load. Each load then
 continues the same attributes after the history's end: `rows` rows, every attribute advancing
 together (`time`, as archiving writes) or attribute after attribute (`pk`, a dump reloaded in key
 order): the same rows either way, in loads of the same size. Every load starts from the
@@ -58,12 +59,33 @@ class LoadOrderSpec:
 
 def memory_budget(confinement: Sequence[ServerConfinement], server: str | None, stack: Any = None) -> int | None:
     """The server's memory budget: read back from the kernel (the run's ServerConfinement), else the
-    stack's `memory` setting where the stack has one, else None."""
+    stack's `memory` setting where the stack config has one (bytes or "256MiB", or per server
+    {"postgres": ...}), else None."""
     for record in confinement:
         if record.server == server and (record.memory_limit_bytes or record.memory_budget_bytes):
             return record.memory_limit_bytes or record.memory_budget_bytes
-    value = getattr(stack, "memory", None) if stack is not None else None
-    return int(value) if isinstance(value, (int, float)) and value > 0 else None
+    value = getattr(stack, "memory", None)
+    if isinstance(value, dict):
+        value = value.get(server)
+    return _bytes(value)
+
+
+UNITS = {"": 1, "b": 1, "k": 2**10, "kib": 2**10, "m": 2**20, "mib": 2**20, "g": 2**30, "gib": 2**30, "t": 2**40, "tib": 2**40}
+
+
+def _bytes(value: Any) -> int | None:
+    """Bytes from a number or a size such as "1GiB" / "256 MiB"; None when absent or not a size."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return int(value) if value > 0 else None
+    text = str(value).strip().lower().replace(" ", "")
+    number = text.rstrip("abcdefghijklmnopqrstuvwxyz")
+    unit = text[len(number):]
+    try:
+        return int(float(number) * UNITS[unit]) if unit in UNITS and float(number) > 0 else None
+    except ValueError:
+        return None
 
 
 def history_rows(spec: LoadOrderSpec, budget: int | None, asked_rows: int | None) -> int:
@@ -88,7 +110,8 @@ def run_load_order(endpoints: Any, backend_name: str, variants: Sequence[str], s
     say = say or (lambda text, done: None)
     rows = history_rows(spec, budget, asked_rows)
     mix = load_mix(spec.attributes, rows, days)
-    size = HistorySize(rows=rows)
+    # With a budget `rows` is the most it may take: the build stops once the database is 5× the budget.
+    size = HistorySize(rows=rows, min_bytes=MEMORY_MULTIPLE * budget if budget else None)
     histories, records = [], []
     for variant in variants:
         base = build_history(endpoints, backend_name, variant, mix, size, seed, state_dir=state_dir,
@@ -136,7 +159,7 @@ def _fresh_copy(endpoints: Any, base: HistoryRecord, mix: Sequence[MixAttribute]
     copy = backend_for_stack(base.backend, endpoints, database=name)
     copy.drop_schema()  # a copy an interrupted run left, loaded rows and all
     build_history(endpoints, base.backend, variant, mix, size, seed, state_dir=state_dir, confinement=confinement,
-                  say=say, end=datetime.fromisoformat(base.end), database=name)
+                  say=say, copy_of=base, database=name)
     return copy
 
 
