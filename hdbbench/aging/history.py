@@ -268,7 +268,8 @@ def _load(backend: Any, data: DataSet, atts: list[GenAttribute], say: Say,
     (asked between slices); the rows stored and the time of the last one (µs)."""
     total = sum(a.events for a in atts)
     writer = backend.bulk_writer()
-    loader = backend.column_loader()
+    ops = layout_ops(backend)
+    loader = ops.fast_loader(backend) if hasattr(ops, "fast_loader") else backend.column_loader()
     done, last_us, window = 0, 0, -1
     width = time_window_us(atts, CHUNK_ROWS) or 1
     began = time.perf_counter()

@@ -54,6 +54,20 @@ def shape_layout(backend: Any, start: datetime, end: datetime) -> None:
     """Nothing to add: hypertables make their chunks as rows arrive; plain tables have none."""
 
 
+def fast_loader(backend: Any) -> Any:
+    """The column loader with the foreign-key triggers off for its session (`session_replication_role
+    = replica`): the rows reference att_conf rows registered just before, and checking each costs a
+    third of the build; the tables and indexes come out the same. Without the privilege (a server
+    the stack does not own), the ordinary loader."""
+    loader = backend.column_loader()
+    try:
+        loader.conn.execute("SET session_replication_role = replica")
+        loader.conn.commit()
+    except psycopg.errors.InsufficientPrivilege:
+        loader.conn.rollback()
+    return loader
+
+
 def reorder_older(backend: Any) -> bool:
     """TimescaleDB: every chunk but the newest of each data table put in primary-key order, as the
     official reorder policy leaves them; plain PostgreSQL has no such job (False: nothing done).
