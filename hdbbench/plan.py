@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from hdbbench import devices as launcher
 from hdbbench import hosts as hosts_layout
+from hdbbench.aging.history import HistorySize
 from hdbbench.backends.registry import server_of
 from hdbbench.devices import DevicePlan
 from hdbbench.errors import ConfigError
@@ -31,7 +32,6 @@ from hdbbench.hosts import HostsLayout
 from hdbbench.insertion import TrialSettings
 from hdbbench.kinds import SubscriberKind, trial_label
 from hdbbench.placement import Placement
-from hdbbench.aging.history import HistorySize
 from hdbbench.scenario import LoadOrderPart, Scenario
 from hdbbench.servers import registry as servers
 from hdbbench.settings import resolve_profile

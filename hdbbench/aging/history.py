@@ -178,13 +178,14 @@ class Confinement:
 
 
 def build_history(endpoints: Any, backend_name: str, variant: str, mix: Sequence[MixAttribute], size: HistorySize,
-                  seed: int, *, state_dir: Path | None = None, confinement: Confinement = Confinement(),
+                  seed: int, *, state_dir: Path | None = None, confinement: Confinement | None = None,
                   say: Say | None = None, copy_of: HistoryRecord | None = None,
                   database: str | None = None) -> HistoryRecord:
     """The history of `mix` on `backend_name`: reused when a finished one with the same key is on the
     server, else (re)built; the server's caches dropped after a build where the stack can.
     `copy_of`: the same history again (same times, same rows) in `database` (MariaDB has no templates)."""
     say = say or (lambda text, done: None)
+    confinement = confinement or Confinement()
     if not mix:
         raise ConfigError("[history]: the scenario's devices publish no attribute to build a history of")
     key = history_key(backend_name, variant, mix, size, seed)
@@ -269,7 +270,8 @@ def _load(backend: Any, data: DataSet, atts: list[GenAttribute], say: Say,
     total = sum(a.events for a in atts)
     writer = backend.bulk_writer()
     ops = layout_ops(backend)
-    loader = ops.fast_loader(backend) if hasattr(ops, "fast_loader") else backend.column_loader()
+    fast = getattr(ops, "fast_loader", None)
+    loader = fast(backend) if fast is not None else backend.column_loader()
     done, last_us, window = 0, 0, -1
     width = time_window_us(atts, CHUNK_ROWS) or 1
     began = time.perf_counter()

@@ -104,10 +104,11 @@ def load_mix(attributes: int, rows: int, days: float | None) -> list[MixAttribut
 
 def run_load_order(endpoints: Any, backend_name: str, variants: Sequence[str], spec: LoadOrderSpec, seed: int, *,
                    budget: int | None = None, asked_rows: int | None = None, days: float | None = None,
-                   confinement: Confinement = Confinement(), state_dir: Path | None = None,
+                   confinement: Confinement | None = None, state_dir: Path | None = None,
                    say: Say | None = None) -> tuple[list[HistoryRecord], list[LoadOrderRecord]]:
     """Every (variant, rows, repetition, order) load on one backend; the histories built and one record per load."""
     say = say or (lambda text, done: None)
+    confinement = confinement or Confinement()
     rows = history_rows(spec, budget, asked_rows)
     mix = load_mix(spec.attributes, rows, days)
     # With a budget `rows` is the most it may take: the build stops once the database is 5× the budget.

@@ -15,7 +15,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from hdbbench.aging.history import Confinement, HistorySize, build_history, mix_from_devices
+from hdbbench.aging.history import Confinement, build_history, mix_from_devices
 from hdbbench.aging.load_order import LoadOrderSpec, memory_budget, run_load_order
 from hdbbench.aging.records import AgingResults, HistoryRecord, LoadOrderRecord, ServerConfinement
 from hdbbench.backends.registry import server_of
