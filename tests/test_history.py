@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from hdbbench.aging.history import HistorySize, MixAttribute, build_history, layout_ops, reset_history
-from hdbbench.aging.load_order import LoadOrderSpec, _fresh_copy, load_mix, load_rows, run_load_order
+from hdbbench.aging.load_order import LoadOrderSpec, _make_copy, load_mix, load_rows, run_load_order
 from hdbbench.aging.records import HistoryRecord
 from hdbbench.backends.registry import backend_for_stack
 from hdbbench.errors import ConfigError
@@ -143,10 +143,11 @@ def test_the_load_orders_load_the_same_rows_one_record_each(backend: str, stack_
         mix = load_mix(60, 6_000, None)
         sums = []
         for order in ("pk", "time"):
-            copy = _fresh_copy(stack_endpoints, base, mix, HistorySize(rows=6_000), 11, variant(backend),
-                               _confined(), None, lambda text, done: None)
+            copy = backend_for_stack(backend, stack_endpoints, database=f"{base.database}_copy")
             ops = layout_ops(copy)
             try:
+                _make_copy(stack_endpoints, copy, base, mix, HistorySize(rows=6_000), 11, variant(backend),
+                           _confined(), None, lambda text, done: None)
                 end = datetime.fromisoformat(base.end)
                 load_rows(copy, mix, 11, end, 3_000, order)
                 sums.append(ops.checksum(copy, copy.table_for(mix[0].info), end))

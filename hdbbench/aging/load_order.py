@@ -130,11 +130,12 @@ def run_load_order(endpoints: Any, backend_name: str, variants: Sequence[str], s
 def _one_load(endpoints: Any, base: HistoryRecord, mix: Sequence[MixAttribute], size: HistorySize, seed: int,
               variant: str, order: str, rows: int, repeat: int, confinement: Confinement, state_dir: Path | None,
               say: Say) -> LoadOrderRecord:
-    """One load into a fresh copy of the history; the copy is dropped afterwards."""
-    copy = _fresh_copy(endpoints, base, mix, size, seed, variant, confinement, state_dir, say)
+    """One load into a fresh copy of the history; the copy is dropped afterwards, also on failure and Ctrl-C."""
+    copy = backend_for_stack(base.backend, endpoints, database=f"{base.database}_copy")
     ops = layout_ops(copy)
     assert ops is not None
     try:
+        _make_copy(endpoints, copy, base, mix, size, seed, variant, confinement, state_dir, say)
         history_bytes = copy.size_bytes()
         cold_start(state_dir, base.backend)
         seconds = load_rows(copy, mix, seed, datetime.fromisoformat(base.end), rows, order)
@@ -148,20 +149,17 @@ def _one_load(endpoints: Any, base: HistoryRecord, mix: Sequence[MixAttribute], 
                            repeat=repeat)
 
 
-def _fresh_copy(endpoints: Any, base: HistoryRecord, mix: Sequence[MixAttribute], size: HistorySize, seed: int,
-                variant: str, confinement: Confinement, state_dir: Path | None, say: Say) -> Any:
-    """The history in a database of its own: a template copy, or (no templates) built again alike."""
-    name = f"{base.database}_copy"
+def _make_copy(endpoints: Any, copy: Any, base: HistoryRecord, mix: Sequence[MixAttribute], size: HistorySize,
+               seed: int, variant: str, confinement: Confinement, state_dir: Path | None, say: Say) -> None:
+    """The history in `copy`'s database: a template copy, or (no templates) built again alike."""
     source = backend_for_stack(base.backend, endpoints, database=base.database)
     ops = layout_ops(source)
     assert ops is not None
-    if ops.clone(source, name):
-        return backend_for_stack(base.backend, endpoints, database=name)
-    copy = backend_for_stack(base.backend, endpoints, database=name)
+    if ops.clone(source, copy.database):
+        return
     copy.drop_schema()  # a copy an interrupted run left, loaded rows and all
     build_history(endpoints, base.backend, variant, mix, size, seed, state_dir=state_dir, confinement=confinement,
-                  say=say, copy_of=base, database=name)
-    return copy
+                  say=say, copy_of=base, database=copy.database)
 
 
 def load_rows(backend: Any, mix: Sequence[MixAttribute], seed: int, after: datetime, rows: int, order: str) -> float:
