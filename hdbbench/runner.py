@@ -21,6 +21,7 @@ from rich.console import Console
 
 from hdbbench import devices as device_launcher
 from hdbbench import hosts as hosts_layout
+from hdbbench.aging.part import AgingRun, history_lines, run_history, write_csvs
 from hdbbench.insertion import LoadTarget, Trial
 from hdbbench.placement import Placement, PlacementControl
 from hdbbench.plan import DiskPlan, ExtractionPlan, FaultsPlan, RunOptions, RunPlan, plan_run
@@ -109,40 +110,36 @@ def _bring_up_devices(plan: RunPlan, tango_host: str, devices_dir: Path, console
     return load_target(fleet, keep_rate_mix=plan.devices.keep_rate_mix)
 
 
-def _run_history(plan: RunPlan, endpoints: Any, state_dir: Path, console: Console) -> Any:
+def _run_history(plan: RunPlan, endpoints: Any, state_dir: Path, console: Console) -> AgingRun | None:
     """The aged histories and the load-order measurement (hdbbench.aging.part), before the trials.
     The confine part's ServerConfinement records go in as `confinement` once it lands."""
     if plan.history is None:
         return None
-    from hdbbench.aging.part import history_lines, run_history
-
     assert endpoints.tango is not None
     with TrialProgress(console) as progress:
-        aging, histories = run_history(plan.history, plan.devices.devices, endpoints.tango.tango_host, endpoints,
-                                       state_dir, progress, confinement=[], stack=plan.stack)
-    for line in history_lines(aging):
+        aging = run_history(plan.history, plan.devices.devices, endpoints.tango.tango_host, endpoints, state_dir,
+                            progress, confinement=[], stack=plan.stack)
+    for line in history_lines(aging.results):
         console.print(line, highlight=False, soft_wrap=True)
-    return aging, histories
+    return aging
 
 
 def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadTarget,
                    server_pids: dict[str, Sequence[int]], placement: PlacementControl, environment: dict[str, Any],
-                   state_dir: Path, console: Console, aging: Any = None) -> None:
+                   state_dir: Path, console: Console, aging: AgingRun | None = None) -> None:
     """The planned insertion trials in order (on each backend's aged history when the run built
     them); results.json rewritten after each (written also without any)."""
     hosted = plan.hosts.distributed
     results: dict[str, Any] = {"device_engine": plan.devices.engine, "hosts": hosts_layout.describe(plan.hosts),
                                "trials": []}
     if aging is not None:
-        from hdbbench.aging.part import write_csvs
-
-        results["aging"] = aging[0].to_dict()
-        write_csvs(run, aging[0])
+        results["aging"] = aging.results.to_dict()
+        write_csvs(run, aging.results)
     fleet_factory = {"fleet_factory": hosts_layout.HostedSubscribers} if hosted else {}
     with TrialProgress(console) as progress:
         for settings in plan.trials:
             if aging is not None:
-                settings = dataclasses.replace(settings, history=aging[1][settings.backend])
+                settings = dataclasses.replace(settings, history=aging.histories[settings.backend])
             progress.new_trial(settings.label)
             trial = Trial(settings, endpoints, load, state_dir / "trials", server_pids, progress,
                           placement=placement, **fleet_factory)
@@ -178,12 +175,12 @@ def _run_faults(part: FaultsPlan, recorded: dict[str, Any], run: RunDirectory, e
                    say=lambda text: status.update(text) if text.startswith("fault ") else console.print(text))
 
 
-def _on_histories(part: ExtractionPlan, aging: Any) -> ExtractionPlan:
+def _on_histories(part: ExtractionPlan, aging: AgingRun | None) -> ExtractionPlan:
     """With aged histories the extraction part queries them instead of generated data sets."""
     if aging is None:
         return part
-    histories = tuple((backend, record.database) for backend, record in aging[1].items())
-    variant = next(iter(aging[1].values())).variant
+    histories = tuple((backend, record.database) for backend, record in aging.histories.items())
+    variant = next(iter(aging.histories.values())).variant
     options = dataclasses.replace(part.options, histories=histories, variants=(variant,), cluster=False, validate=False)
     return dataclasses.replace(part, options=options)
 

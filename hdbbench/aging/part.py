@@ -11,7 +11,7 @@ their server from them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,14 @@ from hdbbench.records import write
 Progress = Callable[[str, float, dict[str, float]], None]
 
 
+@dataclass(frozen=True)
+class AgingRun:
+    """What the part gives the rest of the run: the records, and the history each backend's trials use."""
+
+    results: AgingResults
+    histories: dict[str, HistoryRecord]
+
+
 def confinement_of(records: Sequence[ServerConfinement], server: str | None) -> Confinement:
     """What the histories record of their server's memory and storage."""
     for r in records:
@@ -33,8 +41,7 @@ def confinement_of(records: Sequence[ServerConfinement], server: str | None) -> 
 
 
 def run_history(plan: Any, devices: Sequence[Any], tango_host: str, endpoints: Any, state_dir: Path,
-                progress: Any, confinement: Sequence[ServerConfinement] = (), stack: Any = None
-                ) -> tuple[AgingResults, dict[str, HistoryRecord]]:
+                progress: Any, confinement: Sequence[ServerConfinement] = (), stack: Any = None) -> AgingRun:
     """Every backend's history (reused when built before), then the load orders; the records and the
     history each backend's trials run on. `plan`: hdbbench.plan.HistoryPlan; `progress`: a TrialProgress."""
     mix = mix_from_devices(devices, tango_host)
@@ -59,7 +66,7 @@ def run_history(plan: Any, devices: Sequence[Any], tango_host: str, endpoints: A
             loads += records
     aging = AgingResults(confinement=list(confinement), history=[*histories.values(), *extra], load_order=loads,
                          growth=[])
-    return aging, histories
+    return AgingRun(aging, histories)
 
 
 def _say(progress: Any) -> Callable[[str, float], None]:
