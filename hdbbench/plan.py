@@ -169,7 +169,7 @@ def plan_run(scenario: Scenario, options: RunOptions) -> RunPlan:
         devices=devices, hosts=layout, placement=scenario.placement, kinds=scenario.kinds,
         trials=tuple(t for backend in scenario.backends for t in _trials(scenario, backend)),
         faults=_plan_faults(scenario), extraction=_plan_extraction(scenario), disk=_plan_disk(scenario),
-        history=_plan_history(scenario),
+        history=_plan_history(scenario, devices),
     )
 
 
@@ -302,10 +302,18 @@ def _plan_extraction(scenario: Scenario) -> ExtractionPlan | None:
     return ExtractionPlan(load_query_set(part.query_set), options, part.cold)
 
 
-def _plan_history(scenario: Scenario) -> HistoryPlan | None:
+MAX_HISTORY_ROWS = 2_000_000_000   # days at the mix's rates beyond this would build for a day or more
+
+
+def _plan_history(scenario: Scenario, devices: DevicesPlan) -> HistoryPlan | None:
+    """The history to build; `days` refused when the mix's rates make it more rows than can be built."""
     part = scenario.history
     if part is None:
         return None
+    rate = sum(s.rate_hz for d in devices.devices for s in d.specs if s.mode == "push")
+    if part.days is not None and part.days * 86400 * rate > MAX_HISTORY_ROWS:
+        raise ConfigError(f"{scenario.source}: [history] days: {part.days:g} days of the mix's {rate:,.0f} events/s "
+                          f"are {part.days * 86400 * rate:,.0f} rows, more than {MAX_HISTORY_ROWS:,}: give rows = <N>")
     return HistoryPlan(HistorySize(part.days, part.rows, part.cluster), scenario.schema_variant, scenario.seed,
                        scenario.backends, part.load_order)
 
@@ -359,7 +367,9 @@ def describe(plan: RunPlan) -> list[str]:
         h = plan.history
         order = (f", load order at {', '.join(f'{r:,}' for r in h.load_order.rows)} rows of "
                  f"{h.load_order.attributes:,} attributes" if h.load_order is not None else "")
-        lines.append(f"  history: {h.size.words()} of the devices' mix per backend"
+        rate = sum(s.rate_hz for d in plan.devices.devices for s in d.specs if s.mode == "push")
+        rows = f" (≈ {h.size.days * 86400 * rate:,.0f} rows)" if h.size.days is not None else ""
+        lines.append(f"  history: {h.size.words()}{rows} of the devices' mix per backend"
                      f"{', older chunks reordered' if h.size.cluster else ''}{order}")
     if plan.disk is not None:
         variants = "; ".join(f"{b} {' | '.join(v)}" for b, v in plan.disk.variants)

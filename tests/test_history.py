@@ -236,3 +236,14 @@ def test_a_history_sized_in_bytes_stops_there_and_is_built_again_alike(
     finally:
         for r in (record, copy):
             backend_for_stack(backend, stack_endpoints, database=r.database).drop_schema()
+
+
+def test_days_beyond_what_can_be_built_are_refused_by_the_plan(tmp_path: Path) -> None:
+    from hdbbench.plan import RunOptions, plan_run
+
+    path = tmp_path / "aged.toml"
+    path.write_text(SCENARIO.format(backends='["postgresql"]', history="days = 1000"))
+    with pytest.raises(ConfigError, match=r"\[history\] days: 1000 days of the mix's .* rows, more than .*: give rows"):
+        plan_run(load_scenario(path), RunOptions())
+    path.write_text(SCENARIO.format(backends='["postgresql"]', history="days = 2"))
+    assert "history: 2 days (≈ " in "\n".join(plan_run(load_scenario(path), RunOptions()).lines())
