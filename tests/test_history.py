@@ -83,6 +83,11 @@ def _check_layout(backend: str, db: Any, table: str, record: HistoryRecord) -> N
         assert {(name, width.days) for name, width in chunks} == {("att_scalar_devdouble", 14), ("att_scalar_devlong", 28)}
         assert sum(1 for name, _ in chunks if name == "att_scalar_devdouble") >= 3  # 30 days
         assert record.clustered
+        leaves = sql(db, "SELECT format('%%I.%%I', chunk_schema, chunk_name) FROM timescaledb_information.chunks "
+                         "WHERE hypertable_name = 'att_scalar_devdouble' ORDER BY range_end")
+        oldest = [tuple(r) for r in sql(db, f"SELECT att_conf_id, data_time FROM {leaves[0][0]} ORDER BY ctid")]
+        newest = [r[0] for r in sql(db, f"SELECT data_time FROM {leaves[-1][0]} ORDER BY ctid")]
+        assert oldest == sorted(oldest) and newest == sorted(newest)  # reordered on the key; as archived
     else:
         ops = layout_ops(db)
         per_partition = ops.partition_rows(db, table)
