@@ -327,11 +327,16 @@ def _pk_chunks(inv: DataSet, atts: list[GenAttribute], ids: dict[str, int], chun
             yield _make_chunk(inv, atts, ids, [(pos, k)])
 
 
-def _time_chunks(inv: DataSet, atts: list[GenAttribute], ids: dict[str, int], chunk_rows: int) -> Iterator[Chunk]:
+def time_window_us(atts: list[GenAttribute], chunk_rows: int) -> int | None:
+    """The span of time one slice of a time-ordered load covers (None: no events)."""
     rate = sum(1e6 / a.period_us * (1 if fast_path(a) else 10 * a.group.size) for a in atts if a.events)
-    if rate == 0:
+    return max(1, int(chunk_rows / rate * 1e6)) if rate else None
+
+
+def _time_chunks(inv: DataSet, atts: list[GenAttribute], ids: dict[str, int], chunk_rows: int) -> Iterator[Chunk]:
+    window_us = time_window_us(atts, chunk_rows)
+    if window_us is None:
         return
-    window_us = max(1, int(chunk_rows / rate * 1e6))
     start, end = inv.start_us, inv.start_us + int(inv.span_s * US)
     for lo in range(start, end, window_us):
         hi = min(end, lo + window_us)

@@ -325,6 +325,11 @@ class ExtractionOptions:
     database_prefix: str = "hdbx"
     keep: bool = False               # keep the databases afterwards
     validate: bool = True
+    # Aged histories (hdbbench.aging.history) to query instead of generated data sets: backend ->
+    # database. Each backend's queries are resolved against its own history (histories built at
+    # different times hold the same events at other times), not validated across backends, and
+    # the history is neither clustered nor dropped.
+    histories: tuple[tuple[str, str], ...] = ()
 
     def check(self) -> None:
         if not self.backends:
@@ -385,6 +390,9 @@ def run_extraction(qs: QuerySet, endpoints: Any, options: ExtractionOptions, run
 def _one_database(qs: QuerySet, endpoints: Any, options: ExtractionOptions, name: str, variant: str,
                   starter: ColdStarter, state: _State, say: _Progress) -> None:
     assert qs.data is not None
+    if (history := dict(options.histories).get(name)) is not None:
+        _on_history(qs, endpoints, options, name, history, variant, starter, state, say)
+        return
     tag = variant.replace("+", "p").replace(",", "_").replace("=", "")
     database = backend_for_stack(name, endpoints, f"{options.database_prefix}_{name}_{tag}")
     database.drop_schema()
@@ -415,6 +423,20 @@ def _one_database(qs: QuerySet, endpoints: Any, options: ExtractionOptions, name
     finally:
         if not options.keep:
             database.drop_schema()
+
+
+def _on_history(qs: QuerySet, endpoints: Any, options: ExtractionOptions, name: str, database: str, variant: str,
+                starter: ColdStarter, state: _State, say: _Progress) -> None:
+    """The query set on `name`'s aged history (ExtractionOptions.histories), as it stands."""
+    backend = extraction_of(backend_for_stack(name, endpoints, database))
+    queries = resolve(qs, catalog_of(backend))
+    state.queries = [*(state.queries or []), *queries]
+    ids = attribute_ids(backend)
+    ctx = Context(backend, variant, "aged", starter, qs.fetch_rows, qs.cold_explain)
+    try:
+        _measure_all(ctx, [bind(backend, q, ids) for q in queries], state, say)
+    finally:
+        ctx.close()
 
 
 def _validate(backend: ExtractionBackend, bound: list[BoundQuery], fetch_rows: int, who: str, validator: Validator) -> None:

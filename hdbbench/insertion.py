@@ -12,6 +12,11 @@ drained and every attribute is accounted for: events emitted (device counters) a
 Only the HdbEventSubscriber interface and SQL are used, so a real hdbpp-es can be measured by the
 same code (its extra statistics then read as missing).
 
+On an aged history (`TrialSettings.history`, a run with [history]) a trial archives into the
+history's database instead of a fresh one: its subscribers find the attributes in `att_conf` and
+continue them, and once the trial is over the rows stamped after the history's end are removed
+again (hdbbench.aging.history.reset_history), so every trial starts from the same history.
+
 `Trial.run` returns the trial's record, a `hdbbench.trials.TrialSummary`, built in one place
 (`Trial._summary`) from the trial's settings and the typed parts of hdbbench.trial_figures,
 hdbbench.outside and hdbbench.saturation.
@@ -31,6 +36,8 @@ from hdbbench import delivery
 from hdbbench import outside as db_side
 from hdbbench import saturation as sat
 from hdbbench import subscriber_statistics as st
+from hdbbench.aging.history import reset_history
+from hdbbench.aging.records import HistoryRecord
 from hdbbench.backends import backend_for_stack
 from hdbbench.backends.registry import server_of
 from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, unproven_cause
@@ -162,6 +169,7 @@ class TrialSettings:
     rate_steps: Sequence[float] = ()    # saturation search: later rates, one per step_s
     step_s: float = 0.0
     kind: SubscriberKind = DEFAULT_KIND  # which subscriber (hdbbench.kinds): binary, environment
+    history: HistoryRecord | None = None  # the aged history it archives onto (None: a fresh database)
 
     @property
     def batch_size(self) -> int | None:
@@ -190,9 +198,11 @@ class Trial:
 
     def run(self) -> tuple[TrialSummary, TimeSeries]:
         s = self.settings
-        backend = backend_for_stack(s.backend, self.endpoints, database=f"hdbpp_{s.label}")
-        backend.drop_schema()
-        backend.create_schema(s.schema_variant)
+        database = s.history.database if s.history is not None else f"hdbpp_{s.label}"
+        backend = backend_for_stack(s.backend, self.endpoints, database=database)
+        if s.history is None:
+            backend.drop_schema()
+            backend.create_schema(s.schema_variant)
         fleet = self.fleet_factory(self.load.tango_host, self.state_dir / s.label, binary=self.binary, attached=True,
                                    env=dict(s.kind.env))
         outside = None
@@ -206,6 +216,8 @@ class Trial:
             fleet.down()
             if outside is not None:  # after the subscribers' sessions ended: PostgreSQL then has every count
                 outside.finish()
+            if s.history is not None:
+                reset_history(backend, s.history)
         if outside is not None:
             outside.add_stored_events(seen.series)
         return self._summary(seen, outside), seen.series

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from hdbbench import devices as launcher
 from hdbbench import hosts as hosts_layout
+from hdbbench.aging.history import HistorySize
 from hdbbench.backends.registry import server_of
 from hdbbench.devices import DevicePlan
 from hdbbench.errors import ConfigError
@@ -31,7 +32,7 @@ from hdbbench.hosts import HostsLayout
 from hdbbench.insertion import TrialSettings
 from hdbbench.kinds import SubscriberKind, trial_label
 from hdbbench.placement import Placement
-from hdbbench.scenario import Scenario
+from hdbbench.scenario import LoadOrderPart, Scenario
 from hdbbench.servers import registry as servers
 from hdbbench.settings import resolve_profile
 from hdbbench.servers.confine.lifecycle import confinement_words, refuse_unenforceable
@@ -117,6 +118,18 @@ class DiskPlan:
 
 
 @dataclass(frozen=True)
+class HistoryPlan:
+    """The aged history every insertion trial starts from (hdbbench.aging.history), built per backend
+    in the scenario's schema variant, and the load-order measurement (hdbbench.aging.load_order)."""
+
+    size: HistorySize
+    variant: str
+    seed: int
+    backends: tuple[str, ...]
+    load_order: LoadOrderPart | None = None
+
+
+@dataclass(frozen=True)
 class RunPlan:
     """Everything a run does, in order (the module docstring)."""
 
@@ -132,6 +145,7 @@ class RunPlan:
     faults: FaultsPlan | None = None
     extraction: ExtractionPlan | None = None
     disk: DiskPlan | None = None
+    history: HistoryPlan | None = None
 
     def lines(self) -> list[str]:
         """The plan in a few lines, as ``hdbbench check --plan`` prints it."""
@@ -157,6 +171,7 @@ def plan_run(scenario: Scenario, options: RunOptions) -> RunPlan:
         devices=devices, hosts=layout, placement=scenario.placement, kinds=scenario.kinds,
         trials=tuple(t for backend in scenario.backends for t in _trials(scenario, backend)),
         faults=_plan_faults(scenario), extraction=_plan_extraction(scenario), disk=_plan_disk(scenario),
+        history=_plan_history(scenario, devices),
     )
 
 
@@ -289,6 +304,22 @@ def _plan_extraction(scenario: Scenario) -> ExtractionPlan | None:
     return ExtractionPlan(load_query_set(part.query_set), options, part.cold)
 
 
+MAX_HISTORY_ROWS = 2_000_000_000   # days at the mix's rates beyond this would build for a day or more
+
+
+def _plan_history(scenario: Scenario, devices: DevicesPlan) -> HistoryPlan | None:
+    """The history to build; `days` refused when the mix's rates make it more rows than can be built."""
+    part = scenario.history
+    if part is None:
+        return None
+    rate = sum(s.rate_hz for d in devices.devices for s in d.specs if s.mode == "push")
+    if part.days is not None and part.days * 86400 * rate > MAX_HISTORY_ROWS:
+        raise ConfigError(f"{scenario.source}: [history] days: {part.days:g} days of the mix's {rate:,.0f} events/s "
+                          f"are {part.days * 86400 * rate:,.0f} rows, more than {MAX_HISTORY_ROWS:,}: give rows = <N>")
+    return HistoryPlan(HistorySize(part.days, part.rows, part.cluster), scenario.schema_variant, scenario.seed,
+                       scenario.backends, part.load_order)
+
+
 def _plan_disk(scenario: Scenario) -> DiskPlan | None:
     """Bytes per event of each type on the scenario's backends and, with an inventory, its projection."""
     part = scenario.disk
@@ -334,6 +365,14 @@ def describe(plan: RunPlan) -> list[str]:
         x = plan.extraction
         lines.append(f"  extraction: {_shown(x.query_set.source)} on {', '.join(x.options.backends)}, variants "
                      f"{', '.join(x.options.variants)}{', cold' if x.cold else ''}{', cluster' if x.options.cluster else ''}")
+    if plan.history is not None:
+        h = plan.history
+        order = (f", load order at {', '.join(f'{r:,}' for r in h.load_order.rows)} rows of "
+                 f"{h.load_order.attributes:,} attributes" if h.load_order is not None else "")
+        rate = sum(s.rate_hz for d in plan.devices.devices for s in d.specs if s.mode == "push")
+        rows = f" (≈ {h.size.days * 86400 * rate:,.0f} rows)" if h.size.days is not None else ""
+        lines.append(f"  history: {h.size.words()}{rows} of the devices' mix per backend"
+                     f"{', older chunks reordered' if h.size.cluster else ''}{order}")
     if plan.disk is not None:
         variants = "; ".join(f"{b} {' | '.join(v)}" for b, v in plan.disk.variants)
         sizing = f", sizing of {_shown(plan.disk.inventory.source)}" if plan.disk.inventory is not None else ""

@@ -21,6 +21,7 @@ from rich.console import Console
 
 from hdbbench import devices as device_launcher
 from hdbbench import hosts as hosts_layout
+from hdbbench.aging.part import AgingRun, history_lines, run_history, write_csvs
 from hdbbench.insertion import LoadTarget, Trial
 from hdbbench.placement import Placement, PlacementControl
 from hdbbench.plan import DiskPlan, ExtractionPlan, FaultsPlan, RunOptions, RunPlan, plan_run
@@ -71,7 +72,9 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         confinement = stack.confinement()
         environment["confinement"] = confine.confinement_dicts(confinement)
         run.write_json("environment.json", environment)
-        _run_insertion(plan, run, endpoints, load, server_pids, placement, environment, options.state_dir, console)
+        aging = _run_history(plan, endpoints, options.state_dir, console)
+        _run_insertion(plan, run, endpoints, load, server_pids, placement, environment, options.state_dir, console,
+                       aging)
         if plan.faults is not None:
             _run_faults(plan.faults, plan.recorded, run, endpoints, load, devices_dir, options.state_dir,
                         environment, console)
@@ -79,7 +82,7 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         # a cold query restarts must not inherit the controller's CPUs).
         placement.release(("databases", "tango"))
         if plan.extraction is not None:
-            _run_extraction(plan.extraction, run, endpoints, stack, console)
+            _run_extraction(_on_histories(plan.extraction, aging), run, endpoints, stack, console)
         if plan.disk is not None:
             _run_disk(plan.disk, run, endpoints, console)
         run.set_status("completed")
@@ -112,16 +115,36 @@ def _bring_up_devices(plan: RunPlan, tango_host: str, devices_dir: Path, console
     return load_target(fleet, keep_rate_mix=plan.devices.keep_rate_mix)
 
 
+def _run_history(plan: RunPlan, endpoints: Any, state_dir: Path, console: Console) -> AgingRun | None:
+    """The aged histories and the load-order measurement (hdbbench.aging.part), before the trials.
+    The confine part's ServerConfinement records go in as `confinement` once it lands."""
+    if plan.history is None:
+        return None
+    assert endpoints.tango is not None
+    with TrialProgress(console) as progress:
+        aging = run_history(plan.history, plan.devices.devices, endpoints.tango.tango_host, endpoints, state_dir,
+                            progress, confinement=[], stack=plan.stack)
+    for line in history_lines(aging.results):
+        console.print(line, highlight=False, soft_wrap=True)
+    return aging
+
+
 def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadTarget,
                    server_pids: dict[str, Sequence[int]], placement: PlacementControl, environment: dict[str, Any],
-                   state_dir: Path, console: Console) -> None:
-    """The planned insertion trials in order; results.json rewritten after each (written also without any)."""
+                   state_dir: Path, console: Console, aging: AgingRun | None = None) -> None:
+    """The planned insertion trials in order (on each backend's aged history when the run built
+    them); results.json rewritten after each (written also without any)."""
     hosted = plan.hosts.distributed
     results: dict[str, Any] = {"device_engine": plan.devices.engine, "hosts": hosts_layout.describe(plan.hosts),
                                "trials": []}
+    if aging is not None:
+        results["aging"] = aging.results.to_dict()
+        write_csvs(run, aging.results)
     fleet_factory = {"fleet_factory": hosts_layout.HostedSubscribers} if hosted else {}
     with TrialProgress(console) as progress:
         for settings in plan.trials:
+            if aging is not None:
+                settings = dataclasses.replace(settings, history=aging.histories[settings.backend])
             progress.new_trial(settings.label)
             trial = Trial(settings, endpoints, load, state_dir / "trials", server_pids, progress,
                           placement=placement, **fleet_factory)
@@ -155,6 +178,16 @@ def _run_faults(part: FaultsPlan, recorded: dict[str, Any], run: RunDirectory, e
     with console.status("faults...") as status:
         run_faults(part, recorded, run, endpoints, load, devices_dir, state_dir, environment,
                    say=lambda text: status.update(text) if text.startswith("fault ") else console.print(text))
+
+
+def _on_histories(part: ExtractionPlan, aging: AgingRun | None) -> ExtractionPlan:
+    """With aged histories the extraction part queries them instead of generated data sets."""
+    if aging is None:
+        return part
+    histories = tuple((backend, record.database) for backend, record in aging.histories.items())
+    variant = next(iter(aging.histories.values())).variant
+    options = dataclasses.replace(part.options, histories=histories, variants=(variant,), cluster=False, validate=False)
+    return dataclasses.replace(part, options=options)
 
 
 def _run_extraction(part: ExtractionPlan, run: RunDirectory, endpoints: Any, stack: Stack, console: Console) -> None:

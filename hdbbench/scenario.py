@@ -80,6 +80,12 @@ The resolved scenario (every default filled in) is saved in the run directory.
     [report]
     weights = { saturation_rate = 2, event_age_p99 = 1 }   # ranking criteria (hdbbench.report.ranking), >= 0
 
+    [history]                    # optional: an aged history the trials start from (hdbbench.aging.history)
+    days = 180                   # or rows = 10_000_000 (exactly one of them)
+    cluster = true               # older chunks reordered as the official reorder job does
+    load_order = { rows = [1_000_000], attributes = 2000, repeat = 1, variants = ["pk", "pk+2"] }  # optional:
+                                 # Elettra's load-order table (variants: default the scenario's)
+
     [hosts]                      # optional: each component's host (hdbbench.hosts); "local" by default
     tango_db = "198.18.0.1"
     devices = ["198.18.0.2"]
@@ -169,6 +175,26 @@ class DiskPart:
 
 
 @dataclass(frozen=True)
+class LoadOrderPart:
+    """Elettra's load-order measurement (hdbbench.aging.load_order)."""
+
+    rows: tuple[int, ...] = (1_000_000,)
+    attributes: int = 2000
+    repeat: int = 1
+    variants: tuple[str, ...] = ()   # schema variants loaded into; () = the scenario's
+
+
+@dataclass(frozen=True)
+class HistoryPart:
+    """[history]: an aged history before the trials (hdbbench.aging.history); days or rows."""
+
+    days: float | None = None
+    rows: int | None = None
+    cluster: bool = True
+    load_order: LoadOrderPart | None = None
+
+
+@dataclass(frozen=True)
 class Scenario:
     name: str
     source: Path
@@ -195,6 +221,7 @@ class Scenario:
     placement: Placement = field(default_factory=Placement)   # [placement.cpus]
     subscriber_kinds: tuple[SubscriberKind, ...] = ()  # [[subscribers.kinds]]; () = ours alone
     faults: FaultsPart | None = None   # [faults]: hdbbench.faults
+    history: HistoryPart | None = None  # [history]: hdbbench.aging
     warnings: tuple[str, ...] = ()     # found while reading: `check` and `run` print them, a run records them
     confine: ConfineSpec = field(default_factory=ConfineSpec)  # [stack] memory, storage, storage_size
 
@@ -293,6 +320,7 @@ def _parse(top: Table) -> Scenario:
     hosts = _parse_hosts(sub) if (sub := top.optional_table("hosts")) is not None else None
     placement = _parse_placement(sub) if (sub := top.optional_table("placement")) is not None else Placement()
     faults = parse_faults(sub) if (sub := top.optional_table("faults")) is not None else None
+    history = _parse_history(sub, backends) if (sub := top.optional_table("history")) is not None else None
     top.finish()
     _refuse_lacking(top, backends, extraction, disk, faults)
     attributes = _check_subscriber_limit(subs, device_profile, facility, servers * per_server,
@@ -305,7 +333,7 @@ def _parse(top: Table) -> Scenario:
         subscribers=subscribers, lib_configuration=lib_configuration, rate=rate, duration_s=duration,
         warmup_s=warmup, measurements=measurements, report=report, extraction=extraction, disk=disk,
         hosts=hosts, facility=facility, placement=placement, subscriber_kinds=kinds, faults=faults,
-        warnings=warnings, confine=confine,
+        history=history, warnings=warnings, confine=confine,
     )
 
 
@@ -333,6 +361,36 @@ def _refuse_lacking(top: Table, backends: Sequence[str], extraction: ExtractionP
         for table, ability in needs:
             if (refusal := backend_class(backend).refusal(ability)) is not None:
                 raise top.fail("backends", f"{refusal}; {table} needs it")
+
+
+def _parse_history(reader: Table, backends: Sequence[str]) -> HistoryPart:
+    """[history]: days or rows (one of them), cluster, load_order; a backend that keeps no history refused."""
+    from hdbbench.aging.history import history_refusal
+
+    if reader.has("days") and reader.has("rows"):
+        raise reader.fail("rows", "give exactly one of days and rows, not both")
+    if not reader.has("days") and not reader.has("rows"):
+        raise reader.fail(None, "give its size: days = <N> or rows = <N>")
+    days = reader.number("days", minimum=0.001, maximum=3660.0) if reader.has("days") else None
+    rows = reader.integer("rows", minimum=1, maximum=10**10) if reader.has("rows") else None
+    cluster = reader.boolean("cluster", True)
+    load_order = None
+    if (sub := reader.optional_table("load_order")) is not None:
+        sizes = tuple(sub.list_of("rows", int, [1_000_000], minimum=1, non_empty=True))
+        load_order = LoadOrderPart(sizes, sub.integer("attributes", 2000, minimum=1, maximum=1_000_000),
+                                   sub.integer("repeat", 1, minimum=1, maximum=100),
+                                   tuple(sub.list_of("variants", str, [], non_empty=False)))
+        for variant in load_order.variants:
+            try:
+                SchemaVariant.parse(variant)
+            except ConfigError as exc:
+                raise sub.fail("variants", str(exc)) from None
+        sub.finish()
+    reader.finish()
+    for backend in backends:
+        if (refusal := history_refusal(backend)) is not None:
+            raise reader.fail(None, f"{refusal}; it cannot hold a history")
+    return HistoryPart(days, rows, cluster, load_order)
 
 
 def _event_consumer_warnings(kinds: Sequence[SubscriberKind], attributes: int, subscribers: int,

@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: Apache-2.0
+"""What an aged history (hdbbench.aging) needs of the MariaDB layout.
+
+A history lives in a database of its own, marked by a one-row table `hdbbench_history` (its key and
+its record). Its data tables are range-partitioned by month on data_time over the whole history,
+as the HDB++ MySQL project's partition script leaves them (one partition per month, created ahead),
+with a `p000` below and the catch-all `future` above. InnoDB keeps every partition in primary-key
+order by itself, so there is no reorder job to play. MariaDB has no database templates: a
+measurement that must start again from the same history builds it again (hdbbench.aging.load_order).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+from typing import Any
+
+from hdbbench.backends.mysql.tables import quote_ident
+
+MARKER = "hdbbench_history"
+
+
+def _naive(at: datetime) -> datetime:
+    """The server session's time zone is UTC: DATETIME(6) values go naive."""
+    return at.astimezone(timezone.utc).replace(tzinfo=None)
+
+
+def _run(backend: Any, work: Any, database: bool = True) -> Any:
+    conn = backend.connect(backend.database if database else None)
+    try:
+        cur = conn.cursor()
+        out = work(cur)
+        conn.commit()
+        return out
+    finally:
+        conn.close()
+
+
+def _data_tables(cur: Any, database: str) -> list[str]:
+    cur.execute("SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND "
+                "(TABLE_NAME LIKE 'att\\_scalar\\_%' OR TABLE_NAME LIKE 'att\\_array\\_%') ORDER BY 1", (database,))
+    return [r[0] for r in cur.fetchall()]
+
+
+def exists(backend: Any) -> bool:
+    def work(cur: Any) -> bool:
+        cur.execute("SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", (backend.database,))
+        return cur.fetchone() is not None
+    return bool(_run(backend, work, database=False))
+
+
+def read_marker(backend: Any) -> tuple[str, str] | None:
+    """(key, record as JSON) of a finished history, or None (no marker: an interrupted build)."""
+    def work(cur: Any) -> tuple[str, str] | None:
+        cur.execute("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+                    (backend.database, MARKER))
+        if cur.fetchone() is None:
+            return None
+        cur.execute(f"SELECT `key`, record FROM {MARKER}")
+        row = cur.fetchone()
+        return (row[0], row[1]) if row else None
+    return _run(backend, work)  # type: ignore[no-any-return]
+
+
+def write_marker(backend: Any, key: str, record: str) -> None:
+    def work(cur: Any) -> None:
+        cur.execute(f"CREATE TABLE IF NOT EXISTS {MARKER} (`key` varchar(64) NOT NULL, record longtext NOT NULL)")
+        cur.execute(f"DELETE FROM {MARKER}")
+        cur.execute(f"INSERT INTO {MARKER} VALUES (?, ?)", (key, record))
+    _run(backend, work)
+
+
+def month_bounds(start: datetime, end: datetime) -> list[date]:
+    """First days of the months from `start`'s to two months past `end`'s: the upper bounds of the
+    monthly partitions that hold the history and the month after it (then `future`)."""
+    year, month = start.year, start.month
+    stop = (end.year, end.month + 2) if end.month <= 10 else (end.year + 1, end.month - 10)
+    out = []
+    while (year, month) <= stop:
+        out.append(date(year, month, 1))
+        year, month = (year, month + 1) if month < 12 else (year + 1, 1)
+    return out
+
+
+def shape_layout(backend: Any, start: datetime, end: datetime) -> None:
+    """Every data table range-partitioned by month over the history (the tables are still empty)."""
+    bounds = month_bounds(start, end)
+    parts = [f"PARTITION p000 VALUES LESS THAN ('{bounds[0]}')"]
+    parts += [f"PARTITION p{lo:%Y%m} VALUES LESS THAN ('{hi}')" for lo, hi in zip(bounds, bounds[1:])]
+    parts.append("PARTITION future VALUES LESS THAN MAXVALUE")
+    clause = "PARTITION BY RANGE COLUMNS(data_time) (" + ", ".join(parts) + ")"
+
+    def work(cur: Any) -> None:
+        for table in _data_tables(cur, backend.database):
+            cur.execute(f"ALTER TABLE {quote_ident(table)} {clause}")
+    _run(backend, work)
+
+
+def partition_rows(backend: Any, table: str) -> dict[str, int]:
+    """Rows per partition of `table`, counted (not the statistics' estimate)."""
+    def work(cur: Any) -> dict[str, int]:
+        cur.execute("SELECT PARTITION_NAME FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = ? AND "
+                    "TABLE_NAME = ? ORDER BY PARTITION_ORDINAL_POSITION", (backend.database, table))
+        names = [r[0] for r in cur.fetchall()]
+        out = {}
+        for name in names:
+            cur.execute(f"SELECT COUNT(*) FROM {quote_ident(table)} PARTITION ({quote_ident(name)})")
+            out[name] = int(cur.fetchone()[0])
+        return out
+    return _run(backend, work)  # type: ignore[no-any-return]
+
+
+def reorder_older(backend: Any) -> bool:
+    """InnoDB keeps rows in primary-key order by itself: every partition is clustered already."""
+    return True
+
+
+def delete_after(backend: Any, end: datetime) -> int:
+    """Remove the rows stamped after `end` (a trial's) and refresh the statistics of those tables."""
+    def work(cur: Any) -> int:
+        removed = 0
+        for table in _data_tables(cur, backend.database):
+            cur.execute(f"DELETE FROM {quote_ident(table)} WHERE data_time > ?", (_naive(end),))
+            if cur.rowcount:
+                removed += cur.rowcount
+                cur.execute(f"ANALYZE TABLE {quote_ident(table)}")
+                cur.fetchall()
+        return removed
+    return _run(backend, work)  # type: ignore[no-any-return]
+
+
+def clone(backend: Any, target: str) -> bool:
+    """MariaDB has no database templates: the caller builds the history again (False)."""
+    return False
+
+
+def drop_copy(backend: Any) -> None:
+    backend.drop_schema()
+
+
+def checksum(backend: Any, table: str, after: datetime) -> tuple[int, int]:
+    """(rows, a sum over their keys and values) of `table` stamped after `after` (see the PostgreSQL one)."""
+    def work(cur: Any) -> tuple[int, int]:
+        cur.execute(f"SELECT COUNT(*), COALESCE(SUM(att_conf_id * 1000003 + "
+                    f"CAST(UNIX_TIMESTAMP(data_time) * 1000000 AS SIGNED) + COALESCE(CAST(value_r * 1000 AS SIGNED), 0)), 0) "
+                    f"FROM {quote_ident(table)} WHERE data_time > ?", (_naive(after),))
+        row = cur.fetchone()
+        return int(row[0]), int(row[1])
+    return _run(backend, work)  # type: ignore[no-any-return]
+
+
+def cluster_table(backend: Any, table: str) -> float | None:
+    """No CLUSTER in InnoDB: the table is its primary-key index."""
+    return None
