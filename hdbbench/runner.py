@@ -21,7 +21,8 @@ from rich.console import Console
 
 from hdbbench import devices as device_launcher
 from hdbbench import hosts as hosts_layout
-from hdbbench.insertion import LoadTarget, Trial
+from hdbbench.aging import growth
+from hdbbench.insertion import LoadTarget
 from hdbbench.placement import Placement, PlacementControl
 from hdbbench.plan import DiskPlan, ExtractionPlan, FaultsPlan, RunOptions, RunPlan, plan_run
 from hdbbench.progress import TrialProgress, trial_line
@@ -66,7 +67,8 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         environment = environment_facts(versions, {"profile": profile_name, "servers": in_force,
                                                    "reused_running_stack": was_up})
         run.write_json("environment.json", environment)
-        _run_insertion(plan, run, endpoints, load, server_pids, placement, environment, options.state_dir, console)
+        _run_insertion(plan, run, endpoints, load, server_pids, placement, environment, options.state_dir, console,
+                       stack)
         if plan.faults is not None:
             _run_faults(plan.faults, plan.recorded, run, endpoints, load, devices_dir, options.state_dir,
                         environment, console)
@@ -109,8 +111,9 @@ def _bring_up_devices(plan: RunPlan, tango_host: str, devices_dir: Path, console
 
 def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadTarget,
                    server_pids: dict[str, Sequence[int]], placement: PlacementControl, environment: dict[str, Any],
-                   state_dir: Path, console: Console) -> None:
-    """The planned insertion trials in order; results.json rewritten after each (written also without any)."""
+                   state_dir: Path, console: Console, stack: Stack | None = None) -> None:
+    """The planned insertion trials in order; results.json rewritten after each (written also without any).
+    A growth trial's record goes into the results' aging part (hdbbench.aging.growth)."""
     hosted = plan.hosts.distributed
     results: dict[str, Any] = {"device_engine": plan.devices.engine, "hosts": hosts_layout.describe(plan.hosts),
                                "trials": []}
@@ -118,14 +121,15 @@ def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadT
     with TrialProgress(console) as progress:
         for settings in plan.trials:
             progress.new_trial(settings.label)
-            trial = Trial(settings, endpoints, load, state_dir / "trials", server_pids, progress,
-                          placement=placement, **fleet_factory)
+            trial = growth.make_trial(settings, stack, plan.recorded, endpoints, load, state_dir / "trials",
+                                      server_pids, progress, placement=placement, **fleet_factory)
             summary, series = trial.run()
             if hosted:  # the devices' and subscribers' processes are on other hosts: not sampled here
                 summary = dataclasses.replace(summary, cpu={}, subscriber_cpu_by_thread={})
             header, rows = series.as_table()
             _write_series(run, settings.label, header, rows)
             results["trials"].append(summary.to_dict())  # hdbbench.trials: the file's contract
+            growth.keep_record(results, trial, lambda name, head, body: _write_csv(run, name, head, body))
             run.write_json("results.json", results_document(RESULTS_KIND, plan.recorded, environment, results))
             console.print(trial_line(summary), highlight=False, soft_wrap=True)
     if not results["trials"]:  # a scenario of other parts only: the run directory keeps its layout
@@ -181,8 +185,12 @@ def _run_disk(part: DiskPlan, run: RunDirectory, endpoints: Any, console: Consol
 
 
 def _write_series(run: RunDirectory, label: str, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    (run.path / "series").mkdir(exist_ok=True)
-    run.write_csv(f"series/{label}.csv", header, rows)
+    _write_csv(run, f"series/{label}.csv", header, rows)
+
+
+def _write_csv(run: RunDirectory, name: str, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    (run.path / name).parent.mkdir(parents=True, exist_ok=True)
+    run.write_csv(name, header, rows)
 
 
 def load_target(fleet: Any, keep_rate_mix: bool = False) -> LoadTarget:

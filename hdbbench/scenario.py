@@ -52,6 +52,9 @@ The resolved scenario (every default filled in) is saved in the run directory.
     subscriber_sweep = [1, 2]
     saturation = { start_rate = 2000, step = 0.10, step_s = 10, max_steps = 15 }
     sustained = { rate = 2000, duration_s = 60 }
+    growth = { rate = 20000, until_memory_ratio = 10, interval_s = 10, max_duration_s = 1200 }
+                                 # from an empty database until it is that many times the server's memory
+                                 # budget (or until_bytes = "2GiB" without a budget), hdbbench.aging.growth
 
     [extraction]                 # optional: the extraction benchmark after insertion
     query_set = "query_sets/default.toml"
@@ -102,6 +105,7 @@ from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, parse_kinds
 from hdbbench.measure import MIN_SATURATION_STEP_S
 from hdbbench.settings import PROFILE_NAMES
 from hdbbench.tomlfile import REQUIRED, Table, from_values, read_document, suggestion
+from hdbbench.units import parse_bytes
 
 KNOWN_BACKENDS = BACKENDS
 DEVICE_ENGINES = ("auto", "cpp", "python")
@@ -128,12 +132,26 @@ class SustainedLoad:
 
 
 @dataclass(frozen=True)
+class GrowthLoad:
+    """The growth trial (hdbbench.aging.growth): a fixed offered rate from an empty database until it
+    is `until_memory_ratio` x the server's memory budget, or `until_bytes` without a budget, or
+    `max_duration_s`, whichever comes first; figures per `interval_s`."""
+
+    rate: float = 20000.0
+    until_memory_ratio: float = 10.0
+    until_bytes: int | None = None
+    interval_s: float = 10.0
+    max_duration_s: float = 1200.0
+
+
+@dataclass(frozen=True)
 class Measurements:
     throughput: bool = True
     batch_sweep: tuple[int, ...] = ()
     subscriber_sweep: tuple[int, ...] = ()
     saturation: SaturationSearch | None = None
     sustained: SustainedLoad | None = None
+    growth: GrowthLoad | None = None
 
 
 @dataclass(frozen=True)
@@ -484,8 +502,29 @@ def _parse_measurements(reader: Table) -> Measurements:
     if (sus := reader.optional_table("sustained")) is not None:
         sustained = SustainedLoad(rate=sus.positive("rate", 2000.0), duration_s=sus.positive("duration_s", 60.0))
         sus.finish()
+    growth = None
+    if (gro := reader.optional_table("growth")) is not None:
+        growth = _parse_growth(gro)
     reader.finish()
-    return Measurements(throughput, batch_sweep, subscriber_sweep, saturation, sustained)
+    return Measurements(throughput, batch_sweep, subscriber_sweep, saturation, sustained, growth)
+
+
+def _parse_growth(reader: Table) -> GrowthLoad:
+    until_bytes = None
+    if reader.has("until_bytes"):
+        try:
+            until_bytes = parse_bytes(reader.get("until_bytes", (str, int)))
+        except ValueError as exc:
+            raise reader.fail("until_bytes", str(exc)) from None
+    interval_s = reader.positive("interval_s", 10.0)
+    growth = GrowthLoad(rate=reader.positive("rate", 20000.0),
+                        until_memory_ratio=reader.positive("until_memory_ratio", 10.0), until_bytes=until_bytes,
+                        interval_s=interval_s, max_duration_s=reader.positive("max_duration_s", 1200.0))
+    if growth.max_duration_s < 3 * interval_s:  # the knee needs a few intervals to tell from one slow one
+        raise reader.fail("max_duration_s", f"must be at least 3 intervals ({3 * interval_s:g} s), "
+                                            f"got {growth.max_duration_s:g}")
+    reader.finish()
+    return growth
 
 
 def _parse_report(reader: Table) -> ReportOptions:
