@@ -86,7 +86,7 @@ profile = "{profile}"
 rate = 2000
 [measurements]
 throughput = false
-growth = {{ rate = 2000, until_bytes = "{until}", interval_s = 2, max_duration_s = 24 }}
+growth = {{ rate = 4000, until_bytes = "{until}", interval_s = 2, max_duration_s = 24 }}
 """
 
 
@@ -96,14 +96,14 @@ def test_a_growth_trial_on_postgresql_records_its_intervals(test_state_dir: Path
     from hdbbench.runner import RunOptions, run_scenario
 
     path = tmp_path / "growth.toml"
-    path.write_text(SCENARIO.format(profile=REPO / "devices/profiles/insertion-devdouble.toml", until="10MiB"))
+    path.write_text(SCENARIO.format(profile=REPO / "devices/profiles/insertion-devdouble.toml", until="14MiB"))
     run = run_scenario(load_scenario(path), RunOptions(state_dir=test_state_dir, runs_root=tmp_path / "runs"))
 
     _, results = read_trials(run / "results.json")
     assert [t.kind for t in results.trials] == ["growth"]
     assert results.aging is not None and len(results.aging.growth) == 1
     record = results.aging.growth[0]
-    assert (record.backend, record.offered_rate, record.memory_limit_bytes) == ("postgresql", 2000.0, None)
+    assert (record.backend, record.offered_rate, record.memory_limit_bytes) == ("postgresql", 4000.0, None)
     assert len(record.intervals) >= 2
     sizes = [i.database_bytes for i in record.intervals]
     assert all(s is not None for s in sizes) and sizes == sorted(sizes) and sizes[-1] > sizes[0]
