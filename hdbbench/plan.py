@@ -35,6 +35,7 @@ from hdbbench.scenario import Scenario
 from hdbbench.servers import registry as servers
 from hdbbench.settings import resolve_profile
 from hdbbench.stack import StackConfig
+from hdbbench.units import human_bytes
 
 if TYPE_CHECKING:
     from hdbbench.disk import Case
@@ -345,7 +346,7 @@ def describe(plan: RunPlan) -> list[str]:
 def _rate(t: TrialSettings) -> str:
     if t.growth is not None:
         g = t.growth
-        until = (f"{g.until_memory_ratio:g}× the memory budget" + (f" (without one {g.until_bytes:,} bytes)"
+        until = (f"{g.until_memory_ratio:g}× the memory budget" + (f" (without one {human_bytes(g.until_bytes)})"
                                                                    if g.until_bytes else ""))
         return (f"growth at {t.rate:g} events/s from an empty database until {until}, at most "
                 f"{g.max_duration_s:g} s, intervals of {g.interval_s:g} s")

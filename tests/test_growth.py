@@ -112,3 +112,18 @@ def test_a_growth_trial_on_postgresql_records_its_intervals(test_state_dir: Path
     assert all(i.stored_rate is not None and i.stored_rate > 0 for i in record.intervals)
     with (run / "growth" / "postgresql_growth.csv").open() as f:
         assert len(list(csv.DictReader(f))) == len(record.intervals)
+
+
+def test_the_plan_puts_the_growth_trial_last_per_backend(tmp_path: Path) -> None:
+    from hdbbench.plan import RunOptions, plan_run
+
+    path = tmp_path / "growth.toml"
+    path.write_text(SCENARIO.format(profile=REPO / "devices/profiles/insertion-devdouble.toml", until="2GiB")
+                    .replace("throughput = false", "throughput = true"))
+    plan = plan_run(load_scenario(path), RunOptions(state_dir=tmp_path / "state", runs_root=tmp_path / "runs"))
+    assert [t.trial_kind for t in plan.trials] == ["throughput", "growth"]
+    grown = plan.trials[-1]
+    assert grown.growth is not None and (grown.rate, grown.growth.until_bytes) == (4000.0, 2 * 2 ** 30)
+    assert (grown.duration_s, grown.warmup_s) == (24.0, 2.0)
+    assert any("growth at 4000 events/s from an empty database until 10× the memory budget (without one 2 GiB)"
+               in line for line in plan.lines())

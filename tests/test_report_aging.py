@@ -67,8 +67,10 @@ def test_growth_curve_knee_and_planning_words(tmp_path: Path) -> None:
     assert "took 40 s in time order against 10 s in primary-key order (4×)" in section
     assert "mysql: load order not measured." in section
     # 64 MiB per 10 s at 20,000 events/s, 512 MiB at the end: at least 80 s of archive
-    assert "this mix grows 540 GiB a day: it keeps up for at least 1.33 minutes." in section
-    assert "Recommendation: For this mix, memory and storage, postgresql keeps up" in section
+    assert ("archiving this mix at 20,000 events/s adds 540 GiB a day: it keeps up with 20,000 events/s for at "
+            "least 1.33 minutes of archive.") in section
+    assert ("Recommendation: For this mix, memory and storage, postgresql keeps up longest (at least 1.33 minutes "
+            "of archive)") in section
 
 
 def test_a_missing_record_says_not_measured(tmp_path: Path) -> None:
@@ -79,7 +81,7 @@ def test_a_missing_record_says_not_measured(tmp_path: Path) -> None:
     aging["history"] = [as_json(history)]
     section = run_with(tmp_path, aging)["aging"]
     assert "mysql: growth at a fixed offered rate not measured." in section
-    assert "postgresql: load order not measured." in section
+    assert "Load order: not measured in this run." in section
     assert "GB per year per 1,000 attributes not measured." in section  # no growth trial record: no attribute count
 
 
@@ -88,3 +90,17 @@ def test_bytes_per_event_from_the_intervals() -> None:
     # 64 MiB per 10 s at 20,000 events/s
     assert bytes_per_event(record, None) == 64 * MIB / 200_000
     assert bytes_per_event(replace(record, intervals=record.intervals[:1]), None) is None
+
+
+def test_planning_fills_the_archive_at_the_scenario_load_rate() -> None:
+    from hdbbench.report.aging import planning
+    from hdbbench.trials import InsertionResults
+
+    aging = AgingResults.from_dict(growth("postgresql", [20_000.0] * 4 + [10_000.0] * 4))
+    finding = planning(aging, InsertionResults(trials=[]).trials, load_rate=2_000.0)
+    # knee at 320 MiB; 448 MiB grown over 1 M events stored (3 × 200,000 + 4 × 100,000) is 470 bytes per
+    # event: 75.6 GiB a day at 2,000 events/s, so the knee is 320 MiB / 75.6 GiB a day = 5.95 minutes away
+    assert "archiving this mix at 2,000 events/s adds 75.6 GiB a day" in finding.sentences[0]
+    assert "it keeps up with 20,000 events/s for 5.95 minutes of archive." in finding.sentences[0]
+    kept_up = planning(AgingResults.from_dict(growth("postgresql", [20_000.0] * 4)), [], load_rate=2_000.0)
+    assert kept_up.recommendation.startswith("No backend fell below its offered rate up to 256 MiB")

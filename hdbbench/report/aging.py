@@ -38,8 +38,10 @@ NOT_MEASURED = "not measured"
 GIB = 2 ** 30
 
 
-def aging_section(insertion: InsertionResults | None, colours: plots.Colours) -> Section | None:
-    """The section, or None when the run has no aging records (the section then does not appear)."""
+def aging_section(insertion: InsertionResults | None, colours: plots.Colours,
+                  load_rate: float | None = None) -> Section | None:
+    """The section, or None when the run has no aging records (the section then does not appear).
+    `load_rate`: the scenario's `[load] rate`, at which the planning words fill the archive."""
     aging = insertion.aging if insertion is not None else None
     if aging is None:
         return None
@@ -61,7 +63,7 @@ def aging_section(insertion: InsertionResults | None, colours: plots.Colours) ->
     section.note = ("Knee: the first interval from which the stored rate, as a rolling median of 3 intervals, "
                     "stays more than 5 % below the offered rate until the end, for at least 3 intervals. " +
                     f"Elettra's figures: {LOAD_ORDER_SOURCE}.")
-    section.finding = planning(aging, trials)
+    section.finding = planning(aging, trials, load_rate)
     return section
 
 
@@ -169,31 +171,45 @@ def bytes_per_event(record: GrowthRecord, trial: TrialSummary | None) -> float |
     return grown / events if events > 0 and grown > 0 else None
 
 
-def planning(aging: AgingResults, trials: Sequence[TrialSummary]) -> Finding:
+def planning(aging: AgingResults, trials: Sequence[TrialSummary], load_rate: float | None = None) -> Finding:
+    """The planning words: per backend its growth trial and load order, "not measured" where missing.
+    `load_rate`: the scenario's `[load] rate`, the rate at which the archive fills (default: each growth
+    trial's offered rate)."""
     finding = Finding()
     backends = list(dict.fromkeys([*(g.backend for g in aging.growth), *(r.backend for r in aging.load_order),
                                    *(h.backend for h in aging.history)]))
-    kept: dict[str, float] = {}
+    spans: dict[str, tuple[float, bool]] = {}   # backend -> (months, fell behind)
     for backend in backends:
         record = next((g for g in aging.growth if g.backend == backend), None)
         if record is None:
             finding.sentences.append(f"{backend}: growth at a fixed offered rate {NOT_MEASURED}.")
             continue
-        sentence, months = _growth_words(record, _trial_of(record, trials))
+        sentence, months = _growth_words(record, _trial_of(record, trials), load_rate or record.offered_rate)
         finding.sentences.append(sentence)
         if months is not None:
-            kept[backend] = months
+            spans[backend] = (months, record.knee_bytes is not None)
     finding.sentences += load_order_words(aging.load_order, backends)
-    if kept:
-        best = max(kept, key=lambda b: kept[b])
-        finding.recommendation = (f"For this mix, memory and storage, {best} keeps up with the offered rate longest "
-                                  f"({_span(kept[best])}); size the servers' memory from the knee, not from a "
-                                  "fresh database's rate.")
+    finding.recommendation = _recommendation(spans, aging.growth)
     return finding
 
 
-def _growth_words(g: GrowthRecord, trial: TrialSummary | None) -> tuple[str, float | None]:
-    """One sentence on a growth trial and the months its backend keeps up (None: not measured)."""
+def _recommendation(spans: dict[str, tuple[float, bool]], records: Sequence[GrowthRecord]) -> str:
+    if not spans:
+        return ""
+    if not any(behind for _, behind in spans.values()):
+        largest = max(records, key=lambda g: g.final_bytes)
+        return (f"No backend fell below its offered rate up to {human_bytes(largest.final_bytes)}: the knee lies "
+                "beyond this trial; run it longer, or with a smaller memory budget, to find it.")
+    # a backend that never fell behind keeps up longest; among the others the latest knee
+    best = max(spans, key=lambda b: (not spans[b][1], spans[b][0]))
+    months, behind = spans[best]
+    return (f"For this mix, memory and storage, {best} keeps up longest ({'' if behind else 'at least '}"
+            f"{_span(months)} of archive); size memory from the knee, not from a fresh database's rate.")
+
+
+def _growth_words(g: GrowthRecord, trial: TrialSummary | None, load_rate: float) -> tuple[str, float | None]:
+    """One sentence on a growth trial and the months of archive, filled at `load_rate`, its backend keeps
+    up with the trial's offered rate (None: not measured)."""
     where = f"{human_bytes(g.memory_limit_bytes)} of memory" if g.memory_limit_bytes else "no memory budget"
     head = f"{g.backend} at {fmt(g.offered_rate)} events/s ({where}, {g.storage_class} storage): "
     if g.knee_bytes is not None:
@@ -204,13 +220,15 @@ def _growth_words(g: GrowthRecord, trial: TrialSummary | None) -> tuple[str, flo
     bpe = bytes_per_event(g, trial)
     if bpe is None:
         return head + f" Bytes per event {NOT_MEASURED}, so months of archive {NOT_MEASURED}.", None
-    per_day = bpe * g.offered_rate * 86_400
+    per_day = bpe * load_rate * 86_400
     months = (g.knee_bytes if g.knee_bytes is not None else g.final_bytes) / per_day / DAYS_PER_MONTH
     span = _span(months) if g.knee_bytes is not None else f"at least {_span(months)}"
-    head += f" At {fmt(bpe)} bytes per event this mix grows {human_bytes(per_day)} a day: it keeps up for {span}."
+    head += (f" At {fmt(bpe)} bytes per event, archiving this mix at {fmt(load_rate)} events/s adds "
+             f"{human_bytes(per_day)} a day: it keeps up with {fmt(g.offered_rate)} events/s for {span} of archive.")
     attributes = len(trial.accounting.per_attribute) if trial is not None else 0
     if attributes:
-        head += f" {fmt(per_day * 365.25 / 1e9 * 1000 / attributes)} GB per year per 1,000 attributes."
+        head += (f" {fmt(per_day * 365.25 / 1e9 * 1000 / attributes)} GB per year per 1,000 attributes "
+                 f"({attributes:,} attributes at {fmt(load_rate / attributes)} events/s each).")
     else:
         head += f" GB per year per 1,000 attributes {NOT_MEASURED}."
     return head, months
@@ -229,6 +247,8 @@ def _span(months: float) -> str:
 def load_order_words(records: Sequence[LoadOrderRecord], backends: Sequence[str]) -> list[str]:
     """Time-ordered against primary-key-ordered loads per backend and variant; "not measured" where a
     backend has none or one order is missing."""
+    if not records:
+        return [f"Load order: {NOT_MEASURED} in this run."]
     out = []
     for backend in backends:
         mine = [r for r in records if r.backend == backend]

@@ -389,7 +389,8 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
                      subscribers_section(view, colours), saturation_section(view, colours),
                      sustained_section(view, colours), cpu_section(view), placement_section(view),
                      loss_section(view), *kinds.kinds_sections(run_dir, loaded)]
-    if (archive_age := aging.aging_section(loaded.insertion, colours)) is not None:  # only with aging records
+    load_rate = num(dig(doc, "scenario", "rate"))
+    if (archive_age := aging.aging_section(loaded.insertion, colours, load_rate)) is not None:  # with aging records
         sections.append(archive_age)
     elif view is None:  # a scenario without insertion trials has no such section
         sections.append(Section("insertion", "Insertion", missing=f"No insertion results: "
