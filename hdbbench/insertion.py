@@ -51,7 +51,7 @@ from hdbbench.trials import (
 )
 
 if TYPE_CHECKING:
-    from hdbbench.scenario import GrowthLoad
+    from hdbbench.aging.settings import GrowthLoad
 
 # The windowed durations the trial reports, as our subscriber publishes them (hdbbench.trial_figures).
 _AGE_STATISTICS = tuple(name for names in AGE_FIGURES.values() for name in names)

@@ -121,7 +121,7 @@ def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadT
     with TrialProgress(console) as progress:
         for settings in plan.trials:
             progress.new_trial(settings.label)
-            trial = growth.make_trial(settings, stack, plan.recorded, endpoints, load, state_dir / "trials",
+            trial = growth.make_trial(settings, stack, endpoints, load, state_dir / "trials",
                                       server_pids, progress, placement=placement, **fleet_factory)
             summary, series = trial.run()
             if hosted:  # the devices' and subscribers' processes are on other hosts: not sampled here

@@ -93,6 +93,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hdbbench.aging.settings import GrowthLoad
 from hdbbench.backends import base as abilities
 from hdbbench.backends.model import SchemaVariant
 from hdbbench.backends.registry import BACKENDS, DEFAULT_BACKENDS, backend_class
@@ -129,19 +130,6 @@ class SaturationSearch:
 class SustainedLoad:
     rate: float = 2000.0
     duration_s: float = 60.0
-
-
-@dataclass(frozen=True)
-class GrowthLoad:
-    """The growth trial (hdbbench.aging.growth): a fixed offered rate from an empty database until it
-    is `until_memory_ratio` x the server's memory budget, or `until_bytes` without a budget, or
-    `max_duration_s`, whichever comes first; figures per `interval_s`."""
-
-    rate: float = 20000.0
-    until_memory_ratio: float = 10.0
-    until_bytes: int | None = None
-    interval_s: float = 10.0
-    max_duration_s: float = 1200.0
 
 
 @dataclass(frozen=True)

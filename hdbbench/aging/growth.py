@@ -29,7 +29,7 @@ from hdbbench import subscriber_statistics as st
 from hdbbench.aging.records import GrowthInterval, GrowthRecord, ServerConfinement, StorageClassName
 from hdbbench.insertion import Trial
 from hdbbench.sampling import Sampler, TimeSeries, process_family
-from hdbbench.scenario import GrowthLoad
+from hdbbench.aging.settings import GrowthLoad
 from hdbbench.trial_figures import stored_column
 from hdbbench.trials import TrialSummary
 
@@ -289,13 +289,13 @@ def growth_table(record: GrowthRecord) -> tuple[list[str], list[list[Any]]]:
 
 
 # --- the run's hooks (hdbbench.runner) ----------------------------------------------------------------
-def make_trial(settings: Any, stack: Any, recorded: Mapping[str, Any], *args: Any, **kwargs: Any) -> Trial:
+def make_trial(settings: Any, stack: Any, *args: Any, **kwargs: Any) -> Trial:
     """The trial of `settings`: a GrowthTrial for kind "growth", with its server's budget read from
-    the stack's confinement (when the stack has one), else the scenario's `[stack] memory`."""
+    the stack's confinement (when the stack has one), else the scenario's `[stack] memory` (its plan entry)."""
     if settings.trial_kind != "growth":
         return Trial(settings, *args, **kwargs)
     confinement = stack.confinement() if hasattr(stack, "confinement") else None
-    budget = budget_of(confinement, _server_of(settings.backend), scenario_memory_bytes(recorded))
+    budget = budget_of(confinement, _server_of(settings.backend), settings.growth.memory_bytes)
     return GrowthTrial(settings, *args, budget=budget, stack_state_dir=getattr(stack, "state_dir", None), **kwargs)
 
 
