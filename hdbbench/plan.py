@@ -348,8 +348,11 @@ def describe(plan: RunPlan) -> list[str]:
 def _rate(t: TrialSettings) -> str:
     if t.growth is not None:
         g = t.growth
-        until = (f"{g.until_memory_ratio:g}× the memory budget" + (f" (without one {human_bytes(g.until_bytes)})"
-                                                                   if g.until_bytes else ""))
+        until = f"{g.until_memory_ratio:g}× the memory budget"
+        if g.memory_bytes:
+            until += f" ({human_bytes(g.until_memory_ratio * g.memory_bytes)} of {human_bytes(g.memory_bytes)})"
+        elif g.until_bytes:
+            until += f" (without one {human_bytes(g.until_bytes)})"
         return (f"growth at {t.rate:g} events/s from an empty database until {until}, at most "
                 f"{g.max_duration_s:g} s, intervals of {g.interval_s:g} s")
     if t.rate_steps:
