@@ -192,7 +192,10 @@ class GrowthTrial(Trial):
         return super()._observe(fleet, backend, outside)
 
     def _mark(self, t_s: float) -> Mark:
-        size = self._backend.size_bytes() if self._backend is not None else None
+        try:
+            size = self._backend.size_bytes() if self._backend is not None else None
+        except Exception:  # noqa: BLE001 - one unread size is one interval without it, never a lost trial
+            size = None
         mark = Mark(t_s, size, self.reads.read_bytes())
         self.marks.append(mark)
         return mark
