@@ -35,6 +35,7 @@ from hdbbench.placement import Placement
 from hdbbench.scenario import Scenario
 from hdbbench.servers import registry as servers
 from hdbbench.settings import resolve_profile
+from hdbbench.servers.confine.lifecycle import confinement_words, refuse_unenforceable
 from hdbbench.stack import StackConfig
 from hdbbench.units import human_bytes
 
@@ -150,8 +151,9 @@ def plan_run(scenario: Scenario, options: RunOptions) -> RunPlan:
     profile = resolve_profile(scenario.profile, options.settings_overrides)
     config = StackConfig(
         state_dir=options.state_dir, profile=profile, tango_db=scenario.tango_db, attached=True, keep_running=True,
-        external=servers.external_from_environment(), components=components,
+        external=servers.external_from_environment(), components=components, confine=scenario.confine,
     )
+    refuse_unenforceable(config.confine, config.components, config.external)  # root, controllers, external
     return RunPlan(
         name=scenario.name, recorded=scenario.to_dict(), warnings=scenario.warnings, stack=config,
         devices=devices, hosts=layout, placement=scenario.placement, kinds=scenario.kinds,
@@ -318,7 +320,7 @@ def describe(plan: RunPlan) -> list[str]:
     devices = (f"{len(d.servers)} server(s), {len(d.devices)} device(s), {d.attributes:,} attributes from {origin} "
                f"({d.engine} engine, {'/'.join(phases)} phases)")
     stack = (f"{plan.stack.profile.name} settings, Tango database {plan.stack.tango_db}, "
-             f"servers {', '.join(plan.stack.components)}")
+             f"servers {', '.join(plan.stack.components)}{confinement_words(plan.stack.confine, plan.stack.components)}")
     cpus = ", ".join(f"{group}={cpus}" for group, cpus in plan.placement.to_dict().items())
     lines = [f"plan of {plan.name}:",
              f"  devices: {devices}",

@@ -29,6 +29,7 @@ from hdbbench.progress import TrialProgress, trial_line
 from hdbbench.results import RunDirectory, RunPart, environment_facts, results_document
 from hdbbench.scenario import Scenario
 from hdbbench.servers import registry as servers
+from hdbbench.servers.confine import lifecycle as confine
 from hdbbench.stack import Stack, recorded_profile
 
 RESULTS_KIND = "insertion"
@@ -66,6 +67,10 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         profile_name = recorded_profile(options.state_dir) or plan.stack.profile.name
         environment = environment_facts(versions, {"profile": profile_name, "servers": in_force,
                                                    "reused_running_stack": was_up})
+        # Memory budgets and storage classes as the kernel enforces them (hdbbench.servers.confine); the
+        # insertion results take the same records (InsertionResults.aging: confine.aging_results).
+        confinement = stack.confinement()
+        environment["confinement"] = confine.confinement_dicts(confinement)
         run.write_json("environment.json", environment)
         _run_insertion(plan, run, endpoints, load, server_pids, placement, environment, options.state_dir, console,
                        stack)

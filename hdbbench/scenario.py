@@ -13,6 +13,10 @@ The resolved scenario (every default filled in) is saved in the run directory.
     [stack]
     profile = "relaxed"          # durable | relaxed
     tango_db = "pytango"         # pytango | cpp
+    memory = "1GiB"              # optional: every database server's memory budget, or a table per server
+                                 # { postgres = "1GiB", mariadb = "512MiB" } (hdbbench.servers.confine)
+    storage = "ram"              # ram (default) | nvme | ssd | hdd | { read_iops, write_iops, read_mb_s, write_mb_s }
+    storage_size = "20GiB"       # each server's sparse file-system image (with a storage class)
 
     [schema]
     variant = "pk+2"
@@ -104,6 +108,8 @@ from hdbbench.faults.part import DATABASE_FAULTS, FaultsPart, parse_faults
 from hdbbench.placement import Placement, placement_from
 from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, parse_kinds
 from hdbbench.measure import MIN_SATURATION_STEP_S
+from hdbbench.servers.confine.spec import ConfineSpec, parse_spec
+from hdbbench.servers.registry import confinable_kinds
 from hdbbench.settings import PROFILE_NAMES
 from hdbbench.tomlfile import REQUIRED, Table, from_values, read_document, suggestion
 from hdbbench.units import parse_bytes
@@ -196,6 +202,7 @@ class Scenario:
     subscriber_kinds: tuple[SubscriberKind, ...] = ()  # [[subscribers.kinds]]; () = ours alone
     faults: FaultsPart | None = None   # [faults]: hdbbench.faults
     warnings: tuple[str, ...] = ()     # found while reading: `check` and `run` print them, a run records them
+    confine: ConfineSpec = field(default_factory=ConfineSpec)  # [stack] memory, storage, storage_size
 
     @property
     def kinds(self) -> tuple[SubscriberKind, ...]:
@@ -217,6 +224,7 @@ class Scenario:
         data["lib_configuration"] = dict(self.lib_configuration)
         data["report"] = {"weights": dict(self.report.weights)}
         data["hosts"] = self.hosts.to_dict() if self.hosts is not None else None
+        data["confine"] = self.confine.to_dict()
         return data
 
 
@@ -250,6 +258,7 @@ def _parse(top: Table) -> Scenario:
     stack = top.table("stack")
     profile = stack.choice("profile", PROFILE_NAMES, "relaxed")
     tango_db = stack.choice("tango_db", ("pytango", "cpp"), "pytango")
+    confine = _parse_confine(stack)
     stack.finish()
 
     schema = top.table("schema")
@@ -302,8 +311,18 @@ def _parse(top: Table) -> Scenario:
         subscribers=subscribers, lib_configuration=lib_configuration, rate=rate, duration_s=duration,
         warmup_s=warmup, measurements=measurements, report=report, extraction=extraction, disk=disk,
         hosts=hosts, facility=facility, placement=placement, subscriber_kinds=kinds, faults=faults,
-        warnings=warnings,
+        warnings=warnings, confine=confine,
     )
+
+
+def _parse_confine(stack: Table) -> ConfineSpec:
+    """[stack] memory, storage, storage_size (hdbbench.servers.confine.spec); errors name the key."""
+    values = [stack.raw(key) for key in ("memory", "storage", "storage_size")]
+    try:
+        return parse_spec(*values, confinable_kinds())
+    except ConfigError as exc:
+        key, _, problem = str(exc).partition(": ")
+        raise stack.fail(key, problem) from None
 
 
 def _refuse_lacking(top: Table, backends: Sequence[str], extraction: ExtractionPart | None, disk: DiskPart | None,

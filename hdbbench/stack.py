@@ -22,8 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hdbbench.aging.records import ServerConfinement
 from hdbbench.errors import ConfigError, ServerError
 from hdbbench.servers import homes, process
+from hdbbench.servers.confine import lifecycle as confine
+from hdbbench.servers.confine.spec import ConfineSpec
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.servers.ports import LOOPBACK, check_address
 from hdbbench.servers.process import ProcessRecord
@@ -46,6 +49,7 @@ class StackConfig:
     attached: bool = False            # servers die with this process (tests, runs)
     keep_running: bool = False        # reuse running servers as they are, whatever their settings
     address: str = LOOPBACK           # where the private servers bind and are reached: this host's address
+    confine: ConfineSpec = field(default_factory=ConfineSpec)  # memory budgets, storage class (hdbbench.servers.confine)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "address", check_address(self.address, "stack address"))
@@ -79,13 +83,22 @@ class Stack:
         self.config = config
         self.state_dir = config.state_dir.resolve()
         self._servers: dict[str, Any] = {}  # kind -> its private server (PrivateServer or LocalDirectory)
+        # A stack reused as it runs keeps the confinement its servers were started with, unless another
+        # is asked (then `up` restarts them confined as asked).
+        recorded = confine.recorded_spec(self.state_dir) if config.keep_running and not config.confine.active else None
+        self.confine = recorded or config.confine
         for name in config.components:
             if name in config.external:
                 continue
             server = kind(name)
+            # The memory rule's buffers override the profile's (recorded with the settings in force).
+            settings = {**config.profile.of(name), **confine.buffers(self.confine, name)}
             self._servers[name] = server.private(ServerArgs(
-                self.state_dir, config.profile.of(name), attached=config.attached, keep_running=config.keep_running,
+                self.state_dir, settings, attached=config.attached, keep_running=config.keep_running,
                 address=config.address, flavour=config.flavour(server)))
+            if self.confine.applies_to(name) and hasattr(self._servers[name], "cgroup_procs"):
+                # Restarts outside `up` (a cold query's, a fault's) rejoin the server's group.
+                self._servers[name].cgroup_procs = confine.procs_file(self.state_dir, name)
 
     def server(self, name: str) -> Any | None:
         """The private server of kind `name`, or None when the stack has none (external or not a component)."""
@@ -100,9 +113,12 @@ class Stack:
             raise ServerError(f"state directory {self.state_dir} is not writable by this user")
 
     def up(self) -> StackEndpoints:
+        confine.refuse_unenforceable(self.confine, self.config.components, self.config.external)
         self._check_state_dir()
+        confine.sweep_orphans()  # mounts and groups of state directories that are gone, before their homes
         homes.sweep_orphan_homes()  # left by commands killed before `stack down`
         started: list[Any] = []
+        confined: list[str] = []
         endpoints: dict[str, Any] = {}
         try:
             for name in self.config.components:
@@ -112,18 +128,54 @@ class Stack:
                     continue
                 if self.config.needs(kind(name)):
                     server.use_servers(endpoints)
+                if self._confine_before(name, server):
+                    confined.append(name)
                 was_running = server.running()
                 endpoints[name] = server.up()
                 if not was_running:
                     started.append(server)
+                if name in confined:
+                    confine.settle(self.state_dir, name, self.confine)
         except BaseException:
-            # All or nothing: Ctrl-C or a failure leaves no server of this call running.
+            # All or nothing: Ctrl-C or a failure leaves no server of this call running, nothing mounted,
+            # attached or throttled for them.
             for server in reversed(started):
                 server.down()
+            for name in confined:
+                try:
+                    confine.release(self.state_dir, name)
+                except Exception:  # noqa: BLE001 - the first failure is the one to report; `down` retries
+                    pass
             raise
         result = StackEndpoints(endpoints)
         self._write_state(result)
         return result
+
+    def _confine_before(self, name: str, server: Any) -> bool:
+        """Set up the server's confinement before it starts; True when this call did (a running server
+        confined as asked keeps its own). A running server confined otherwise is stopped first; a
+        stopped one's leftovers (a crashed command's) are taken down."""
+        spec = self.confine
+        if name not in confine.confinable_kinds():
+            return False
+        running = server.running()
+        # Even a stack reused as it runs (keep_running) is restarted when confined otherwise: a budget
+        # or class asked is never silently left out.
+        if running and confine.same_as_running(self.state_dir, name, spec):
+            return False
+        if running:
+            server.down()  # confined otherwise: restarted below, confined as asked
+        confine.release(self.state_dir, name)
+        if not spec.applies_to(name):
+            return False
+        confine.prepare(self.state_dir, server, spec)
+        return True
+
+    def confinement(self) -> list[ServerConfinement]:
+        """The private database servers' memory budgets and storage, read back from the kernel (only
+        those confined)."""
+        return [confine.confinement(self.state_dir, name) for name in self.config.components
+                if name in self._servers and confine.is_confined(self.state_dir, name)]
 
     def down(self) -> list[str]:
         """Stop everything started in this state directory (found from the records) and remove the
@@ -140,6 +192,7 @@ class Stack:
         from hdbbench.faults import mounts  # faults need the stack, not the other way round
 
         stopped += [f"tmpfs {path}" for path in mounts.unmount_leftovers(self.state_dir)]
+        stopped += confine.release_all(self.state_dir)  # before the homes: the images' mounts are in them
         (self.state_dir / _STATE_FILE).unlink(missing_ok=True)
         homes.remove_homes(self.state_dir)
         return stopped
@@ -172,6 +225,7 @@ class Stack:
             "profile": recorded_profile(self.state_dir) or self.config.profile.name,
             "all_ready": all(s["ready"] for s in servers.values()),
             "servers": servers,
+            "confinement": confine.confinement_dicts(self.confinement()),
         }
 
     # --- external servers ---------------------------------------------------------------------

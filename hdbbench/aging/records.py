@@ -44,6 +44,8 @@ class ServerConfinement:
     write_bps_limit: int | None
     device: str | None = omitted()              # the loop device its file system is on
     probe: StorageProbe | None = omitted()
+    unthrottled_read_iops: float | None = omitted()  # the loop device before the throttle: what the machine gives
+    warning: str | None = omitted()             # the class asks more than the machine gives (in words)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,7 +13,9 @@ import click
 from rich.console import Console
 
 from hdbbench.cli.options import external_server_options, external_servers, state_dir_option
-from hdbbench.servers.registry import settings_example
+from hdbbench.errors import ConfigError
+from hdbbench.servers.confine.spec import CLASS_NAMES, parse_spec
+from hdbbench.servers.registry import confinable_kinds, settings_example
 from hdbbench.settings import PROFILE_NAMES, parse_overrides, resolve_profile
 from hdbbench.stack import COMPONENTS, TANGO_DATABASES, Stack, StackConfig
 
@@ -40,12 +42,44 @@ def _stack_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _stack(state_dir: Path, profile: str, overrides: tuple[str, ...], components: tuple[str, ...],
-           tango_db: str, **external: str | None) -> Stack:
+           tango_db: str, memory: tuple[str, ...] = (), storage: str | None = None,
+           storage_size: str | None = None, **external: str | None) -> Stack:
     """`external`: the values of the external-server options, by parameter name (external_server_options)."""
     return Stack(StackConfig(
         state_dir=state_dir, profile=resolve_profile(profile, parse_overrides(overrides)),
         components=components or COMPONENTS, external=external_servers(external), tango_db=tango_db,
+        confine=parse_spec(_memory_option(memory), _storage_option(storage), storage_size, confinable_kinds(),
+                           prefix="--"),
     ))
+
+
+def _memory_option(values: tuple[str, ...]) -> str | dict[str, str] | None:
+    """`--memory 1GiB` (every database server) or `--memory postgres=1GiB` (repeatable)."""
+    if not values:
+        return None
+    if len(values) == 1 and "=" not in values[0]:
+        return values[0]
+    table = {}
+    for value in values:
+        server, sep, size = value.partition("=")
+        if not sep:
+            raise ConfigError(f"--memory: give one size for all, or SERVER=SIZE for each, got {value!r}")
+        table[server.strip()] = size.strip()
+    return table
+
+
+def _storage_option(value: str | None) -> str | dict[str, int] | None:
+    """`--storage ssd` or `--storage read_iops=2000,write_iops=2000,read_mb_s=200,write_mb_s=150`."""
+    if value is None or "=" not in value:
+        return value
+    table = {}
+    for item in value.split(","):
+        key, _, number = item.partition("=")
+        try:
+            table[key.strip()] = int(number)
+        except ValueError:
+            raise ConfigError(f"--storage.{key.strip()}: must be a positive integer, got {number!r}") from None
+    return table
 
 
 @click.group()
@@ -55,6 +89,12 @@ def stack() -> None:
 
 @stack.command("up")
 @_stack_options
+@click.option("--memory", multiple=True, metavar="SIZE|SERVER=SIZE",
+              help="Memory budget of every database server (e.g. 1GiB), or of one (postgres=1GiB; repeatable).")
+@click.option("--storage", metavar="CLASS|FIGURES",
+              help=f"Storage class of the database servers' data: {' | '.join(CLASS_NAMES)}, or "
+                   "read_iops=N,write_iops=N,read_mb_s=N,write_mb_s=N. Needs root.")
+@click.option("--storage-size", metavar="SIZE", help="Size of each server's sparse file-system image (20GiB).")
 @click.option("--json", "as_json", is_flag=True, help="Print the endpoints as JSON.")
 def stack_up(as_json: bool, **kwargs: Any) -> None:
     """Start the stack (reuses servers that already run with the same settings)."""
@@ -101,4 +141,18 @@ def status_text(status: dict[str, Any]) -> str:
         lines.append(f"{name:9s} {state:7s} {process:10s} {where:16s} {about}")
         if server.get("data"):
             lines.append(f"{'':9s} data {server['data']}")
+    for item in status.get("confinement", []):
+        lines.append(confinement_text(item))
     return "\n".join(lines)
+
+
+def confinement_text(item: dict[str, Any]) -> str:
+    """One line per confined server: its memory limit and storage as read back from the kernel."""
+    limit = item.get("memory_limit_bytes")
+    memory = f"memory {limit / 2**20:.0f} MiB" if limit else "memory unlimited"
+    storage = f"storage {item['storage_class']}"
+    if item.get("device"):
+        storage += f" on {item['device']} (limits: {item.get('read_iops_limit')} read IOPS"
+        probe = item.get("probe")
+        storage += f", probe {probe['read_iops']:.0f} read IOPS)" if probe else ")"
+    return f"{item['server']:9s} {memory}, {storage}" + (f"; {item['warning']}" if item.get("warning") else "")

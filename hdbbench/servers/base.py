@@ -68,6 +68,7 @@ class PrivateServer(ABC):
         self._record_path = self.dir / "process.json"
         self._meta_path = self.dir / "server.json"
         self.run_as = RunAs.for_server(self.account) if self.account else None
+        self.cgroup_procs: Path | None = None  # the memory cgroup its process joins (hdbbench.servers.confine)
 
     # --- what each server defines -------------------------------------------------------------
     @abstractmethod
@@ -143,7 +144,7 @@ class PrivateServer(ABC):
             port = pick_free_port(self.preferred_port, host=self.address)
         popen, rec = process.spawn(
             self.command(port), log_path=self.log_path, attached=self.attached,
-            run_as=self.run_as, env=self.environment(), cwd=self.work_dir(),
+            run_as=self.run_as, env=self.environment(), cwd=self.work_dir(), cgroup_procs=self.cgroup_procs,
         )
         rec.save(self._record_path)
         try:

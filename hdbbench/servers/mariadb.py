@@ -36,6 +36,19 @@ PROFILES = {
     "durable": {**_COMMON, "innodb_flush_log_at_trx_commit": "1", "innodb_doublewrite": "1"},
     "relaxed": {**_COMMON, "innodb_flush_log_at_trx_commit": "2", "innodb_doublewrite": "0"},
 }
+MEMORY_RULE = ("innodb_buffer_pool_size 50 % of the budget (InnoDB reads its data with O_DIRECT, so the "
+               "pool is its cache; the other half holds connections, the log buffer and the server itself), "
+               "key_buffer_size and aria_pagecache_buffer_size budget/16, at most 128 MiB (the defaults)")
+
+
+def buffers_for(budget: int) -> dict[str, str]:
+    """MariaDB's memory settings under a budget of `budget` bytes (MEMORY_RULE), in whole MiB."""
+    mib = budget >> 20
+    small = f"{min(mib // 16, 128)}M"
+    return {"innodb_buffer_pool_size": f"{mib // 2}M", "key_buffer_size": small,
+            "aria_pagecache_buffer_size": small}
+
+
 _SOCKET_PATH_MAX = 100  # sun_path is 108 bytes
 
 
@@ -70,7 +83,7 @@ class MariaDBServer(PrivateServer):
         if user:
             argv.append(f"--user={user}")
         process.run_checked(argv, what="mariadb-install-db", log_path=self.dir / "install-db.log",
-                            run_as=self.run_as, cwd=self.work_dir())
+                            run_as=self.run_as, cwd=self.work_dir(), cgroup_procs=self.cgroup_procs)
 
     def _write_option_file(self, port: int) -> Path:
         options = {

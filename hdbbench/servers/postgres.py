@@ -46,6 +46,22 @@ PROFILES = {
     # Elettra reported 3x with TimescaleDB from synchronous_commit=off.
     "relaxed": {**_COMMON, "fsync": "on", "synchronous_commit": "off", "full_page_writes": "on"},
 }
+MEMORY_RULE = ("shared_buffers 25 % of the budget (the PostgreSQL manual's starting point), "
+               "effective_cache_size 75 % (shared buffers and the page cache, both charged to the budget), "
+               "work_mem budget/64 and maintenance_work_mem budget/8, each at most the profile's")
+
+
+def buffers_for(budget: int) -> dict[str, str]:
+    """PostgreSQL's memory settings under a budget of `budget` bytes (MEMORY_RULE), in kB."""
+    kib = budget // 1024
+    return {
+        "shared_buffers": f"{kib // 4}kB",
+        "effective_cache_size": f"{kib * 3 // 4}kB",
+        "work_mem": f"{min(kib // 64, 64 * 1024)}kB",
+        "maintenance_work_mem": f"{min(kib // 8, 1024 * 1024)}kB",
+    }
+
+
 # Where setup.sh records the TimescaleDB version it built (a fact of the results' environment).
 
 
@@ -73,6 +89,7 @@ class PostgresServer(PrivateServer):
                  "--auth-host=scram-sha-256", "--auth-local=peer", "--encoding=UTF8", "--locale=C",
                  "--no-instructions"],
                 what="PostgreSQL initdb", log_path=self.dir / "initdb.log", run_as=self.run_as, cwd=self.work_dir(),
+                cgroup_procs=self.cgroup_procs,
             )
         finally:
             pwfile.unlink(missing_ok=True)

@@ -92,10 +92,17 @@ class RunAs:
         return self.uid == os.geteuid()
 
 
-def _child_setup(run_as: RunAs | None, attached: bool) -> Callable[[], None]:
+def _child_setup(run_as: RunAs | None, attached: bool, cgroup_procs: Path | None = None) -> Callable[[], None]:
     libc = ctypes.CDLL(None, use_errno=True) if attached else None
+    join = str(cgroup_procs) if cgroup_procs is not None else None
 
     def setup() -> None:
+        if join is not None:
+            # Into the server's memory cgroup before exec (hdbbench.servers.confine.memory), so that
+            # every process it forks is charged there too; as root, before the server's account,
+            # which may not write the group's files.
+            with open(join, "w") as procs:
+                procs.write(str(os.getpid()))
         if run_as is not None and not run_as.is_me():
             os.setgroups([])
             os.setgid(run_as.gid)
@@ -115,8 +122,10 @@ def spawn(
     run_as: RunAs | None = None,
     env: dict[str, str] | None = None,
     cwd: Path | None = None,
+    cgroup_procs: Path | None = None,
 ) -> tuple[subprocess.Popen[bytes], ProcessRecord]:
-    """Start a server process in its own session, output appended to its log file."""
+    """Start a server process in its own session, output appended to its log file (and in the cgroup
+    whose `cgroup.procs` is given, if one is)."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log:
         try:
@@ -128,7 +137,7 @@ def spawn(
                 env=env,
                 cwd=cwd,
                 start_new_session=True,
-                preexec_fn=_child_setup(run_as, attached),
+                preexec_fn=_child_setup(run_as, attached, cgroup_procs),
             )
         except FileNotFoundError:
             raise ServerError(f"binary not found: {argv[0]} (run ./run.sh setup)") from None
@@ -142,14 +151,16 @@ def spawn(
 
 
 def run_checked(argv: Sequence[str], *, what: str, log_path: Path, run_as: RunAs | None = None,
-                env: dict[str, str] | None = None, timeout_s: float = 300, cwd: Path | None = None) -> None:
+                env: dict[str, str] | None = None, timeout_s: float = 300, cwd: Path | None = None,
+                cgroup_procs: Path | None = None) -> None:
     """Run a one-shot tool (initdb, mariadb-install-db); on failure name it and point at its log."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log:
         try:
             result = subprocess.run(
                 list(argv), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=cwd,
-                preexec_fn=_child_setup(run_as, attached=True), timeout=timeout_s, check=False,
+                preexec_fn=_child_setup(run_as, attached=True, cgroup_procs=cgroup_procs), timeout=timeout_s,
+                check=False,
             )
         except FileNotFoundError:
             raise ServerError(f"{what}: binary not found: {argv[0]} (run ./run.sh setup)") from None

@@ -59,6 +59,10 @@ class ServerKind:
     flavours: tuple[str, ...] = ()    # implementations to choose from; the first is the default
     needs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # flavour -> kinds it runs on
     always: bool = False              # in every stack, whatever components are asked for
+    # Its buffers under a memory budget (hdbbench.servers.confine): budget bytes -> settings that
+    # override the profile's, and the rule in words. None: no budget can be given.
+    buffers_for: Callable[[int], dict[str, str]] | None = None
+    memory_rule: str | None = None
 
     @property
     def reports_settings(self) -> bool:
@@ -91,14 +95,14 @@ SERVER_KINDS: tuple[ServerKind, ...] = (
         from_external=PostgresEndpoint.from_url, external_env="HDBBENCH_POSTGRES_URL", external_option="postgres-url",
         external_help="Use this external PostgreSQL/TimescaleDB (postgresql://user:pw@host:port/db).",
         probe=postgres.probe, settings=postgres.PROFILES, hosts_key="postgres", group="databases", archive=True,
-        faults=("stop", "kill", "fill"),
+        faults=("stop", "kill", "fill"), buffers_for=postgres.buffers_for, memory_rule=postgres.MEMORY_RULE,
     ),
     ServerKind(
         "mariadb", "MariaDB", MariaDBEndpoint, _process(mariadb.MariaDBServer),
         from_external=MariaDBEndpoint.from_url, external_env="HDBBENCH_MARIADB_URL", external_option="mariadb-url",
         external_help="Use this external MariaDB/MySQL (mysql://user:pw@host:port).",
         probe=mariadb.probe, settings=mariadb.PROFILES, hosts_key="mariadb", group="databases", archive=True,
-        faults=("stop", "kill", "fill"),
+        faults=("stop", "kill", "fill"), buffers_for=mariadb.buffers_for, memory_rule=mariadb.MEMORY_RULE,
     ),
     ServerKind(
         "tango", "Tango database", TangoEndpoint, _tango,
@@ -138,6 +142,12 @@ def external_from_environment(environ: Mapping[str, str] | None = None) -> dict[
     """Kind -> URL (or host:port) of the external servers the environment gives."""
     env = os.environ if environ is None else environ
     return {k.name: env[k.external_env] for k in external_kinds() if k.external_env and env.get(k.external_env)}
+
+
+def confinable_kinds() -> tuple[str, ...]:
+    """The kinds a memory budget and a storage class apply to: database servers with a process that
+    store archived events and say how their buffers follow a budget."""
+    return tuple(k.name for k in SERVER_KINDS if k.process and k.archive and k.buffers_for is not None)
 
 
 def placement_groups() -> dict[str, str]:
