@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 from hdbbench import devices as launcher
 from hdbbench import hosts as hosts_layout
-from hdbbench.aging.growth import scenario_memory_bytes
 from hdbbench.backends.registry import server_of
 from hdbbench.devices import DevicePlan
 from hdbbench.errors import ConfigError
@@ -262,7 +261,7 @@ def _kind_trials(scenario: Scenario, backend: str, kind: SubscriberKind) -> list
     if m.growth:  # from an empty database until it has grown (hdbbench.aging.growth); the first interval warms up
         trials.append(replace(base, label=f"{backend}_growth", trial_kind="growth", rate=m.growth.rate,
                               duration_s=m.growth.max_duration_s, warmup_s=m.growth.interval_s,
-                              growth=replace(m.growth, memory_bytes=scenario_memory_bytes(scenario.to_dict()))))
+                              growth=replace(m.growth, memory_bytes=scenario.confine.memory.get(server_of(backend) or ""))))
     return trials
 
 

@@ -73,7 +73,7 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         environment["confinement"] = confine.confinement_dicts(confinement)
         run.write_json("environment.json", environment)
         _run_insertion(plan, run, endpoints, load, server_pids, placement, environment, options.state_dir, console,
-                       stack)
+                       stack, confinement)
         if plan.faults is not None:
             _run_faults(plan.faults, plan.recorded, run, endpoints, load, devices_dir, options.state_dir,
                         environment, console)
@@ -116,12 +116,15 @@ def _bring_up_devices(plan: RunPlan, tango_host: str, devices_dir: Path, console
 
 def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadTarget,
                    server_pids: dict[str, Sequence[int]], placement: PlacementControl, environment: dict[str, Any],
-                   state_dir: Path, console: Console, stack: Stack | None = None) -> None:
+                   state_dir: Path, console: Console, stack: Stack | None = None,
+                   confinement: Sequence[Any] = ()) -> None:
     """The planned insertion trials in order; results.json rewritten after each (written also without any).
-    A growth trial's record goes into the results' aging part (hdbbench.aging.growth)."""
+    The aging part holds the servers' confinement (when confined) and the growth trials' records."""
     hosted = plan.hosts.distributed
     results: dict[str, Any] = {"device_engine": plan.devices.engine, "hosts": hosts_layout.describe(plan.hosts),
                                "trials": []}
+    if confinement:
+        results["aging"] = confine.aging_results(list(confinement)).to_dict()
     fleet_factory = {"fleet_factory": hosts_layout.HostedSubscribers} if hosted else {}
     with TrialProgress(console) as progress:
         for settings in plan.trials:

@@ -108,14 +108,12 @@ class ServerReads:
             self.source = "the server's loop device"
 
     def _device(self) -> int | None:
-        try:
-            from hdbbench.servers.confine import storage  # type: ignore[attr-defined]
-        except ImportError:
-            return None
+        from hdbbench.servers.confine import io_counters
+
         if self.state_dir is None or self.server is None:
             return None
         try:
-            counters = storage.io_counters(self.state_dir, self.server)
+            counters = io_counters(self.state_dir, self.server)
         except Exception:  # noqa: BLE001 - a device that went away reads as unknown, never stops the trial
             return None
         return _read_part(counters)
@@ -137,15 +135,8 @@ class ServerReads:
 
 
 def _read_part(counters: Any) -> int | None:
-    """The read bytes of what io_counters returns: (read, write), {"read_bytes": ...} or an object."""
-    if counters is None:
-        return None
-    if isinstance(counters, Mapping):
-        value = counters.get("read_bytes", counters.get("read"))
-    elif isinstance(counters, tuple):
-        value = counters[0]
-    else:
-        value = getattr(counters, "read_bytes", None)
+    """The read bytes of hdbbench.servers.confine.io_counters' IoCounters (None: no device)."""
+    value = getattr(counters, "read_bytes", None)
     return int(value) if value is not None else None
 
 
@@ -300,21 +291,6 @@ def make_trial(settings: Any, stack: Any, *args: Any, **kwargs: Any) -> Trial:
     confinement = stack.confinement() if hasattr(stack, "confinement") else None
     budget = budget_of(confinement, _server_of(settings.backend), settings.growth.memory_bytes)
     return GrowthTrial(settings, *args, budget=budget, stack_state_dir=getattr(stack, "state_dir", None), **kwargs)
-
-
-def scenario_memory_bytes(recorded: Mapping[str, Any]) -> int | None:
-    """The scenario's `[stack] memory` as the resolved scenario records it, in bytes; None when unset
-    (or not a single size: a per-server budget is the stack's confinement's to resolve)."""
-    from hdbbench.units import parse_bytes
-
-    stack = recorded.get("stack")
-    value = recorded.get("memory", stack.get("memory") if isinstance(stack, Mapping) else None)
-    if isinstance(value, Mapping):
-        value = value.get("bytes", value.get("budget"))
-    try:
-        return parse_bytes(value) if isinstance(value, (str, int, float)) and value else None
-    except ValueError:
-        return None
 
 
 def keep_record(results: dict[str, Any], trial: Trial, write_csv: Any) -> None:
