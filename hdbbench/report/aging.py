@@ -203,7 +203,8 @@ def _recommendation(spans: dict[str, tuple[float, bool]], records: Sequence[Grow
     # a backend that never fell behind keeps up longest; among the others the latest knee
     best = max(spans, key=lambda b: (not spans[b][1], spans[b][0]))
     months, behind = spans[best]
-    return (f"For this mix, memory and storage, {best} keeps up longest ({'' if behind else 'at least '}"
+    which = f"{best} keeps up longest" if len(spans) > 1 else f"{best} keeps up"
+    return (f"For this mix, memory and storage, {which} ({'' if behind else 'at least '}"
             f"{_span(months)} of archive); size memory from the knee, not from a fresh database's rate.")
 
 
@@ -217,6 +218,8 @@ def _growth_words(g: GrowthRecord, trial: TrialSummary | None, load_rate: float)
         head += f"below the offered rate from {human_bytes(g.knee_bytes)}{ratio} on."
     else:
         head += f"kept up to the end, {human_bytes(g.final_bytes)}."
+    if g.lost:
+        head += f" {g.lost:,} events were lost."
     bpe = bytes_per_event(g, trial)
     if bpe is None:
         return head + f" Bytes per event {NOT_MEASURED}, so months of archive {NOT_MEASURED}.", None
