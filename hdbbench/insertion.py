@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hdbbench import delivery
 from hdbbench import outside as db_side
@@ -56,6 +56,9 @@ from hdbbench.trials import (
     TrialKind,
     TrialSummary,
 )
+
+if TYPE_CHECKING:
+    from hdbbench.aging.settings import GrowthLoad
 
 # The windowed durations the trial reports, as our subscriber publishes them (hdbbench.trial_figures).
 _AGE_STATISTICS = tuple(name for names in AGE_FIGURES.values() for name in names)
@@ -170,6 +173,7 @@ class TrialSettings:
     step_s: float = 0.0
     kind: SubscriberKind = DEFAULT_KIND  # which subscriber (hdbbench.kinds): binary, environment
     history: HistoryRecord | None = None  # the aged history it archives onto (None: a fresh database)
+    growth: GrowthLoad | None = None     # a growth trial's end and interval (hdbbench.aging.growth)
 
     @property
     def batch_size(self) -> int | None:
@@ -290,12 +294,16 @@ class Trial:
     def _start_subscribers(self, fleet: SubscriberFleet, backend: Any) -> list[str]:
         s = self.settings
         lines = lib_configuration(s.backend, backend.database, self.endpoints, overrides=s.lib_overrides)
-        window_s = str(max(1, int(round(s.duration_s - s.warmup_s))))
+        window_s = str(self._statistics_window_s())
         # Attributes dealt over the subscribers and assigned by AttributeAdd, as hdbpp-cm does.
         specs = [SubscriberSpec(instance=n + 1, lib_configuration=tuple(lines), attributes=attributes,
                                 properties={"StatisticsTimeWindow": [window_s]})
                  for n, attributes in enumerate(spread(self.load.attributes, s.subscribers))]
         return fleet.up(specs, progress=self.progress)
+
+    def _statistics_window_s(self) -> int:
+        """The subscribers' StatisticsTimeWindow: the steady part, over which the windowed figures are read."""
+        return max(1, int(round(self.settings.duration_s - self.settings.warmup_s)))
 
     def _probes(self, fleet: SubscriberFleet, devices: Sequence[str]) -> dict[str, Callable[[], dict[str, float]]]:
         def subscribers() -> dict[str, float]:

@@ -37,6 +37,7 @@ from hdbbench.servers import registry as servers
 from hdbbench.settings import resolve_profile
 from hdbbench.servers.confine.lifecycle import confinement_words, refuse_unenforceable
 from hdbbench.stack import StackConfig
+from hdbbench.units import human_bytes
 
 if TYPE_CHECKING:
     from hdbbench.disk import Case
@@ -272,6 +273,10 @@ def _kind_trials(scenario: Scenario, backend: str, kind: SubscriberKind) -> list
     if m.sustained:
         trials.append(replace(base, label=f"{backend}_sustained", trial_kind="sustained", rate=m.sustained.rate,
                               duration_s=m.sustained.duration_s))
+    if m.growth:  # from an empty database until it has grown (hdbbench.aging.growth); the first interval warms up
+        trials.append(replace(base, label=f"{backend}_growth", trial_kind="growth", rate=m.growth.rate,
+                              duration_s=m.growth.max_duration_s, warmup_s=m.growth.interval_s,
+                              growth=replace(m.growth, memory_bytes=scenario.confine.memory.get(server_of(backend) or ""))))
     return trials
 
 
@@ -381,6 +386,15 @@ def describe(plan: RunPlan) -> list[str]:
 
 
 def _rate(t: TrialSettings) -> str:
+    if t.growth is not None:
+        g = t.growth
+        until = f"{g.until_memory_ratio:g}× the memory budget"
+        if g.memory_bytes:
+            until += f" ({human_bytes(g.until_memory_ratio * g.memory_bytes)} of {human_bytes(g.memory_bytes)})"
+        elif g.until_bytes:
+            until += f" (without one {human_bytes(g.until_bytes)})"
+        return (f"growth at {t.rate:g} events/s from an empty database until {until}, at most "
+                f"{g.max_duration_s:g} s, intervals of {g.interval_s:g} s")
     if t.rate_steps:
         return f"saturation search from {t.rate:g} events/s, {len(t.rate_steps) + 1} steps of {t.step_s:g} s"
     return f"{t.rate:g} events/s for {t.duration_s:g} s (warm-up {t.warmup_s:g} s)"

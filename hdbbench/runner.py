@@ -21,8 +21,9 @@ from rich.console import Console
 
 from hdbbench import devices as device_launcher
 from hdbbench import hosts as hosts_layout
+from hdbbench.aging import growth
 from hdbbench.aging.part import AgingRun, history_lines, run_history, write_csvs
-from hdbbench.insertion import LoadTarget, Trial
+from hdbbench.insertion import LoadTarget
 from hdbbench.placement import Placement, PlacementControl
 from hdbbench.plan import DiskPlan, ExtractionPlan, FaultsPlan, RunOptions, RunPlan, plan_run
 from hdbbench.progress import TrialProgress, trial_line
@@ -72,9 +73,9 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         confinement = stack.confinement()
         environment["confinement"] = confine.confinement_dicts(confinement)
         run.write_json("environment.json", environment)
-        aging = _run_history(plan, endpoints, options.state_dir, console)
+        aging = _run_history(plan, endpoints, options.state_dir, console, confinement)
         _run_insertion(plan, run, endpoints, load, server_pids, placement, environment, options.state_dir, console,
-                       aging)
+                       stack, confinement, aging)
         if plan.faults is not None:
             _run_faults(plan.faults, plan.recorded, run, endpoints, load, devices_dir, options.state_dir,
                         environment, console)
@@ -115,15 +116,16 @@ def _bring_up_devices(plan: RunPlan, tango_host: str, devices_dir: Path, console
     return load_target(fleet, keep_rate_mix=plan.devices.keep_rate_mix)
 
 
-def _run_history(plan: RunPlan, endpoints: Any, state_dir: Path, console: Console) -> AgingRun | None:
-    """The aged histories and the load-order measurement (hdbbench.aging.part), before the trials.
-    The confine part's ServerConfinement records go in as `confinement` once it lands."""
+def _run_history(plan: RunPlan, endpoints: Any, state_dir: Path, console: Console,
+                 confinement: Sequence[Any]) -> AgingRun | None:
+    """The aged histories and the load-order measurement (hdbbench.aging.part), before the trials, on
+    the servers' memory budgets and storage (`confinement`, read back from the kernel)."""
     if plan.history is None:
         return None
     assert endpoints.tango is not None
     with TrialProgress(console) as progress:
         aging = run_history(plan.history, plan.devices.devices, endpoints.tango.tango_host, endpoints, state_dir,
-                            progress, confinement=[], stack=plan.stack)
+                            progress, confinement=list(confinement), stack=plan.stack)
     for line in history_lines(aging.results):
         console.print(line, highlight=False, soft_wrap=True)
     return aging
@@ -131,29 +133,35 @@ def _run_history(plan: RunPlan, endpoints: Any, state_dir: Path, console: Consol
 
 def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadTarget,
                    server_pids: dict[str, Sequence[int]], placement: PlacementControl, environment: dict[str, Any],
-                   state_dir: Path, console: Console, aging: AgingRun | None = None) -> None:
-    """The planned insertion trials in order (on each backend's aged history when the run built
-    them); results.json rewritten after each (written also without any)."""
+                   state_dir: Path, console: Console, stack: Stack | None = None,
+                   confinement: Sequence[Any] = (), aging: AgingRun | None = None) -> None:
+    """The planned insertion trials in order, on each backend's aged history when the run built them
+    (a growth trial starts from an empty database); results.json rewritten after each (written also
+    without any). The aging part holds the servers' confinement (when confined), the histories,
+    load-order and growth records."""
     hosted = plan.hosts.distributed
     results: dict[str, Any] = {"device_engine": plan.devices.engine, "hosts": hosts_layout.describe(plan.hosts),
                                "trials": []}
     if aging is not None:
-        results["aging"] = aging.results.to_dict()
+        results["aging"] = dataclasses.replace(aging.results, confinement=list(confinement)).to_dict()
         write_csvs(run, aging.results)
+    elif confinement:
+        results["aging"] = confine.aging_results(list(confinement)).to_dict()
     fleet_factory = {"fleet_factory": hosts_layout.HostedSubscribers} if hosted else {}
     with TrialProgress(console) as progress:
         for settings in plan.trials:
-            if aging is not None:
+            if aging is not None and settings.trial_kind != "growth":
                 settings = dataclasses.replace(settings, history=aging.histories[settings.backend])
             progress.new_trial(settings.label)
-            trial = Trial(settings, endpoints, load, state_dir / "trials", server_pids, progress,
-                          placement=placement, **fleet_factory)
+            trial = growth.make_trial(settings, stack, endpoints, load, state_dir / "trials",
+                                      server_pids, progress, placement=placement, **fleet_factory)
             summary, series = trial.run()
             if hosted:  # the devices' and subscribers' processes are on other hosts: not sampled here
                 summary = dataclasses.replace(summary, cpu={}, subscriber_cpu_by_thread={})
             header, rows = series.as_table()
             _write_series(run, settings.label, header, rows)
             results["trials"].append(summary.to_dict())  # hdbbench.trials: the file's contract
+            growth.keep_record(results, trial, lambda name, head, body: _write_csv(run, name, head, body))
             run.write_json("results.json", results_document(RESULTS_KIND, plan.recorded, environment, results))
             console.print(trial_line(summary), highlight=False, soft_wrap=True)
     if not results["trials"]:  # a scenario of other parts only: the run directory keeps its layout
@@ -219,8 +227,12 @@ def _run_disk(part: DiskPlan, run: RunDirectory, endpoints: Any, console: Consol
 
 
 def _write_series(run: RunDirectory, label: str, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    (run.path / "series").mkdir(exist_ok=True)
-    run.write_csv(f"series/{label}.csv", header, rows)
+    _write_csv(run, f"series/{label}.csv", header, rows)
+
+
+def _write_csv(run: RunDirectory, name: str, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    (run.path / name).parent.mkdir(parents=True, exist_ok=True)
+    run.write_csv(name, header, rows)
 
 
 def load_target(fleet: Any, keep_rate_mix: bool = False) -> LoadTarget:

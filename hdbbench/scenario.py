@@ -56,6 +56,9 @@ The resolved scenario (every default filled in) is saved in the run directory.
     subscriber_sweep = [1, 2]
     saturation = { start_rate = 2000, step = 0.10, step_s = 10, max_steps = 15 }
     sustained = { rate = 2000, duration_s = 60 }
+    growth = { rate = 20000, until_memory_ratio = 10, interval_s = 10, max_duration_s = 1200 }
+                                 # from an empty database until it is that many times the server's memory
+                                 # budget (or until_bytes = "2GiB" without a budget), hdbbench.aging.growth
 
     [extraction]                 # optional: the extraction benchmark after insertion
     query_set = "query_sets/default.toml"
@@ -100,6 +103,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hdbbench.aging.settings import GrowthLoad
 from hdbbench.backends import base as abilities
 from hdbbench.backends.model import SchemaVariant
 from hdbbench.backends.registry import BACKENDS, DEFAULT_BACKENDS, backend_class
@@ -114,6 +118,7 @@ from hdbbench.servers.confine.spec import ConfineSpec, parse_spec
 from hdbbench.servers.registry import confinable_kinds
 from hdbbench.settings import PROFILE_NAMES
 from hdbbench.tomlfile import REQUIRED, Table, from_values, read_document, suggestion
+from hdbbench.units import parse_bytes
 
 KNOWN_BACKENDS = BACKENDS
 DEVICE_ENGINES = ("auto", "cpp", "python")
@@ -146,6 +151,7 @@ class Measurements:
     subscriber_sweep: tuple[int, ...] = ()
     saturation: SaturationSearch | None = None
     sustained: SustainedLoad | None = None
+    growth: GrowthLoad | None = None
 
 
 @dataclass(frozen=True)
@@ -561,8 +567,29 @@ def _parse_measurements(reader: Table) -> Measurements:
     if (sus := reader.optional_table("sustained")) is not None:
         sustained = SustainedLoad(rate=sus.positive("rate", 2000.0), duration_s=sus.positive("duration_s", 60.0))
         sus.finish()
+    growth = None
+    if (gro := reader.optional_table("growth")) is not None:
+        growth = _parse_growth(gro)
     reader.finish()
-    return Measurements(throughput, batch_sweep, subscriber_sweep, saturation, sustained)
+    return Measurements(throughput, batch_sweep, subscriber_sweep, saturation, sustained, growth)
+
+
+def _parse_growth(reader: Table) -> GrowthLoad:
+    until_bytes = None
+    if reader.has("until_bytes"):
+        try:
+            until_bytes = parse_bytes(reader.get("until_bytes", (str, int)))
+        except ValueError as exc:
+            raise reader.fail("until_bytes", str(exc)) from None
+    interval_s = reader.positive("interval_s", 10.0)
+    growth = GrowthLoad(rate=reader.positive("rate", 20000.0),
+                        until_memory_ratio=reader.positive("until_memory_ratio", 10.0), until_bytes=until_bytes,
+                        interval_s=interval_s, max_duration_s=reader.positive("max_duration_s", 1200.0))
+    if growth.max_duration_s < 3 * interval_s:  # the knee needs a few intervals to tell from one slow one
+        raise reader.fail("max_duration_s", f"must be at least 3 intervals ({3 * interval_s:g} s), "
+                                            f"got {growth.max_duration_s:g}")
+    reader.finish()
+    return growth
 
 
 def _parse_report(reader: Table) -> ReportOptions:

@@ -24,8 +24,9 @@ from hdbbench.aging.records import AgingResults
 from hdbbench.measure import Distribution
 from hdbbench.records import omitted, read, write
 
-TrialKind = Literal["throughput", "batch_sweep", "subscriber_sweep", "saturation", "sustained"]
-TRIAL_KINDS: tuple[TrialKind, ...] = ("throughput", "batch_sweep", "subscriber_sweep", "saturation", "sustained")
+TrialKind = Literal["throughput", "batch_sweep", "subscriber_sweep", "saturation", "sustained", "growth"]
+TRIAL_KINDS: tuple[TrialKind, ...] = ("throughput", "batch_sweep", "subscriber_sweep", "saturation", "sustained",
+                                      "growth")
 
 
 # --- figures ------------------------------------------------------------------------------------

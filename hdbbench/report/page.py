@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import measure
-from hdbbench.report import criteria, data, disk, faults, kinds, plan, plots, ranking, text
+from hdbbench.report import aging, criteria, data, disk, faults, kinds, plan, plots, ranking, text
 from hdbbench.report.data import Insertion, dig, num
 from hdbbench.report.hosts import hosts_section
 from hdbbench.report.placement import placement_section
@@ -389,6 +389,9 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
                      subscribers_section(view, colours), saturation_section(view, colours),
                      sustained_section(view, colours), cpu_section(view), placement_section(view),
                      loss_section(view), *kinds.kinds_sections(run_dir, loaded)]
+    load_rate = num(dig(doc, "scenario", "rate"))
+    if (archive_age := aging.aging_section(loaded.insertion, colours, load_rate)) is not None:  # with aging records
+        sections.append(archive_age)
     elif view is None:  # a scenario without insertion trials has no such section
         sections.append(Section("insertion", "Insertion", missing=f"No insertion results: "
                                                                   f"{loaded.problem or 'no trials'}."))

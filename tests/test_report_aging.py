@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The report's "As the archive ages" section (hdbbench.report.aging) on records built here: absent
+without aging records, plots first, the load-order table beside Elettra's, planning words computed
+from the records, "not measured" where a record is missing (the conventions of tests/test_report.py)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from hdbbench.aging.growth import Budget, growth_record
+from hdbbench.aging.records import AgingResults, GrowthInterval, HistoryRecord, LoadOrderRecord
+from hdbbench.records import write
+from hdbbench.report.aging import bytes_per_event
+from hdbbench.report.page import write_report
+from tests.harness.synthetic import make_run, sections_of
+
+MIB = 2 ** 20
+
+
+def growth(backend: str, rates: list[float], memory: int | None = 256 * MIB) -> dict:
+    """A growth trial at 20,000 events/s, 10 s intervals, 64 MiB more at each (320 bytes per event)."""
+    intervals = [GrowthInterval(t_s=10.0 * (k + 1), stored_rate=r, event_age_p99_s=0.1 + k / 10, queue=k,
+                                read_bytes=k * MIB, database_bytes=(k + 1) * 64 * MIB) for k, r in enumerate(rates)]
+    record = growth_record(backend, "pk+2", 20_000.0, 10.0, Budget(memory, "ssd"), intervals, lost=0)
+    return json.loads(json.dumps(AgingResults(confinement=[], history=[], load_order=[], growth=[record]).to_dict()))
+
+
+def load(backend: str, order: str, seconds: float) -> LoadOrderRecord:
+    return LoadOrderRecord(backend=backend, variant="pk+2", order=order, rows=1_000_000, attributes=2000,
+                           seconds=seconds, rows_per_s=1e6 / seconds, history_bytes=1300 * MIB, cluster_seconds=4.0,
+                           memory_limit_bytes=256 * MIB, storage_class="ssd")
+
+
+def as_json(record: object) -> dict:
+    return json.loads(json.dumps(write(record)))
+
+
+def run_with(tmp_path: Path, aging: dict | None) -> dict[str, str]:
+    run = make_run(tmp_path, with_others=False)
+    document = json.loads((run / "results.json").read_text())
+    if aging is not None:
+        document["results"]["aging"] = aging
+    (run / "results.json").write_text(json.dumps(document))
+    return sections_of(write_report(run).read_text())
+
+
+def test_no_aging_records_no_section(tmp_path: Path) -> None:
+    assert "aging" not in run_with(tmp_path, None)
+
+
+def test_growth_curve_knee_and_planning_words(tmp_path: Path) -> None:
+    fast = growth("postgresql", [20_000.0] * 8)
+    slow = growth("mysql", [20_000.0] * 4 + [12_000.0] * 4)
+    fast["growth"] += slow["growth"]
+    fast["load_order"] = [as_json(load("postgresql", "pk", 10.0)), as_json(load("postgresql", "time", 40.0))]
+    section = run_with(tmp_path, fast)["aging"]
+    assert section.index("<svg") < section.index("<table")          # plots first
+    assert section.count("<svg") == 2
+    assert "<details open><summary>Load order, beside Elettra" in section
+    assert "5.7–130 (1 M)" in section                              # Elettra's PostgreSQL time order, 1 M rows
+    # the knee of mysql at its 5th interval: 320 MiB, 1.25× its 256 MiB
+    assert "mysql at 20,000 events/s (256 MiB of memory, ssd storage): below the offered rate from 320 MiB, " \
+           "1.25× memory on." in section
+    assert "postgresql at 20,000 events/s (256 MiB of memory, ssd storage): kept up to the end, 512 MiB." in section
+    assert "took 40 s in time order against 10 s in primary-key order (4×)" in section
+    assert "mysql: load order not measured." in section
+    # 64 MiB per 10 s at 20,000 events/s, 512 MiB at the end: at least 80 s of archive
+    assert ("archiving this mix at 20,000 events/s adds 540 GiB a day: it keeps up with 20,000 events/s for at "
+            "least 1.33 minutes of archive.") in section
+    assert ("Recommendation: For this mix, memory and storage, postgresql keeps up longest (at least 1.33 minutes "
+            "of archive)") in section
+
+
+def test_a_missing_record_says_not_measured(tmp_path: Path) -> None:
+    history = HistoryRecord(backend="mysql", variant="pk", key="k", database="d", attributes=2000, days=30.0,
+                            rows=10, bytes=10, start="a", end="b", seconds=1.0, reused=False, clustered=False,
+                            memory_limit_bytes=None, storage_class="ram", measured_read_iops=None)
+    aging = growth("postgresql", [20_000.0] * 4)
+    aging["history"] = [as_json(history)]
+    section = run_with(tmp_path, aging)["aging"]
+    assert "mysql: growth at a fixed offered rate not measured." in section
+    assert "Load order: not measured in this run." in section
+    assert "GB per year per 1,000 attributes not measured." in section  # no growth trial record: no attribute count
+
+
+def test_bytes_per_event_from_the_intervals() -> None:
+    record = AgingResults.from_dict(growth("postgresql", [20_000.0] * 3)).growth[0]
+    # 64 MiB per 10 s at 20,000 events/s
+    assert bytes_per_event(record, None) == 64 * MIB / 200_000
+    assert bytes_per_event(replace(record, intervals=record.intervals[:1]), None) is None
+
+
+def test_planning_fills_the_archive_at_the_scenario_load_rate() -> None:
+    from hdbbench.report.aging import planning
+    from hdbbench.trials import InsertionResults
+
+    aging = AgingResults.from_dict(growth("postgresql", [20_000.0] * 4 + [10_000.0] * 4))
+    finding = planning(aging, InsertionResults(trials=[]).trials, load_rate=2_000.0)
+    # knee at 320 MiB; 448 MiB grown over 1 M events stored (3 × 200,000 + 4 × 100,000) is 470 bytes per
+    # event: 75.6 GiB a day at 2,000 events/s, so the knee is 320 MiB / 75.6 GiB a day = 5.95 minutes away
+    assert "archiving this mix at 2,000 events/s adds 75.6 GiB a day" in finding.sentences[0]
+    assert "it keeps up with 20,000 events/s for 5.95 minutes of archive." in finding.sentences[0]
+    kept_up = planning(AgingResults.from_dict(growth("postgresql", [20_000.0] * 4)), [], load_rate=2_000.0)
+    assert kept_up.recommendation.startswith("No backend fell below its offered rate up to 256 MiB")
