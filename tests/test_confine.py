@@ -33,7 +33,7 @@ CLASS = "hdd"
 SERVERS = confinable_kinds()
 
 
-def _spec(**overrides: str | None) -> ConfineSpec:
+def _spec(**overrides: object) -> ConfineSpec:
     values = {"memory": "256MiB", "storage": CLASS, "storage_size": "1GiB", **overrides}
     return parse_spec(values["memory"], values["storage"], values["storage_size"], SERVERS)
 
@@ -96,7 +96,7 @@ def test_buffers_follow_the_budget(confined: Stack) -> None:
         pool, flush = cur.fetchone()
     finally:
         conn.close()
-    assert pool == BUDGET // 2
+    assert pool == (BUDGET - (128 << 20)) // 2  # half of what the server leaves (hdbbench.servers.mariadb)
     assert flush == "O_DIRECT"  # the pool is InnoDB's cache of its data: the rule's premise
 
 
@@ -215,6 +215,16 @@ def test_an_external_server_is_refused_in_one_line(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         Stack(config).up()
     assert "external" in str(caught.value) and "\n" not in str(caught.value)
+    assert not list(tmp_path.iterdir())  # refused before anything started
+
+
+def test_a_budget_below_what_mariadb_runs_in_is_refused_in_one_line(tmp_path: Path) -> None:
+    config = stack_config(tmp_path, components=SERVERS, confine=_spec(memory={"postgres": "64MiB",
+                                                                              "mariadb": "128MiB"}, storage="ram"))
+    with pytest.raises(ConfigError) as caught:
+        Stack(config).up()
+    message = str(caught.value)
+    assert message.startswith("[stack] memory: MariaDB needs") and "128 MiB" in message and "\n" not in message
     assert not list(tmp_path.iterdir())  # refused before anything started
 
 

@@ -37,6 +37,7 @@ def refuse_unenforceable(spec: ConfineSpec, components: tuple[str, ...], externa
     asked = "memory" if spec.memory else "storage"
     targets = [k for k in confinable_kinds() if k in components and spec.applies_to(k)]
     for name in targets:
+        buffers(spec, name)  # refuses a budget below what the server runs in
         if name in external:
             raise ConfigError(f"[stack] {asked}: the {kind(name).label} server is external; "
                               "its memory and storage cannot be confined (drop the budget/class or the external server)")
@@ -70,7 +71,12 @@ def buffers(spec: ConfineSpec, name: str) -> dict[str, str]:
     """The settings the memory rule gives a server under its budget ({} without a budget)."""
     budget = spec.memory.get(name)
     rule = kind(name).buffers_for
-    return rule(budget) if budget and rule else {}
+    if not budget or rule is None:
+        return {}
+    try:
+        return rule(budget)
+    except ConfigError as exc:  # a budget below what the server runs in
+        raise ConfigError(f"[stack] memory: {exc}") from None
 
 
 def _record_path(state_dir: Path, name: str) -> Path:
