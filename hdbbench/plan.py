@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from hdbbench import devices as launcher
 from hdbbench import hosts as hosts_layout
 from hdbbench.aging.history import HistorySize
+from hdbbench.aging.settings import LoadOrderPart
 from hdbbench.backends.registry import server_of
 from hdbbench.devices import DevicePlan
 from hdbbench.errors import ConfigError
@@ -32,10 +33,10 @@ from hdbbench.hosts import HostsLayout
 from hdbbench.insertion import TrialSettings
 from hdbbench.kinds import SubscriberKind, trial_label
 from hdbbench.placement import Placement
-from hdbbench.scenario import LoadOrderPart, Scenario
+from hdbbench.scenario import Scenario
 from hdbbench.servers import registry as servers
-from hdbbench.settings import resolve_profile
 from hdbbench.servers.confine.lifecycle import confinement_words, refuse_unenforceable
+from hdbbench.settings import resolve_profile
 from hdbbench.stack import StackConfig
 from hdbbench.units import human_bytes
 

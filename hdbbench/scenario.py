@@ -103,7 +103,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hdbbench.aging.settings import GrowthLoad
+from hdbbench.aging.settings import GrowthLoad, HistoryPart, parse_growth, parse_history
 from hdbbench.backends import base as abilities
 from hdbbench.backends.model import SchemaVariant
 from hdbbench.backends.registry import BACKENDS, DEFAULT_BACKENDS, backend_class
@@ -111,14 +111,13 @@ from hdbbench.emitter import PHASE_MODES
 from hdbbench.errors import ConfigError
 from hdbbench.facility import FACILITY_PHASES, FacilityDevices
 from hdbbench.faults.part import DATABASE_FAULTS, FaultsPart, parse_faults
-from hdbbench.placement import Placement, placement_from
 from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, parse_kinds
 from hdbbench.measure import MIN_SATURATION_STEP_S
+from hdbbench.placement import Placement, placement_from
 from hdbbench.servers.confine.spec import ConfineSpec, parse_spec
 from hdbbench.servers.registry import confinable_kinds
 from hdbbench.settings import PROFILE_NAMES
 from hdbbench.tomlfile import REQUIRED, Table, from_values, read_document, suggestion
-from hdbbench.units import parse_bytes
 
 KNOWN_BACKENDS = BACKENDS
 DEVICE_ENGINES = ("auto", "cpp", "python")
@@ -178,26 +177,6 @@ class DiskPart:
     array_sizes: tuple[int, ...] = (100, 1000)
     inventory: Path | None = None
     variants: tuple[str, ...] = ()  # as `size measure --variant`; empty: every backend's disk variants
-
-
-@dataclass(frozen=True)
-class LoadOrderPart:
-    """Elettra's load-order measurement (hdbbench.aging.load_order)."""
-
-    rows: tuple[int, ...] = (1_000_000,)
-    attributes: int = 2000
-    repeat: int = 1
-    variants: tuple[str, ...] = ()   # schema variants loaded into; () = the scenario's
-
-
-@dataclass(frozen=True)
-class HistoryPart:
-    """[history]: an aged history before the trials (hdbbench.aging.history); days or rows."""
-
-    days: float | None = None
-    rows: int | None = None
-    cluster: bool = True
-    load_order: LoadOrderPart | None = None
 
 
 @dataclass(frozen=True)
@@ -326,7 +305,7 @@ def _parse(top: Table) -> Scenario:
     hosts = _parse_hosts(sub) if (sub := top.optional_table("hosts")) is not None else None
     placement = _parse_placement(sub) if (sub := top.optional_table("placement")) is not None else Placement()
     faults = parse_faults(sub) if (sub := top.optional_table("faults")) is not None else None
-    history = _parse_history(sub, backends) if (sub := top.optional_table("history")) is not None else None
+    history = parse_history(sub, backends) if (sub := top.optional_table("history")) is not None else None
     top.finish()
     _refuse_lacking(top, backends, extraction, disk, faults)
     attributes = _check_subscriber_limit(subs, device_profile, facility, servers * per_server,
@@ -367,36 +346,6 @@ def _refuse_lacking(top: Table, backends: Sequence[str], extraction: ExtractionP
         for table, ability in needs:
             if (refusal := backend_class(backend).refusal(ability)) is not None:
                 raise top.fail("backends", f"{refusal}; {table} needs it")
-
-
-def _parse_history(reader: Table, backends: Sequence[str]) -> HistoryPart:
-    """[history]: days or rows (one of them), cluster, load_order; a backend that keeps no history refused."""
-    from hdbbench.aging.history import history_refusal
-
-    if reader.has("days") and reader.has("rows"):
-        raise reader.fail("rows", "give exactly one of days and rows, not both")
-    if not reader.has("days") and not reader.has("rows"):
-        raise reader.fail(None, "give its size: days = <N> or rows = <N>")
-    days = reader.number("days", minimum=0.001, maximum=3660.0) if reader.has("days") else None
-    rows = reader.integer("rows", minimum=1, maximum=10**10) if reader.has("rows") else None
-    cluster = reader.boolean("cluster", True)
-    load_order = None
-    if (sub := reader.optional_table("load_order")) is not None:
-        sizes = tuple(sub.list_of("rows", int, [1_000_000], minimum=1, non_empty=True))
-        load_order = LoadOrderPart(sizes, sub.integer("attributes", 2000, minimum=1, maximum=1_000_000),
-                                   sub.integer("repeat", 1, minimum=1, maximum=100),
-                                   tuple(sub.list_of("variants", str, [], non_empty=False)))
-        for variant in load_order.variants:
-            try:
-                SchemaVariant.parse(variant)
-            except ConfigError as exc:
-                raise sub.fail("variants", str(exc)) from None
-        sub.finish()
-    reader.finish()
-    for backend in backends:
-        if (refusal := history_refusal(backend)) is not None:
-            raise reader.fail(None, f"{refusal}; it cannot hold a history")
-    return HistoryPart(days, rows, cluster, load_order)
 
 
 def _event_consumer_warnings(kinds: Sequence[SubscriberKind], attributes: int, subscribers: int,
@@ -569,27 +518,9 @@ def _parse_measurements(reader: Table) -> Measurements:
         sus.finish()
     growth = None
     if (gro := reader.optional_table("growth")) is not None:
-        growth = _parse_growth(gro)
+        growth = parse_growth(gro)
     reader.finish()
     return Measurements(throughput, batch_sweep, subscriber_sweep, saturation, sustained, growth)
-
-
-def _parse_growth(reader: Table) -> GrowthLoad:
-    until_bytes = None
-    if reader.has("until_bytes"):
-        try:
-            until_bytes = parse_bytes(reader.get("until_bytes", (str, int)))
-        except ValueError as exc:
-            raise reader.fail("until_bytes", str(exc)) from None
-    interval_s = reader.positive("interval_s", 10.0)
-    growth = GrowthLoad(rate=reader.positive("rate", 20000.0),
-                        until_memory_ratio=reader.positive("until_memory_ratio", 10.0), until_bytes=until_bytes,
-                        interval_s=interval_s, max_duration_s=reader.positive("max_duration_s", 1200.0))
-    if growth.max_duration_s < 3 * interval_s:  # the knee needs a few intervals to tell from one slow one
-        raise reader.fail("max_duration_s", f"must be at least 3 intervals ({3 * interval_s:g} s), "
-                                            f"got {growth.max_duration_s:g}")
-    reader.finish()
-    return growth
 
 
 def _parse_report(reader: Table) -> ReportOptions:

@@ -144,6 +144,11 @@ def test_the_load_orders_load_the_same_rows_one_record_each(backend: str, stack_
             (backend, "pk", 3_000, 60), (backend, "time", 3_000, 60)]
         assert all(r.seconds > 0 and r.history_bytes > 0 for r in records)
         assert all((r.cluster_seconds is None) == (backend == "mysql") for r in records)
+        # One attribute's loaded rows read back after each load: all of them (3,000 rows / 60
+        # attributes), whatever the order; warm always, cold only where the cache can be dropped
+        # (these test servers have no memory group).
+        assert [(r.query_rows, r.query_cold_s) for r in records] == [(50, None), (50, None)]
+        assert all(r.query_warm_s is not None and r.query_warm_s > 0 for r in records)
         base = histories[0]
         mix = load_mix(60, 6_000, None)
         sums = []

@@ -27,9 +27,9 @@ from typing import Any
 from hdbbench import outside as db_side
 from hdbbench import subscriber_statistics as st
 from hdbbench.aging.records import GrowthInterval, GrowthRecord, ServerConfinement, StorageClassName
+from hdbbench.aging.settings import GrowthLoad
 from hdbbench.insertion import Trial
 from hdbbench.sampling import Sampler, TimeSeries, process_family
-from hdbbench.aging.settings import GrowthLoad
 from hdbbench.trial_figures import stored_column
 from hdbbench.trials import TrialSummary
 

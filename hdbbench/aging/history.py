@@ -38,6 +38,7 @@ from hdbbench.datagen import US, AttributeGroup, DataSet, GenAttribute, chunks, 
 from hdbbench.errors import ConfigError
 from hdbbench.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
 from hdbbench.records import read, write
+from hdbbench.servers.confine import drop_cache
 
 END_MARGIN_S = 120.0       # the history ends this long before it is built: the trials come after it
 CHUNK_ROWS = 200_000       # rows per load (one time slice of every attribute, one transaction per type)
@@ -304,15 +305,13 @@ def _chunk_times(chunk: Any) -> tuple[int, int]:
     return min(times), max(times)
 
 
-def cold_start(state_dir: Path | None, backend_name: str) -> None:
-    """The measurements start cold: the server's caches dropped where the stack can (the confine
-    helper's `drop_cache`); without it nothing is restarted."""
-    try:
-        from hdbbench.servers.confine.memory import drop_cache  # type: ignore[import-not-found]
-    except ImportError:
-        return
-    if state_dir is not None:
-        drop_cache(state_dir, server_of(backend_name))
+def cold_start(state_dir: Path | None, backend_name: str) -> bool:
+    """The measurements start cold: the page cache of the server's memory group dropped
+    (hdbbench.servers.confine); False when the server has no group (no memory budget, or an external
+    server), where nothing is restarted and the next measurement is not cold."""
+    if state_dir is None:
+        return False
+    return drop_cache(Path(state_dir).resolve(), server_of(backend_name))
 
 
 # --- trials on the history ----------------------------------------------------------------------

@@ -13,6 +13,14 @@ order): the same rows either way, in loads of the same size. Every load starts f
 same history, cold: on PostgreSQL a copy made with `CREATE DATABASE ... TEMPLATE`, on MariaDB (no
 templates) the same seeded history built again under another name. CLUSTER of the table after the
 load is timed where the backend has it (PostgreSQL, TimescaleDB; None on MariaDB).
+
+Elettra's own figures are not load times but the time to read one attribute's rows back from tables
+loaded in each order (first after a restart with the caches dropped, then again): time order scatters
+an attribute's rows over the heap of PostgreSQL and TimescaleDB, while InnoDB keeps rows in primary-key
+order whatever the load's. After each load (before CLUSTER) one attribute's loaded rows are read back
+the same way (`read_back`): once with the server's page cache dropped (where its memory group allows;
+else not recorded), once warm. Our loads are smaller than Elettra's tables, so the seconds are smaller;
+the ratio between the orders is what compares.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from hdbbench.aging.history import (
     layout_ops,
 )
 from hdbbench.aging.records import HistoryRecord, LoadOrderRecord, ServerConfinement
+from hdbbench.backends.base import extraction_of
 from hdbbench.backends.registry import backend_for_stack
 from hdbbench.columnar import ColumnBatch
 from hdbbench.disk.columns import COLUMN_ROWS, column_values
@@ -138,7 +147,9 @@ def _one_load(endpoints: Any, base: HistoryRecord, mix: Sequence[MixAttribute], 
         _make_copy(endpoints, copy, base, mix, size, seed, variant, confinement, state_dir, say)
         history_bytes = copy.size_bytes()
         cold_start(state_dir, base.backend)
-        seconds = load_rows(copy, mix, seed, datetime.fromisoformat(base.end), rows, order)
+        after = datetime.fromisoformat(base.end)
+        seconds = load_rows(copy, mix, seed, after, rows, order)
+        query = read_back(copy, mix, after, rows, state_dir)
         cluster_s = ops.cluster_table(copy, copy.table_for(TABLE))
     finally:
         ops.drop_copy(copy)
@@ -146,7 +157,8 @@ def _one_load(endpoints: Any, base: HistoryRecord, mix: Sequence[MixAttribute], 
                            seconds=seconds, rows_per_s=rows / seconds if seconds > 0 else 0.0,
                            history_bytes=history_bytes, cluster_seconds=cluster_s,
                            memory_limit_bytes=confinement.memory_limit_bytes, storage_class=confinement.storage_class,
-                           repeat=repeat)
+                           repeat=repeat, query_rows=query.rows, query_cold_s=query.cold_s,
+                           query_warm_s=query.warm_s)
 
 
 def _make_copy(endpoints: Any, copy: Any, base: HistoryRecord, mix: Sequence[MixAttribute], size: HistorySize,
@@ -160,6 +172,39 @@ def _make_copy(endpoints: Any, copy: Any, base: HistoryRecord, mix: Sequence[Mix
     copy.drop_schema()  # a copy an interrupted run left, loaded rows and all
     build_history(endpoints, base.backend, variant, mix, size, seed, state_dir=state_dir, confinement=confinement,
                   say=say, copy_of=base, database=copy.database)
+
+
+@dataclass(frozen=True)
+class ReadBack:
+    rows: int
+    cold_s: float | None   # None: the server's page cache could not be dropped (no memory group)
+    warm_s: float
+
+
+def read_back(backend: Any, mix: Sequence[MixAttribute], after: datetime, rows: int,
+              state_dir: Path | None) -> ReadBack:
+    """One attribute's loaded rows (the middle attribute's: `rows` / attributes of them) read as an
+    extraction client does, cold then warm; the same query whatever the load's order."""
+    by_name = {info.name: att_id for att_id, info in backend.attribute_catalog()}
+    att_id = by_name[mix[len(mix) // 2].info.name]
+    period_us = int(round(1_000_000 / mix[0].rate_hz))
+    until = after + timedelta(microseconds=period_us * (rows // len(mix) + 2))
+    reader = extraction_of(backend)
+    sql = reader.range_sql(backend.table_for(TABLE), False)
+    cold = cold_start(state_dir, backend.name)
+    first, count = _timed_read(reader, sql, (att_id, after, until))
+    again, _ = _timed_read(reader, sql, (att_id, after, until))
+    return ReadBack(rows=count, cold_s=first if cold else None, warm_s=again)
+
+
+def _timed_read(reader: Any, sql: str, params: tuple[Any, ...]) -> tuple[float, int]:
+    conn = reader.reader()
+    try:
+        started = time.perf_counter()
+        count = reader.stream(conn, sql, params, 10_000, lambda block: None)
+        return time.perf_counter() - started, count
+    finally:
+        conn.close()
 
 
 def load_rows(backend: Any, mix: Sequence[MixAttribute], seed: int, after: datetime, rows: int, order: str) -> float:

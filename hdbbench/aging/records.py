@@ -86,6 +86,11 @@ class LoadOrderRecord:
     memory_limit_bytes: int | None
     storage_class: StorageClassName
     repeat: int = 0                  # which repetition of the same load
+    # Elettra's own measurement on the loaded table: one attribute's loaded rows read back, first with
+    # the server's page cache dropped (None where it cannot be dropped: no memory group), then again.
+    query_rows: int | None = omitted()
+    query_cold_s: float | None = omitted()
+    query_warm_s: float | None = omitted()
 
 
 @dataclass(frozen=True, kw_only=True)

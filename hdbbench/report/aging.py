@@ -105,20 +105,27 @@ def load_order_table(records: Sequence[LoadOrderRecord]) -> str:
     for r in records:
         pk = _seconds(records, r, "pk")
         ref = load_order_reference(r.backend, r.order, r.rows)
+        cold_pk = _seconds(records, r, "pk", "query_cold_s")
         rows.append([r.backend, r.variant, f"{r.rows:,}", f"{r.attributes:,}", r.order, fmt(r.seconds),
                      fmt(r.rows_per_s), fmt(r.seconds / pk) if pk else "–", fmt(r.cluster_seconds),
+                     f"{r.query_rows:,}" if r.query_rows is not None else "–", fmt(r.query_cold_s),
+                     fmt(r.query_warm_s), fmt(r.query_cold_s / cold_pk) if r.query_cold_s and cold_pk else "–",
                      human_bytes(r.history_bytes), human_bytes(r.memory_limit_bytes), r.storage_class,
                      f"{fmt(ref.warm_s)}–{fmt(ref.cold_s)} ({ref.rows / 1e6:g} M)" if ref else "–"])
     return html_table(["backend", "variant", "rows", "attributes", "order", "load (s)", "rows/s", "× pk",
-                       "CLUSTER (s)", "history", "memory", "storage", "Elettra (s), warm–cold"], rows,
-                      "ours: the load's seconds into a table holding the history; Elettra's: a query of one "
-                      "attribute's rows from a table loaded in that order (see the note)")
+                       "CLUSTER (s)", "read-back rows", "read cold (s)", "read warm (s)", "read cold × pk",
+                       "history", "memory", "storage", "Elettra read (s), warm–cold"], rows,
+                      "ours: the load's seconds into a table holding the history, then one attribute's loaded "
+                      "rows read back cold (page cache dropped; – where it cannot be) and warm; Elettra's: a "
+                      "query of one attribute's rows from a table loaded in that order (see the note)")
 
 
-def _seconds(records: Sequence[LoadOrderRecord], like: LoadOrderRecord, order: str) -> float | None:
-    """The mean seconds of the loads like `like` (backend, variant, rows) in `order`."""
-    found = [r.seconds for r in records if (r.backend, r.variant, r.rows, r.order) ==
-             (like.backend, like.variant, like.rows, order)]
+def _seconds(records: Sequence[LoadOrderRecord], like: LoadOrderRecord, order: str,
+             figure: str = "seconds") -> float | None:
+    """The mean `figure` (the load's seconds, or a read-back time) of the loads like `like` (backend,
+    variant, rows) in `order`; None when none has it."""
+    found = [getattr(r, figure) for r in records if (r.backend, r.variant, r.rows, r.order) ==
+             (like.backend, like.variant, like.rows, order) and getattr(r, figure) is not None]
     return sum(found) / len(found) if found else None
 
 
@@ -270,5 +277,17 @@ def load_order_words(records: Sequence[LoadOrderRecord], backends: Sequence[str]
                        f"{fmt(pk)} s in primary-key order ({fmt(time_s / pk)}×), with "
                        f"{human_bytes(like.memory_limit_bytes) if like.memory_limit_bytes else 'no memory budget'} "
                        f"on {like.storage_class} storage.")
+            out.append(_read_back_words(mine, like))
     return out
+
+
+def _read_back_words(mine: Sequence[LoadOrderRecord], like: LoadOrderRecord) -> str:
+    """Elettra's own comparison: one attribute's rows read back from the table loaded in each order."""
+    pk, time_s = _seconds(mine, like, "pk", "query_cold_s"), _seconds(mine, like, "time", "query_cold_s")
+    if pk is None or time_s is None:
+        return (f"{like.backend} {like.variant}: reading one attribute's loaded rows back cold "
+                f"{NOT_MEASURED} (the server's page cache can only be dropped under a memory budget).")
+    return (f"{like.backend} {like.variant}: one attribute's {like.query_rows or 0:,} loaded rows read back cold in "
+            f"{fmt(time_s)} s after the time-ordered load against {fmt(pk)} s after the primary-key-ordered one "
+            f"({fmt(time_s / pk)}×), Elettra's comparison at a smaller scale.")
 
