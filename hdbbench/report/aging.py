@@ -60,9 +60,10 @@ def aging_section(insertion: InsertionResults | None, colours: plots.Colours,
     if growth:
         section.tables.append(growth_table(growth, trials))
     section.tables += [t for t in (history_table(aging), confinement_table(aging)) if t]
-    section.note = ("Knee: the first interval from which the stored rate, as a rolling median of 3 intervals, "
-                    "stays more than 5 % below the offered rate until the end, for at least 3 intervals. " +
-                    f"Elettra's figures: {LOAD_ORDER_SOURCE}.")
+    notes = (["Knee: the first interval from which the stored rate, as a rolling median of 3 intervals, stays "
+              "more than 5 % below the offered rate until the end, for at least 3 intervals."] if growth else [])
+    notes += [f"Elettra's figures: {LOAD_ORDER_SOURCE}."] if aging.load_order else []
+    section.note = " ".join(notes)
     section.finding = planning(aging, trials, load_rate)
     return section
 
