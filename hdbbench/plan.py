@@ -319,10 +319,11 @@ def _plan_history(scenario: Scenario, devices: DevicesPlan) -> HistoryPlan | Non
     if part is None:
         return None
     rate = sum(s.rate_hz for d in devices.devices for s in d.specs if s.mode == "push")
-    if part.days is not None and part.days * 86400 * rate > MAX_HISTORY_ROWS:
-        raise ConfigError(f"{scenario.source}: [history] days: {part.days:g} days of the mix's {rate:,.0f} events/s "
-                          f"are {part.days * 86400 * rate:,.0f} rows, more than {MAX_HISTORY_ROWS:,}: give rows = <N>")
-    return HistoryPlan(HistorySize(part.days, part.rows, part.cluster), scenario.schema_variant, scenario.seed,
+    days = part.size.days
+    if days is not None and days * 86400 * rate > MAX_HISTORY_ROWS:
+        raise ConfigError(f"{scenario.source}: [history] days: {days:g} days of the mix's {rate:,.0f} events/s "
+                          f"are {days * 86400 * rate:,.0f} rows, more than {MAX_HISTORY_ROWS:,}: give rows = <N>")
+    return HistoryPlan(part.size, scenario.schema_variant, scenario.seed,
                        scenario.backends, part.load_order)
 
 

@@ -125,7 +125,7 @@ def _run_history(plan: RunPlan, endpoints: Any, state_dir: Path, console: Consol
     assert endpoints.tango is not None
     with TrialProgress(console) as progress:
         aging = run_history(plan.history, plan.devices.devices, endpoints.tango.tango_host, endpoints, state_dir,
-                            progress, confinement=list(confinement), stack=plan.stack)
+                            progress, confinement=list(confinement))
     for line in history_lines(aging.results):
         console.print(line, highlight=False, soft_wrap=True)
     return aging

@@ -16,6 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from hdbbench.aging.history import building
+from hdbbench.aging.records import ServerConfinement
+from hdbbench.backends.mysql.aging import BUILD_POOL_BYTES
+from hdbbench.backends.registry import backend_for_stack
 from hdbbench.errors import ConfigError, ServerError
 from hdbbench.servers import confine
 from hdbbench.servers.confine import cgroup, memory, storage
@@ -119,6 +123,39 @@ def test_data_directory_is_on_the_loop_device(confined: Stack) -> None:
         counters = confine.io_counters(confined.state_dir, name)
         assert counters is not None and counters.read_ops > 0  # the probe's reads at least
         assert confine.drop_cache(confined.state_dir, name)
+
+
+def test_a_history_build_lifts_the_budget_and_the_throttle_then_puts_them_back(confined: Stack) -> None:
+    endpoints = confined.up()  # already up: its endpoints
+    for backend_name, server, database in (("postgresql", "postgres", "postgres"), ("mysql", "mariadb", "mysql")):
+        backend = backend_for_stack(backend_name, endpoints, database=database)
+        with building(backend, confined.state_dir) as lifted:
+            during = _record(confined, server)
+            assert lifted and during.memory_limit_bytes is not None and during.memory_limit_bytes > 1 << 40
+            assert (during.read_iops_limit, during.write_bps_limit) == (None, None)
+            if server == "mariadb":
+                assert _pool(confined) == BUILD_POOL_BYTES
+        after = _record(confined, server)
+        asked = CLASSES[CLASS]
+        assert after.memory_limit_bytes == BUDGET
+        assert (after.read_iops_limit, after.write_iops_limit) == (asked.read_iops, asked.write_iops)
+    assert _pool(confined) == (BUDGET - (128 << 20)) // 2
+
+
+def _record(stack: Stack, server: str) -> ServerConfinement:
+    return next(r for r in stack.confinement() if r.server == server)
+
+
+def _pool(stack: Stack) -> int:
+    status = stack.status()["servers"]
+    maria = stack.server("mariadb").endpoint(status["mariadb"]["port"], stack.server("mariadb").meta())
+    conn = maria.connect()
+    try:
+        cur = conn.cursor()
+        cur.execute("SELECT @@innodb_buffer_pool_size")
+        return int(cur.fetchone()[0])
+    finally:
+        conn.close()
 
 
 def test_down_leaves_nothing(confined: Stack) -> None:

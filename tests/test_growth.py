@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench.aging.growth import Budget, Mark, budget_of, growth_record, intervals_of, knee_bytes, knee_index
+from hdbbench.aging.growth import Mark, growth_record, intervals_of, knee_bytes, knee_index
+from hdbbench.aging.history import Confinement, confinement_of
 from hdbbench.aging.records import GrowthInterval, ServerConfinement
 from hdbbench.results import read_trials
 from hdbbench.sampling import TimeSeries
@@ -52,7 +53,7 @@ def test_within_the_tolerance_is_keeping_up_and_a_missing_rate_is_no_evidence() 
 
 def test_the_record_puts_the_knee_in_multiples_of_the_memory_limit() -> None:
     rates: list[float | None] = [1000.0] * 4 + [500.0] * 4
-    record = growth_record("postgresql", "pk+2", OFFERED, 10.0, Budget(2_000_000, "ssd"), intervals(rates), lost=0)
+    record = growth_record("postgresql", "pk+2", OFFERED, 10.0, Confinement(2_000_000, "ssd"), intervals(rates), lost=0)
     assert (record.knee_bytes, record.knee_memory_ratio, record.final_bytes) == (5_000_000, 2.5, 8_000_000)
 
 
@@ -70,9 +71,9 @@ def test_the_budget_comes_from_the_confinement_else_the_scenario() -> None:
     confined = ServerConfinement(server="postgres", memory_budget_bytes=2 ** 28, memory_limit_bytes=2 ** 28,
                                  memory_rule=None, buffers={}, storage_class="ssd", read_iops_limit=None,
                                  write_iops_limit=None, read_bps_limit=None, write_bps_limit=None)
-    assert budget_of([confined], "postgres", 5) == Budget(2 ** 28, "ssd")
-    assert budget_of([confined], "mariadb", 5) == Budget(5, "ram")
-    assert budget_of(None, "postgres") == Budget(None, "ram")
+    assert confinement_of([confined], "postgres", 5) == Confinement(2 ** 28, "ssd")
+    assert confinement_of([confined], "mariadb", 5) == Confinement(5, "ram")
+    assert confinement_of(None, "postgres") == Confinement(None, "ram")
 
 
 # --- a real growth trial -------------------------------------------------------------------------

@@ -9,7 +9,8 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from hdbbench.aging.growth import Budget, growth_record
+from hdbbench.aging.growth import growth_record
+from hdbbench.aging.history import Confinement
 from hdbbench.aging.records import AgingResults, GrowthInterval, HistoryRecord, LoadOrderRecord
 from hdbbench.records import write
 from hdbbench.report.aging import bytes_per_event
@@ -23,7 +24,7 @@ def growth(backend: str, rates: list[float], memory: int | None = 256 * MIB) -> 
     """A growth trial at 20,000 events/s, 10 s intervals, 64 MiB more at each (320 bytes per event)."""
     intervals = [GrowthInterval(t_s=10.0 * (k + 1), stored_rate=r, event_age_p99_s=0.1 + k / 10, queue=k,
                                 read_bytes=k * MIB, database_bytes=(k + 1) * 64 * MIB) for k, r in enumerate(rates)]
-    record = growth_record(backend, "pk+2", 20_000.0, 10.0, Budget(memory, "ssd"), intervals, lost=0)
+    record = growth_record(backend, "pk+2", 20_000.0, 10.0, Confinement(memory, "ssd"), intervals, lost=0)
     return json.loads(json.dumps(AgingResults(confinement=[], history=[], load_order=[], growth=[record]).to_dict()))
 
 

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hdbbench import outside as db_side
 from hdbbench import subscriber_statistics as st
-from hdbbench.aging.records import GrowthInterval, GrowthRecord, ServerConfinement, StorageClassName
+from hdbbench.aging.history import Confinement, confinement_of
+from hdbbench.aging.records import GrowthInterval, GrowthRecord
 from hdbbench.aging.settings import GrowthLoad
 from hdbbench.insertion import Trial
 from hdbbench.sampling import Sampler, TimeSeries, process_family
@@ -67,26 +68,6 @@ def knee_bytes(intervals: Sequence[GrowthInterval], offered_rate: float) -> int 
 
 
 # --- the end of the trial --------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Budget:
-    """The trial server's memory limit (read back from the kernel where confined) and storage class."""
-
-    memory_limit_bytes: int | None
-    storage_class: StorageClassName = "ram"
-
-
-def budget_of(confinement: Iterable[ServerConfinement] | Mapping[str, ServerConfinement] | None, server: str | None,
-              fallback_bytes: int | None = None) -> Budget:
-    """The server's budget from the stack's confinement records (`Stack.confinement()`), else the
-    scenario's `[stack] memory` (`fallback_bytes`, on the default storage), else none."""
-    records = list(confinement.values()) if isinstance(confinement, Mapping) else list(confinement or ())
-    for record in records:
-        if record.server == server:
-            limit = record.memory_limit_bytes or record.memory_budget_bytes
-            return Budget(limit, record.storage_class)
-    return Budget(fallback_bytes)
-
-
 def target_bytes(growth: GrowthLoad, memory_bytes: int | None) -> int | None:
     """The size that ends the trial: the ratio × the budget, else `until_bytes`; None: only the duration."""
     if memory_bytes:
@@ -154,7 +135,7 @@ class GrowthTrial(Trial):
     """An insertion trial that runs until the database has grown (the module docstring). After `run`,
     `record` holds its GrowthRecord."""
 
-    def __init__(self, *args: Any, budget: Budget, stack_state_dir: Path | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, budget: Confinement, stack_state_dir: Path | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         assert self.settings.growth is not None, "a growth trial needs its [measurements] growth settings"
         self.growth: GrowthLoad = self.settings.growth
@@ -263,7 +244,7 @@ def _at(times: Sequence[float], values: Sequence[float], t_s: float) -> tuple[fl
     return found
 
 
-def growth_record(backend: str, variant: str, offered_rate: float, interval_s: float, budget: Budget,
+def growth_record(backend: str, variant: str, offered_rate: float, interval_s: float, budget: Confinement,
                   intervals: Sequence[GrowthInterval], lost: int) -> GrowthRecord:
     """The trial's record, with its knee (`knee_index`) in bytes and in multiples of the memory limit."""
     knee = knee_bytes(intervals, offered_rate)
@@ -289,7 +270,7 @@ def make_trial(settings: Any, stack: Any, *args: Any, **kwargs: Any) -> Trial:
     if settings.trial_kind != "growth":
         return Trial(settings, *args, **kwargs)
     confinement = stack.confinement() if hasattr(stack, "confinement") else None
-    budget = budget_of(confinement, _server_of(settings.backend), settings.growth.memory_bytes)
+    budget = confinement_of(confinement, _server_of(settings.backend), settings.growth.memory_bytes)
     return GrowthTrial(settings, *args, budget=budget, stack_state_dir=getattr(stack, "state_dir", None), **kwargs)
 
 

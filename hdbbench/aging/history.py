@@ -22,7 +22,8 @@ import hashlib
 import importlib
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -31,14 +32,15 @@ from typing import Any
 
 import numpy as np
 
-from hdbbench.aging.records import HistoryRecord, StorageClassName
+from hdbbench.aging.records import HistoryRecord, ServerConfinement, StorageClassName
+from hdbbench.aging.settings import HistorySize
 from hdbbench.backends.base import Backend
 from hdbbench.backends.registry import backend_for_stack, server_of
 from hdbbench.datagen import US, AttributeGroup, DataSet, GenAttribute, chunks, mix64, time_window_us
 from hdbbench.errors import ConfigError
 from hdbbench.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
 from hdbbench.records import read, write
-from hdbbench.servers.confine import drop_cache
+from hdbbench.servers.confine import drop_cache, lifted
 
 END_MARGIN_S = 120.0       # the history ends this long before it is built: the trials come after it
 CHUNK_ROWS = 200_000       # rows per load (one time slice of every attribute, one transaction per type)
@@ -53,22 +55,6 @@ class MixAttribute:
     info: AttributeInfo
     rate_hz: float
     size: int = 1           # spectrum elements
-
-
-@dataclass(frozen=True)
-class HistorySize:
-    """How much history: `days` of archive time, or `rows` rows (exactly one of them)."""
-
-    days: float | None = None
-    rows: int | None = None
-    cluster: bool = True
-    # Stop once the database holds this many bytes (`rows` is then the most it may take): a history
-    # sized against a memory budget, whatever a row costs on the backend and variant.
-    min_bytes: int | None = None
-
-    def words(self) -> str:
-        size = f"{self.days:g} days" if self.days is not None else f"{self.rows:,} rows"
-        return size + (f" or {self.min_bytes / 2**20:,.0f} MiB" if self.min_bytes else "")
 
 
 def layout_ops(backend: Backend | type[Backend] | str) -> ModuleType | None:
@@ -178,6 +164,18 @@ class Confinement:
     measured_read_iops: float | None = None
 
 
+def confinement_of(records: Iterable[ServerConfinement] | None, server: str | None,
+                   fallback_bytes: int | None = None) -> Confinement:
+    """The server's budget (read back from the kernel, `Stack.confinement()`) and storage: the one
+    reader of a budget for histories, load orders and growth trials. No record: the scenario's
+    `[stack] memory` (`fallback_bytes`) on the default storage, else none."""
+    for r in records or ():
+        if r.server == server:
+            return Confinement(r.memory_limit_bytes or r.memory_budget_bytes, r.storage_class,
+                               r.probe.read_iops if r.probe else None)
+    return Confinement(fallback_bytes)
+
+
 def build_history(endpoints: Any, backend_name: str, variant: str, mix: Sequence[MixAttribute], size: HistorySize,
                   seed: int, *, state_dir: Path | None = None, confinement: Confinement | None = None,
                   say: Say | None = None, copy_of: HistoryRecord | None = None,
@@ -199,12 +197,33 @@ def build_history(endpoints: Any, backend_name: str, variant: str, mix: Sequence
         say(f"{backend_name}: history {key} reused ({found.rows:,} rows)", 1.0)
         return replace(found, seconds=0.0, reused=True)
     backend.drop_schema()  # an interrupted build, or another database under the name
-    record = _build(backend, ops, variant, mix, size, seed, key, say, copy_of)
+    with building(backend, state_dir):
+        record = _build(backend, ops, variant, mix, size, seed, key, say, copy_of)
     record = replace(record, memory_limit_bytes=confinement.memory_limit_bytes,
                      storage_class=confinement.storage_class, measured_read_iops=confinement.measured_read_iops)
     ops.write_marker(backend, key, json.dumps(write(record)))
     cold_start(state_dir, backend_name)
     return record
+
+
+@contextmanager
+def building(backend: Backend, state_dir: Path | None) -> Iterator[bool]:
+    """The server's memory limit and throttle lifted while it builds (a history, a copy of one), and
+    what the backend widens for a build (its `aging.building`, e.g. MariaDB's buffer pool); all put
+    back and the cache dropped on leaving (hdbbench.servers.confine.lifecycle.lifted): the history is
+    what a facility has after years, not something to measure while it is written. Yields whether
+    anything was lifted (no: a server without a budget or class, or an external one)."""
+    server = server_of(backend.name)
+    if state_dir is None or server is None:
+        yield False
+        return
+    ops = layout_ops(backend)
+    with ExitStack() as undo:
+        lifted_now = undo.enter_context(lifted(Path(state_dir).resolve(), server))
+        widen = getattr(ops, "building", None)
+        if lifted_now and widen is not None:
+            undo.enter_context(widen(backend))
+        yield lifted_now
 
 
 def find_history(backend: Backend, key: str) -> HistoryRecord | None:
@@ -309,9 +328,10 @@ def cold_start(state_dir: Path | None, backend_name: str) -> bool:
     """The measurements start cold: the page cache of the server's memory group dropped
     (hdbbench.servers.confine); False when the server has no group (no memory budget, or an external
     server), where nothing is restarted and the next measurement is not cold."""
-    if state_dir is None:
+    server = server_of(backend_name)
+    if state_dir is None or server is None:
         return False
-    return drop_cache(Path(state_dir).resolve(), server_of(backend_name))
+    return drop_cache(Path(state_dir).resolve(), server)
 
 
 # --- trials on the history ----------------------------------------------------------------------

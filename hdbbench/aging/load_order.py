@@ -41,10 +41,11 @@ from hdbbench.aging.history import (
     MixAttribute,
     Say,
     build_history,
+    building,
     cold_start,
     layout_ops,
 )
-from hdbbench.aging.records import HistoryRecord, LoadOrderRecord, ServerConfinement
+from hdbbench.aging.records import HistoryRecord, LoadOrderRecord
 from hdbbench.backends.base import extraction_of
 from hdbbench.backends.registry import backend_for_stack
 from hdbbench.columnar import ColumnBatch
@@ -64,37 +65,6 @@ class LoadOrderSpec:
     rows: tuple[int, ...]
     attributes: int
     repeat: int = 1
-
-
-def memory_budget(confinement: Sequence[ServerConfinement], server: str | None, stack: Any = None) -> int | None:
-    """The server's memory budget: read back from the kernel (the run's ServerConfinement), else the
-    stack's `memory` setting where the stack config has one (bytes or "256MiB", or per server
-    {"postgres": ...}), else None."""
-    for record in confinement:
-        if record.server == server and (record.memory_limit_bytes or record.memory_budget_bytes):
-            return record.memory_limit_bytes or record.memory_budget_bytes
-    value = getattr(stack, "memory", None)
-    if isinstance(value, dict):
-        value = value.get(server)
-    return _bytes(value)
-
-
-UNITS = {"": 1, "b": 1, "k": 2**10, "kib": 2**10, "m": 2**20, "mib": 2**20, "g": 2**30, "gib": 2**30, "t": 2**40, "tib": 2**40}
-
-
-def _bytes(value: Any) -> int | None:
-    """Bytes from a number or a size such as "1GiB" / "256 MiB"; None when absent or not a size."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        return int(value) if value > 0 else None
-    text = str(value).strip().lower().replace(" ", "")
-    number = text.rstrip("abcdefghijklmnopqrstuvwxyz")
-    unit = text[len(number):]
-    try:
-        return int(float(number) * UNITS[unit]) if unit in UNITS and float(number) > 0 else None
-    except ValueError:
-        return None
 
 
 def history_rows(spec: LoadOrderSpec, budget: int | None, asked_rows: int | None) -> int:
@@ -167,8 +137,9 @@ def _make_copy(endpoints: Any, copy: Any, base: HistoryRecord, mix: Sequence[Mix
     source = backend_for_stack(base.backend, endpoints, database=base.database)
     ops = layout_ops(source)
     assert ops is not None
-    if ops.clone(source, copy.database):
-        return
+    with building(source, state_dir):  # the copy is made unconfined, as the history was
+        if ops.clone(source, copy.database):
+            return
     copy.drop_schema()  # a copy an interrupted run left, loaded rows and all
     build_history(endpoints, base.backend, variant, mix, size, seed, state_dir=state_dir, confinement=confinement,
                   say=say, copy_of=base, database=copy.database)

@@ -15,8 +15,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from hdbbench.aging.history import Confinement, build_history, mix_from_devices
-from hdbbench.aging.load_order import LoadOrderSpec, memory_budget, run_load_order
+from hdbbench.aging.history import build_history, confinement_of, mix_from_devices
+from hdbbench.aging.load_order import LoadOrderSpec, run_load_order
 from hdbbench.aging.records import AgingResults, HistoryRecord, LoadOrderRecord, ServerConfinement
 from hdbbench.backends.registry import server_of
 from hdbbench.records import write
@@ -32,16 +32,8 @@ class AgingRun:
     histories: dict[str, HistoryRecord]
 
 
-def confinement_of(records: Sequence[ServerConfinement], server: str | None) -> Confinement:
-    """What the histories record of their server's memory and storage."""
-    for r in records:
-        if r.server == server:
-            return Confinement(r.memory_limit_bytes, r.storage_class, r.probe.read_iops if r.probe else None)
-    return Confinement()
-
-
 def run_history(plan: Any, devices: Sequence[Any], tango_host: str, endpoints: Any, state_dir: Path,
-                progress: Any, confinement: Sequence[ServerConfinement] = (), stack: Any = None) -> AgingRun:
+                progress: Any, confinement: Sequence[ServerConfinement] = ()) -> AgingRun:
     """Every backend's history (reused when built before), then the load orders; the records and the
     history each backend's trials run on. `plan`: hdbbench.plan.HistoryPlan; `progress`: a TrialProgress."""
     mix = mix_from_devices(devices, tango_host)
@@ -60,7 +52,7 @@ def run_history(plan: Any, devices: Sequence[Any], tango_host: str, endpoints: A
             progress.new_trial(f"load order {backend}")
             built, records = run_load_order(
                 endpoints, backend, part.variants or (plan.variant,), spec, plan.seed,
-                budget=memory_budget(confinement, server, stack), asked_rows=plan.size.rows, days=plan.size.days,
+                budget=confined.memory_limit_bytes, asked_rows=plan.size.rows, days=plan.size.days,
                 confinement=confined, state_dir=state_dir, say=_say(progress))
             extra += built
             loads += records

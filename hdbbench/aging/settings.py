@@ -41,14 +41,27 @@ class LoadOrderPart:
 
 
 @dataclass(frozen=True)
-class HistoryPart:
-    """[history]: an aged history before the trials (hdbbench.aging.history); days or rows."""
+class HistorySize:
+    """How much history: `days` of archive time, or `rows` rows (exactly one of them)."""
 
     days: float | None = None
     rows: int | None = None
     cluster: bool = True
-    load_order: LoadOrderPart | None = None
+    # Stop once the database holds this many bytes (`rows` is then the most it may take): a history
+    # sized against a memory budget, whatever a row costs on the backend and variant.
+    min_bytes: int | None = None
 
+    def words(self) -> str:
+        size = f"{self.days:g} days" if self.days is not None else f"{self.rows:,} rows"
+        return size + (f" or {self.min_bytes / 2**20:,.0f} MiB" if self.min_bytes else "")
+
+
+@dataclass(frozen=True)
+class HistoryPart:
+    """[history]: an aged history before the trials (hdbbench.aging.history) and Elettra's load orders."""
+
+    size: HistorySize
+    load_order: LoadOrderPart | None = None
 
 
 def parse_history(reader: Table, backends: Sequence[str]) -> HistoryPart:
@@ -78,7 +91,7 @@ def parse_history(reader: Table, backends: Sequence[str]) -> HistoryPart:
     for backend in backends:
         if (refusal := history_refusal(backend)) is not None:
             raise reader.fail(None, f"{refusal}; it cannot hold a history")
-    return HistoryPart(days, rows, cluster, load_order)
+    return HistoryPart(HistorySize(days, rows, cluster), load_order)
 
 
 

@@ -102,20 +102,23 @@ def growth_curve(records: Sequence[GrowthRecord], colours: plots.Colours, what: 
 
 # --- tables ------------------------------------------------------------------------------------------
 def load_order_table(records: Sequence[LoadOrderRecord]) -> str:
+    """One row per load, eleven columns (figures of one kind merged so that the table fits a page)."""
     rows = []
     for r in records:
         pk = _seconds(records, r, "pk")
         ref = load_order_reference(r.backend, r.order, r.rows)
         cold_pk = _seconds(records, r, "pk", "query_cold_s")
-        rows.append([r.backend, r.variant, f"{r.rows:,}", f"{r.attributes:,}", r.order, fmt(r.seconds),
-                     fmt(r.rows_per_s), fmt(r.seconds / pk) if pk else "–", fmt(r.cluster_seconds),
-                     f"{r.query_rows:,}" if r.query_rows is not None else "–", fmt(r.query_cold_s),
-                     fmt(r.query_warm_s), fmt(r.query_cold_s / cold_pk) if r.query_cold_s and cold_pk else "–",
-                     human_bytes(r.history_bytes), human_bytes(r.memory_limit_bytes), r.storage_class,
+        read = (f"{fmt(r.query_cold_s)} / {fmt(r.query_warm_s)} ({r.query_rows:,} rows)"
+                if r.query_rows is not None else "–")
+        rows.append([f"{r.backend} {r.variant}", f"{r.rows:,} of {r.attributes:,} attributes", r.order,
+                     f"{fmt(r.seconds)} ({fmt(r.rows_per_s)} rows/s)", fmt(r.seconds / pk) if pk else "–",
+                     fmt(r.cluster_seconds), read,
+                     fmt(r.query_cold_s / cold_pk) if r.query_cold_s and cold_pk else "–",
+                     human_bytes(r.history_bytes), f"{human_bytes(r.memory_limit_bytes)}, {r.storage_class}",
                      f"{fmt(ref.warm_s)}–{fmt(ref.cold_s)} ({ref.rows / 1e6:g} M)" if ref else "–"])
-    return html_table(["backend", "variant", "rows", "attributes", "order", "load (s)", "rows/s", "× pk",
-                       "CLUSTER (s)", "read-back rows", "read cold (s)", "read warm (s)", "read cold × pk",
-                       "history", "memory", "storage", "Elettra read (s), warm–cold"], rows,
+    return html_table(["backend, variant", "rows loaded", "order", "load (s)", "load × pk", "CLUSTER (s)",
+                       "read-back cold / warm (s)", "cold × pk", "history", "memory, storage",
+                       "Elettra read (s), warm–cold"], rows,
                       "ours: the load's seconds into a table holding the history, then one attribute's loaded "
                       "rows read back cold (page cache dropped; – where it cannot be) and warm; Elettra's: a "
                       "query of one attribute's rows from a table loaded in that order (see the note)")

@@ -11,10 +11,14 @@ measurement that must start again from the same history builds it again (hdbbenc
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, datetime, timezone
 from typing import Any
 
 from hdbbench.backends.mysql.tables import quote_ident
+from hdbbench.errors import ServerError
 
 MARKER = "hdbbench_history"
 
@@ -67,6 +71,56 @@ def write_marker(backend: Any, key: str, record: str) -> None:
         cur.execute(f"DELETE FROM {MARKER}")
         cur.execute(f"INSERT INTO {MARKER} VALUES (?, ?)", (key, record))
     _run(backend, work)
+
+
+BUILD_POOL_BYTES = 2 << 30   # the buffer pool while a history is built (the memory limit is lifted then)
+RESIZE_TIMEOUT_S = 600.0
+
+
+@contextmanager
+def building(backend: Any) -> Iterator[None]:
+    """While a history is built (the server's memory limit lifted, hdbbench.aging.history): the buffer
+    pool widened to BUILD_POOL_BYTES, then back to what the server had. InnoDB reads its data with
+    O_DIRECT, so with a budget's small pool every time-ordered row of thousands of attributes would be
+    a read from the throttled storage; the shrink writes back and withdraws the extra pages, and returns
+    their memory, before the budget is set again."""
+    before = _pool_bytes(backend)
+    if before >= BUILD_POOL_BYTES:
+        yield
+        return
+    _resize_pool(backend, BUILD_POOL_BYTES)
+    try:
+        yield
+    finally:
+        _resize_pool(backend, before)
+
+
+def _pool_bytes(backend: Any) -> int:
+    def work(cur: Any) -> int:
+        cur.execute("SELECT @@GLOBAL.innodb_buffer_pool_size")
+        return int(cur.fetchone()[0])
+    return _run(backend, work, database=False)  # type: ignore[no-any-return]
+
+
+def _resize_pool(backend: Any, size: int) -> None:
+    """SET GLOBAL innodb_buffer_pool_size and wait until the background resize says it completed."""
+    def start(cur: Any) -> None:
+        cur.execute(f"SET GLOBAL innodb_buffer_pool_size = {int(size)}")
+
+    def status(cur: Any) -> str:
+        cur.execute("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_resize_status'")
+        row = cur.fetchone()
+        return str(row[1]) if row else ""
+    _run(backend, start, database=False)
+    deadline = time.monotonic() + RESIZE_TIMEOUT_S
+    while True:
+        text = _run(backend, status, database=False)
+        if text == "" or text.startswith("Completed"):
+            return
+        if time.monotonic() > deadline:
+            raise ServerError(f"MariaDB: resizing the buffer pool to {size >> 20} MiB did not complete in "
+                              f"{RESIZE_TIMEOUT_S:.0f} s ({text})")
+        time.sleep(0.2)
 
 
 def month_bounds(start: datetime, end: datetime) -> list[date]:

@@ -12,6 +12,8 @@ measurement that must start again from the same history is `CREATE DATABASE ... 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -48,6 +50,16 @@ def write_marker(backend: Any, key: str, record: str) -> None:
                      .format(sql.Identifier(MARKER)))
         conn.execute(sql.SQL("DELETE FROM {}").format(sql.Identifier(MARKER)))
         conn.execute(sql.SQL("INSERT INTO {} VALUES (%s, %s)").format(sql.Identifier(MARKER)), (key, record))
+
+
+@contextmanager
+def building(backend: Any) -> Iterator[None]:
+    """While a history is built (the server's memory limit lifted, hdbbench.aging.history): then a
+    CHECKPOINT, so that what shared_buffers hold dirty is written before the throttle is set again
+    (PostgreSQL reads through the page cache, which the lifted limit lets grow: nothing to widen)."""
+    yield
+    with backend.connect(autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
 
 
 def shape_layout(backend: Any, start: datetime, end: datetime) -> None:

@@ -7,6 +7,7 @@
   server)` below gives its reads and writes.
 - `probe`: what the storage gives (random 4 KiB direct reads, sequential reads).
 - `lifecycle`: refuse, prepare, settle, read back (`confinement`), release; hdbbench.stack calls it.
+  `lifted(state_dir, server)`: the limits off while a history is built (hdbbench.aging.history).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hdbbench.servers.confine import lifecycle
+from hdbbench.servers.confine.lifecycle import lifted
 from hdbbench.servers.confine.memory import drop_cache
 from hdbbench.servers.confine.storage import IoCounters
 
@@ -24,4 +26,4 @@ def io_counters(state_dir: Path, server: str) -> IoCounters | None:
     return lifecycle.io_counters(Path(state_dir).resolve(), server)
 
 
-__all__ = ["IoCounters", "drop_cache", "io_counters"]
+__all__ = ["IoCounters", "drop_cache", "io_counters", "lifted"]

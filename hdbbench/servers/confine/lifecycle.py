@@ -15,6 +15,8 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -213,6 +215,36 @@ def io_counters(state_dir: Path, name: str) -> storage.IoCounters | None:
     now = storage.io_counters_of(device)
     base = _saved(state_dir, name).get("io_baseline") or {}
     return storage.IoCounters(**{key: value - int(base.get(key, 0)) for key, value in now.__dict__.items()})
+
+
+@contextmanager
+def lifted(state_dir: Path, name: str) -> Iterator[bool]:
+    """The server's memory limit and throttle lifted while it builds what a measurement starts from (a
+    history, a copy of one), then put back: data written, the limit set again (the kernel reclaims the
+    cache down to it), the throttle set again, the cache dropped, so that the measurement starts cold
+    on the budget and class it asked for. Building a facility's archive under the budget would take
+    hours and measure nothing (one random read per row once the index is past memory); the limits
+    read back in the run's records are the restored ones. Yields whether anything was lifted."""
+    asked = _saved(state_dir, name).get("spec") or {}
+    budget = asked.get("memory")
+    klass = asked.get("storage") or {}
+    device = storage.loop_device(storage.image_path(state_dir, name)) if klass.get("name", "ram") != "ram" else None
+    if not budget and device is None:
+        yield False
+        return
+    if budget:
+        memory.set_limit(state_dir, name, None)
+    if device:
+        storage.throttle(device, CLASSES["ram"])
+    try:
+        yield True
+    finally:
+        os.sync()  # what the build left dirty is written while the device is still fast
+        if budget:
+            memory.set_limit(state_dir, name, budget)
+        if device:
+            storage.throttle(device, StorageClass(**klass))
+        memory.drop_cache(state_dir, name)
 
 
 def confinement_dicts(records: list[ServerConfinement]) -> list[dict[str, Any]]:

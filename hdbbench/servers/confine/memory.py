@@ -44,6 +44,26 @@ def create(state_dir: Path, server: str, budget: int | None) -> Path:
     return group
 
 
+def set_limit(state_dir: Path, server: str, budget: int | None, tries: int = 5) -> None:
+    """Write the group's limit (None: none) on a running server. Lowering it makes the kernel reclaim
+    the group's page cache first; when that is not enough at once (EBUSY: pages still being written
+    back), the cache is dropped and the write tried again. ServerError when the server's own memory
+    stays above the budget."""
+    group = path(state_dir, server)
+    if group is None or not group.is_dir():
+        raise ServerError(f"the {server} server has no memory group")
+    for attempt in range(tries):
+        try:
+            cgroup.write(group / "memory.limit_in_bytes", str(budget) if budget else "-1")
+            return
+        except OSError as exc:
+            if exc.errno != errno.EBUSY or attempt == tries - 1:
+                raise ServerError(f"cannot set the memory limit of {group} to {budget} bytes: {exc.strerror} "
+                                  f"(in use: {usage(state_dir, server)} bytes)") from None
+            drop_cache(state_dir, server)
+            time.sleep(0.5)
+
+
 def procs_file(state_dir: Path, server: str) -> Path | None:
     """The file a process writes its pid to to join the group (None: no group)."""
     group = path(state_dir, server)
