@@ -29,6 +29,7 @@ from hdbbench import subscriber_statistics as st
 from hdbbench.aging.history import Confinement, confinement_of
 from hdbbench.aging.records import GrowthInterval, GrowthRecord
 from hdbbench.aging.settings import GrowthLoad
+from hdbbench.errors import ServerError
 from hdbbench.insertion import Trial
 from hdbbench.sampling import Sampler, TimeSeries, process_family
 from hdbbench.trial_figures import stored_column
@@ -99,6 +100,13 @@ class ServerReads:
             return None
         return _read_part(counters)
 
+    def oom_kills(self) -> int | None:
+        from hdbbench.servers.confine import oom_kills
+
+        if self.state_dir is None or self.server is None:
+            return None
+        return oom_kills(Path(self.state_dir).resolve(), self.server)
+
     def read_bytes(self) -> int | None:
         found = self._device()
         if found is not None:
@@ -148,12 +156,29 @@ class GrowthTrial(Trial):
         self._backend: Any = None
 
     def run(self) -> tuple[TrialSummary, TimeSeries]:
-        summary, series = super().run()
+        killed_before = self.reads.oom_kills()
+        try:
+            summary, series = super().run()
+        except Exception:
+            if (self.reads.oom_kills() or 0) > (killed_before or 0):
+                raise ServerError(self._killed_words()) from None
+            raise
         counter = series.column(db_side.STORED_EVENTS_COLUMN)
         intervals = intervals_of(series, self.marks, counter if counter[0] else stored_column(series))
         self.record = growth_record(self.settings.backend, self.settings.schema_variant, self.settings.rate,
                                     self.growth.interval_s, self.budget, intervals, summary.accounting.lost)
         return summary, series
+
+    def _killed_words(self) -> str:
+        """One line for a server the kernel killed in its memory group (the trial cannot go on)."""
+        sizes = [m.database_bytes for m in self.marks if m.database_bytes is not None]
+        memory = self.budget.memory_limit_bytes
+        where = f" with the database at {sizes[-1] / 2**20:,.0f} MiB" if sizes else ""
+        ratio = f" ({sizes[-1] / memory:.1f}× its memory)" if sizes and memory else ""
+        return (f"growth trial {self.settings.label}: the {self.settings.backend} server was killed by the kernel's "
+                f"OOM killer in its memory group of {(memory or 0) / 2**20:,.0f} MiB{where}{ratio} on "
+                f"{self.budget.storage_class} storage (dirty pages it could not write back fast enough, "
+                "or its own memory); give it a larger [stack] memory")
 
     def _statistics_window_s(self) -> int:
         """The event age p99 read at each interval's end is the interval's own."""

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from hdbbench.servers.confine import lifecycle
 from hdbbench.servers.confine.lifecycle import lifted
-from hdbbench.servers.confine.memory import drop_cache
+from hdbbench.servers.confine.memory import drop_cache, oom_kills
 from hdbbench.servers.confine.storage import IoCounters
 
 
@@ -26,4 +26,4 @@ def io_counters(state_dir: Path, server: str) -> IoCounters | None:
     return lifecycle.io_counters(Path(state_dir).resolve(), server)
 
 
-__all__ = ["IoCounters", "drop_cache", "io_counters", "lifted"]
+__all__ = ["IoCounters", "drop_cache", "io_counters", "lifted", "oom_kills"]

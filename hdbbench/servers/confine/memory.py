@@ -104,6 +104,21 @@ def usage(state_dir: Path, server: str) -> int | None:
     return cgroup.read_int(group / "memory.usage_in_bytes") if group is not None else None
 
 
+def oom_kills(state_dir: Path, server: str) -> int | None:
+    """How many of the group's processes the kernel's OOM killer has killed (`oom_kill` of
+    memory.oom_control); None: no group."""
+    group = path(state_dir, server)
+    try:
+        lines = (group / "memory.oom_control").read_text().splitlines() if group is not None else []
+    except OSError:
+        return None
+    for line in lines:
+        key, _, value = line.partition(" ")
+        if key == "oom_kill":
+            return int(value)
+    return None
+
+
 def drop_cache(state_dir: Path, server: str) -> bool:
     """Reclaim what the server's group may give back (its page cache) without stopping the server, so
     that a measurement can start cold. False when the server has no group. Memory in use (shared
