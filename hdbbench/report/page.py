@@ -403,6 +403,9 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
     sections.append(ranking_section(criteria.criteria_table(run_dir), chosen, source, colours))
     if (hosts := hosts_section(loaded.insertion, view)) is not None:
         sections.append(hosts)
+    # What this run measured comes first, its plots before anything a reader must scroll past; the
+    # sections with nothing in this run (one line each saying why) follow, then the environment.
+    sections = [s for s in sections if not s.missing] + [s for s in sections if s.missing]
     sections.append(environment_section(run_dir, doc))
     return sections, notes
 
