@@ -73,7 +73,7 @@ def write_marker(backend: Any, key: str, record: str) -> None:
     _run(backend, work)
 
 
-BUILD_POOL_BYTES = 2 << 30   # the buffer pool while a history is built (the memory limit is lifted then)
+BUILD_POOL_BYTES = 512 << 20  # the buffer pool while a history is built (the memory limit is lifted then)
 RESIZE_TIMEOUT_S = 600.0
 
 
@@ -83,7 +83,10 @@ def building(backend: Any) -> Iterator[None]:
     pool widened to BUILD_POOL_BYTES, then back to what the server had. InnoDB reads its data with
     O_DIRECT, so with a budget's small pool every time-ordered row of thousands of attributes would be
     a read from the throttled storage; the shrink writes back and withdraws the extra pages, and returns
-    their memory, before the budget is set again."""
+    their memory, before the budget is set again. Not all of it: the server keeps more memory after a
+    build than before (measured after 8 M rows of 8,000 attributes: 209 MiB resident with a 512 MiB
+    build pool, 260 MiB with 2 GiB, against ≈ 175 MiB before), so the build pool is kept small; the
+    budget's limit is then set again, or the run stops in one line saying what holds the memory."""
     before = _pool_bytes(backend)
     if before >= BUILD_POOL_BYTES:
         yield

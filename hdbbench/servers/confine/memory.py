@@ -59,9 +59,19 @@ def set_limit(state_dir: Path, server: str, budget: int | None, tries: int = 5) 
         except OSError as exc:
             if exc.errno != errno.EBUSY or attempt == tries - 1:
                 raise ServerError(f"cannot set the memory limit of {group} to {budget} bytes: {exc.strerror} "
-                                  f"(in use: {usage(state_dir, server)} bytes)") from None
+                                  f"(in use: {usage(state_dir, server)} bytes, {_breakdown(group)})") from None
             drop_cache(state_dir, server)
             time.sleep(0.5)
+
+
+def _breakdown(group: Path) -> str:
+    """What the group's memory is (memory.stat): the server's own, shared, and file cache."""
+    try:
+        stat = dict(line.split() for line in (group / "memory.stat").read_text().splitlines())
+    except (OSError, ValueError):
+        return "memory.stat unreadable"
+    return ", ".join(f"{key} {int(stat[key]) >> 20} MiB" for key in ("rss", "shmem", "cache", "dirty", "writeback")
+                     if key in stat)
 
 
 def procs_file(state_dir: Path, server: str) -> Path | None:
