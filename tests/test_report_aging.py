@@ -14,7 +14,8 @@ from hdbbench.aging.history import Confinement
 from hdbbench.aging.records import AgingResults, GrowthInterval, HistoryRecord, LoadOrderRecord
 from hdbbench.records import write
 from hdbbench.report.aging import bytes_per_event
-from hdbbench.report.page import write_report
+from hdbbench.report import plots
+from hdbbench.report.page import ranking_section, write_report
 from tests.harness.synthetic import make_run, sections_of
 
 MIB = 2 ** 20
@@ -72,6 +73,26 @@ def test_growth_curve_knee_and_planning_words(tmp_path: Path) -> None:
             "least 1.33 minutes of archive.") in section
     assert ("Recommendation: For this mix, memory and storage, postgresql keeps up longest (at least 1.33 minutes "
             "of archive)") in section
+
+
+def test_backends_that_all_kept_up_are_not_ranked_by_the_trials_end(tmp_path: Path) -> None:
+    both = growth("postgresql", [20_000.0] * 8)
+    both["growth"] += growth("timescaledb", [20_000.0] * 6)["growth"]
+    both["growth"] += growth("mysql", [20_000.0] * 2 + [9_000.0] * 4)["growth"]
+    sections = run_with(tmp_path, both)
+    assert "Recommendation: For this mix, memory and storage, postgresql and timescaledb kept up to the" in sections["aging"]
+    assert "end (postgresql at least 1.33 minutes, timescaledb at least " in sections["aging"]
+    assert "which keeps up longer lies beyond this trial" in sections["aging"]
+    assert "keeps up longest" not in sections["aging"]
+
+
+def test_backends_without_any_criterion_figure_are_not_ranked() -> None:
+    empty = {"mysql": {"stored_median": None}, "postgresql": {"stored_median": None}}
+    section = ranking_section(empty, None, "balanced", plots.Colours(list(empty)))
+    assert section.missing is not None and section.missing.endswith("this run has none.")
+    one = {**empty, "timescaledb": {"stored_median": 15_000.0}}
+    section = ranking_section(one, None, "balanced", plots.Colours(list(one)))
+    assert section.missing is not None and section.missing.endswith("them for timescaledb only.")
 
 
 def test_a_missing_record_says_not_measured(tmp_path: Path) -> None:

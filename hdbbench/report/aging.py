@@ -211,12 +211,23 @@ def _recommendation(spans: dict[str, tuple[float, bool]], records: Sequence[Grow
         largest = max(records, key=lambda g: g.final_bytes)
         return (f"No backend fell below its offered rate up to {human_bytes(largest.final_bytes)}: the knee lies "
                 "beyond this trial; run it longer, or with a smaller memory budget, to find it.")
-    # a backend that never fell behind keeps up longest; among the others the latest knee
+    # A backend that never fell behind keeps up longest; two or more that never did were all stopped
+    # by the trial's end, so which of them lasts longer was not measured.
+    to_the_end = [b for b, (_, behind) in spans.items() if not behind]
+    if len(to_the_end) > 1:
+        spans_words = ", ".join(f"{b} at least {_span(spans[b][0])}" for b in to_the_end)
+        return (f"For this mix, memory and storage, {_names(to_the_end)} kept up to the trial's end ({spans_words} "
+                "of archive): which keeps up longer lies beyond this trial; size memory from the knee, not from a "
+                "fresh database's rate.")
     best = max(spans, key=lambda b: (not spans[b][1], spans[b][0]))
     months, behind = spans[best]
     which = f"{best} keeps up longest" if len(spans) > 1 else f"{best} keeps up"
     return (f"For this mix, memory and storage, {which} ({'' if behind else 'at least '}"
             f"{_span(months)} of archive); size memory from the knee, not from a fresh database's rate.")
+
+
+def _names(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _growth_words(g: GrowthRecord, trial: TrialSummary | None, load_rate: float) -> tuple[str, float | None]:

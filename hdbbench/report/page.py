@@ -289,8 +289,13 @@ def _cold_warm(figures: Sequence[data.QueryFigure], backend: str, interval: floa
 def ranking_section(table: Mapping[str, Mapping[str, float | None]], weights: Mapping[str, float] | None,
                     weights_source: str, colours: plots.Colours) -> Section:
     section = Section("ranking", "Ranking: criteria combined")
+    # Only backends with a figure on some criterion are ranked: all-empty rows would tie at 0 and
+    # the order of their names would read as a verdict (growth trials, for one, are no criterion).
+    table = {b: row for b, row in table.items() if any(v is not None for v in row.values())}
     if len(table) < 2:
-        section.missing = "A ranking needs at least two backends with figures."
+        section.missing = ("A ranking needs figures of at least two backends on its criteria (throughput, "
+                           "latency, queries, disk); this run has " +
+                           (f"them for {next(iter(table))} only." if table else "none."))
         return section
     extra = {weights_source: dict(weights)} if weights else {}
     rankings = ranking.rank_across_sets(table, extra)
