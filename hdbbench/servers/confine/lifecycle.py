@@ -197,7 +197,7 @@ def confinement(state_dir: Path, name: str) -> ServerConfinement:
         server=name, memory_budget_bytes=budget,
         memory_limit_bytes=memory.limit(state_dir, name) if budget else None,
         memory_rule=kind(name).memory_rule if budget else None,
-        buffers=kind(name).buffers_for(budget) if budget and kind(name).buffers_for else {},
+        buffers=rule(budget) if budget and (rule := kind(name).buffers_for) is not None else {},
         storage_class=storage_class,
         read_iops_limit=limits.get("read_iops_device"), write_iops_limit=limits.get("write_iops_device"),
         read_bps_limit=limits.get("read_bps_device"), write_bps_limit=limits.get("write_bps_device"),
