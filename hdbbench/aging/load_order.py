@@ -137,9 +137,11 @@ def _make_copy(endpoints: Any, copy: Any, base: HistoryRecord, mix: Sequence[Mix
     source = backend_for_stack(base.backend, endpoints, database=base.database)
     ops = layout_ops(source)
     assert ops is not None
-    with building(source, state_dir):  # the copy is made unconfined, as the history was
-        if ops.clone(source, copy.database):
-            return
+    clone = getattr(ops, "clone", None)  # a database template (PostgreSQL); MariaDB has none
+    if clone is not None:
+        with building(source, state_dir):  # the copy is made unconfined, as the history was
+            clone(source, copy.database)
+        return
     copy.drop_schema()  # a copy an interrupted run left, loaded rows and all
     build_history(endpoints, base.backend, variant, mix, size, seed, state_dir=state_dir, confinement=confinement,
                   say=say, copy_of=base, database=copy.database)

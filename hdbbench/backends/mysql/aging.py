@@ -107,23 +107,20 @@ def _pool_bytes(backend: Any) -> int:
 
 def _resize_pool(backend: Any, size: int) -> None:
     """SET GLOBAL innodb_buffer_pool_size and wait until the background resize says it completed."""
-    def start(cur: Any) -> None:
+    def work(cur: Any) -> None:
         cur.execute(f"SET GLOBAL innodb_buffer_pool_size = {int(size)}")
-
-    def status(cur: Any) -> str:
-        cur.execute("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_resize_status'")
-        row = cur.fetchone()
-        return str(row[1]) if row else ""
-    _run(backend, start, database=False)
-    deadline = time.monotonic() + RESIZE_TIMEOUT_S
-    while True:
-        text = _run(backend, status, database=False)
-        if text == "" or text.startswith("Completed"):
-            return
-        if time.monotonic() > deadline:
-            raise ServerError(f"MariaDB: resizing the buffer pool to {size >> 20} MiB did not complete in "
-                              f"{RESIZE_TIMEOUT_S:.0f} s ({text})")
-        time.sleep(0.2)
+        deadline = time.monotonic() + RESIZE_TIMEOUT_S
+        while True:
+            cur.execute("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_resize_status'")
+            row = cur.fetchone()
+            text = str(row[1]) if row else ""
+            if text == "" or text.startswith("Completed"):
+                return
+            if time.monotonic() > deadline:
+                raise ServerError(f"MariaDB: resizing the buffer pool to {size >> 20} MiB did not complete in "
+                                  f"{RESIZE_TIMEOUT_S:.0f} s ({text})")
+            time.sleep(0.2)
+    _run(backend, work, database=False)
 
 
 def month_bounds(start: datetime, end: datetime) -> list[date]:
@@ -183,11 +180,6 @@ def delete_after(backend: Any, end: datetime) -> int:
                 cur.fetchall()
         return removed
     return _run(backend, work)  # type: ignore[no-any-return]
-
-
-def clone(backend: Any, target: str) -> bool:
-    """MariaDB has no database templates: the caller builds the history again (False)."""
-    return False
 
 
 def drop_copy(backend: Any) -> None:

@@ -120,7 +120,7 @@ def delete_after(backend: Any, end: datetime) -> int:
     return removed
 
 
-def clone(backend: Any, target: str) -> bool:
+def clone(backend: Any, target: str) -> None:
     """`target` made a copy of the history's database (replaced if it exists). A template must have no
     other session: TimescaleDB's per-database job scheduler may hold one, and is ended first (it
     starts again by itself)."""
@@ -132,11 +132,10 @@ def clone(backend: Any, target: str) -> bool:
             try:
                 admin.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(target),
                                                                                 sql.Identifier(backend.database)))
-                return True
+                return
             except psycopg.errors.ObjectInUse:
                 if attempt == 4:
                     raise
-    return True
 
 
 def drop_copy(backend: Any) -> None:

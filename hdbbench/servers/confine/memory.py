@@ -37,10 +37,7 @@ def create(state_dir: Path, server: str, budget: int | None) -> Path:
     if group is None:
         raise ServerError("the memory cgroup controller is not mounted")
     group.mkdir(parents=True, exist_ok=True)
-    try:
-        cgroup.write(group / "memory.limit_in_bytes", str(budget) if budget else "-1")
-    except OSError as exc:  # EBUSY: a running member already uses more than the new budget
-        raise ServerError(f"cannot set the memory limit of {group} to {budget} bytes: {exc.strerror}") from None
+    set_limit(state_dir, server, budget)  # a reused group may hold a running member: reclaimed first
     return group
 
 
