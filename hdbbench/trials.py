@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from hdbbench.aging.records import AgingResults
+from hdbbench.maintenance.records import MaintenanceResults
 from hdbbench.measure import Distribution
 from hdbbench.records import omitted, read, write
 
@@ -335,6 +336,8 @@ class InsertionResults:
     trials: list[TrialSummary]
     # Memory budgets, storage classes, aged histories, load-order and growth trials (hdbbench.aging).
     aging: AgingResults | None = omitted()
+    # Maintenance jobs run while archiving, and the aggregate-vs-raw extraction (hdbbench.maintenance).
+    maintenance: MaintenanceResults | None = omitted()
 
     def to_dict(self) -> dict[str, Any]:
         return dict(write(self))

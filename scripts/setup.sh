@@ -22,7 +22,7 @@ apt_packages=(
   # PostgreSQL 15 server, client and server headers (TimescaleDB is built against them)
   postgresql-15 postgresql-client-15 postgresql-server-dev-15 libpq-dev
   # MariaDB 10.11 server, client and the C connector (the subscriber and the Python driver use it)
-  mariadb-server mariadb-client libmariadb-dev
+  mariadb-server mariadb-client libmariadb-dev mariadb-backup
   # MyRocks storage engine, one of the disk-usage variants (hdbbench size measure)
   mariadb-plugin-rocksdb
   # Debian's C++ Tango database server (the optional --tango-db cpp), on the private MariaDB
