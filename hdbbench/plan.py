@@ -32,6 +32,7 @@ from hdbbench.faults.part import FaultsPart
 from hdbbench.hosts import HostsLayout
 from hdbbench.insertion import TrialSettings
 from hdbbench.kinds import SubscriberKind, trial_label
+from hdbbench.maintenance.run import MaintenancePlan
 from hdbbench.placement import Placement
 from hdbbench.scenario import Scenario
 from hdbbench.servers import registry as servers
@@ -148,6 +149,7 @@ class RunPlan:
     extraction: ExtractionPlan | None = None
     disk: DiskPlan | None = None
     history: HistoryPlan | None = None
+    maintenance: MaintenancePlan | None = None
 
     def lines(self) -> list[str]:
         """The plan in a few lines, as ``hdbbench check --plan`` prints it."""
@@ -162,6 +164,9 @@ def plan_run(scenario: Scenario, options: RunOptions) -> RunPlan:
     components = _hosted_components() if layout.distributed else _needed_components(scenario)
     if layout.distributed and scenario.faults is not None:
         raise ConfigError("[faults] kills and restarts local processes: it cannot run with components on other hosts")
+    if layout.distributed and scenario.maintenance is not None:
+        raise ConfigError("[maintenance] backs up the database server's files on this machine: "
+                          "it cannot run with components on other hosts")
     profile = resolve_profile(scenario.profile, options.settings_overrides)
     config = StackConfig(
         state_dir=options.state_dir, profile=profile, tango_db=scenario.tango_db, attached=True, keep_running=True,
@@ -173,7 +178,7 @@ def plan_run(scenario: Scenario, options: RunOptions) -> RunPlan:
         devices=devices, hosts=layout, placement=scenario.placement, kinds=scenario.kinds,
         trials=tuple(t for backend in scenario.backends for t in _trials(scenario, backend)),
         faults=_plan_faults(scenario), extraction=_plan_extraction(scenario), disk=_plan_disk(scenario),
-        history=_plan_history(scenario, devices),
+        history=_plan_history(scenario, devices), maintenance=_plan_maintenance(scenario),
     )
 
 
@@ -297,6 +302,27 @@ def _plan_faults(scenario: Scenario) -> FaultsPlan | None:
     return FaultsPlan(part, trials)
 
 
+def _plan_maintenance(scenario: Scenario) -> MaintenancePlan | None:
+    """One trial per backend that has any of the part's jobs, with those jobs in the part's order,
+    archived by the first subscriber kind (the reference)."""
+    from hdbbench.maintenance.jobs import jobs_of
+    from hdbbench.maintenance.trial import MaintenanceTrialPlan
+
+    part = scenario.maintenance
+    if part is None:
+        return None
+    kind = scenario.kinds[0]
+    lib = tuple({**dict(scenario.lib_configuration), **dict(kind.lib_configuration)}.items())
+    trials = []
+    for backend in scenario.backends:
+        jobs = tuple(j for j in part.jobs if j in jobs_of(backend))
+        if jobs:
+            trials.append(MaintenanceTrialPlan(backend=backend, kind=kind, label=trial_label(backend, 0, kind, "maintenance"),
+                                               schema_variant=scenario.schema_variant, subscribers=scenario.subscribers,
+                                               jobs=jobs, lib_overrides=lib))
+    return MaintenancePlan(part, tuple(trials))
+
+
 def _plan_extraction(scenario: Scenario) -> ExtractionPlan | None:
     """The extraction benchmark on the scenario's backends, its query set read once."""
     part = scenario.extraction
@@ -384,6 +410,10 @@ def describe(plan: RunPlan) -> list[str]:
         variants = "; ".join(f"{b} {' | '.join(v)}" for b, v in plan.disk.variants)
         sizing = f", sizing of {_shown(plan.disk.inventory.source)}" if plan.disk.inventory is not None else ""
         lines.append(f"  disk: {len(plan.disk.cases)} cases on {variants}{sizing}")
+    if plan.maintenance is not None:
+        m = plan.maintenance.part
+        lines.append(f"  maintenance: one trial per backend at {m.rate:g} events/s, {m.gap_s:g} s quiet before each job")
+        lines += [f"    {t.label}: {t.backend}, {', '.join(t.jobs)}" for t in plan.maintenance.trials]
     return lines
 
 

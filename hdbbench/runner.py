@@ -74,8 +74,8 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         environment["confinement"] = confine.confinement_dicts(confinement)
         run.write_json("environment.json", environment)
         aging = _run_history(plan, endpoints, options.state_dir, console, confinement)
-        _run_insertion(plan, run, endpoints, load, server_pids, placement, environment, options.state_dir, console,
-                       stack, confinement, aging)
+        results = _run_insertion(plan, run, endpoints, load, server_pids, placement, environment, options.state_dir,
+                                 console, stack, confinement, aging)
         if plan.faults is not None:
             _run_faults(plan.faults, plan.recorded, run, endpoints, load, devices_dir, options.state_dir,
                         environment, console)
@@ -86,6 +86,8 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
             _run_extraction(_on_histories(plan.extraction, aging), run, endpoints, stack, console)
         if plan.disk is not None:
             _run_disk(plan.disk, run, endpoints, console)
+        if plan.maintenance is not None:  # last: its jobs change the histories (hdbbench.maintenance.run)
+            _run_maintenance(plan, run, results, endpoints, load, options.state_dir, environment, aging, console)
         run.set_status("completed")
         console.print(f"results: {run.path / 'results.json'}")
         return run.path
@@ -134,7 +136,7 @@ def _run_history(plan: RunPlan, endpoints: Any, state_dir: Path, console: Consol
 def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadTarget,
                    server_pids: dict[str, Sequence[int]], placement: PlacementControl, environment: dict[str, Any],
                    state_dir: Path, console: Console, stack: Stack | None = None,
-                   confinement: Sequence[Any] = (), aging: AgingRun | None = None) -> None:
+                   confinement: Sequence[Any] = (), aging: AgingRun | None = None) -> dict[str, Any]:
     """The planned insertion trials in order, on each backend's aged history when the run built them
     (a growth trial starts from an empty database); results.json rewritten after each (written also
     without any). The aging part holds the servers' confinement (when confined), the histories,
@@ -166,6 +168,7 @@ def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadT
             console.print(trial_line(summary), highlight=False, soft_wrap=True)
     if not results["trials"]:  # a scenario of other parts only: the run directory keeps its layout
         run.write_json("results.json", results_document(RESULTS_KIND, plan.recorded, environment, results))
+    return results
 
 
 def _placement(placement: Placement, status: dict[str, Any]) -> PlacementControl:
@@ -186,6 +189,21 @@ def _run_faults(part: FaultsPlan, recorded: dict[str, Any], run: RunDirectory, e
     with console.status("faults...") as status:
         run_faults(part, recorded, run, endpoints, load, devices_dir, state_dir, environment,
                    say=lambda text: status.update(text) if text.startswith("fault ") else console.print(text))
+
+
+def _run_maintenance(plan: RunPlan, run: RunDirectory, results: dict[str, Any], endpoints: Any, load: LoadTarget,
+                     state_dir: Path, environment: dict[str, Any], aging: AgingRun | None, console: Console) -> None:
+    """The maintenance part (hdbbench.maintenance.run): its records into results.json, a timeline CSV per trial."""
+    from hdbbench.maintenance.run import run_maintenance
+
+    assert plan.maintenance is not None
+    histories = aging.histories if aging is not None else {}
+    with console.status("maintenance...") as status:
+        run_maintenance(
+            plan.maintenance, results,
+            lambda: run.write_json("results.json", results_document(RESULTS_KIND, plan.recorded, environment, results)),
+            lambda name, head, body: _write_csv(run, name, head, body), endpoints, load, state_dir, histories,
+            say=lambda text: console.print(text, highlight=False) if text.startswith("  ") else status.update(text))
 
 
 def _on_histories(part: ExtractionPlan, aging: AgingRun | None) -> ExtractionPlan:

@@ -89,6 +89,10 @@ The resolved scenario (every default filled in) is saved in the run directory.
     load_order = { rows = [1_000_000], attributes = 2000, repeat = 1, variants = ["pk", "pk+2"] }  # optional:
                                  # Elettra's load-order table (variants: default the scenario's)
 
+    [maintenance]                # optional: jobs while a subscriber archives (hdbbench.maintenance.part)
+    jobs = ["reorder", "retention", "aggregates", "backup"]   # default: every job
+    rate = 2000                  # events/s offered through the trial; gap_s, settle_s, warmup_s, queries
+
     [hosts]                      # optional: each component's host (hdbbench.hosts); "local" by default
     tango_db = "198.18.0.1"
     devices = ["198.18.0.2"]
@@ -112,6 +116,7 @@ from hdbbench.errors import ConfigError
 from hdbbench.facility import FACILITY_PHASES, FacilityDevices
 from hdbbench.faults.part import DATABASE_FAULTS, FaultsPart, parse_faults
 from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, parse_kinds
+from hdbbench.maintenance.part import MaintenancePart, parse_maintenance
 from hdbbench.measure import MIN_SATURATION_STEP_S
 from hdbbench.placement import Placement, placement_from
 from hdbbench.servers.confine.spec import ConfineSpec, parse_spec
@@ -207,6 +212,7 @@ class Scenario:
     subscriber_kinds: tuple[SubscriberKind, ...] = ()  # [[subscribers.kinds]]; () = ours alone
     faults: FaultsPart | None = None   # [faults]: hdbbench.faults
     history: HistoryPart | None = None  # [history]: hdbbench.aging
+    maintenance: MaintenancePart | None = None  # [maintenance]: hdbbench.maintenance
     warnings: tuple[str, ...] = ()     # found while reading: `check` and `run` print them, a run records them
     confine: ConfineSpec = field(default_factory=ConfineSpec)  # [stack] memory, storage, storage_size
 
@@ -306,6 +312,7 @@ def _parse(top: Table) -> Scenario:
     placement = _parse_placement(sub) if (sub := top.optional_table("placement")) is not None else Placement()
     faults = parse_faults(sub) if (sub := top.optional_table("faults")) is not None else None
     history = parse_history(sub, backends) if (sub := top.optional_table("history")) is not None else None
+    maintenance = parse_maintenance(sub, backends) if (sub := top.optional_table("maintenance")) is not None else None
     top.finish()
     _refuse_lacking(top, backends, extraction, disk, faults)
     attributes = _check_subscriber_limit(subs, device_profile, facility, servers * per_server,
@@ -318,7 +325,7 @@ def _parse(top: Table) -> Scenario:
         subscribers=subscribers, lib_configuration=lib_configuration, rate=rate, duration_s=duration,
         warmup_s=warmup, measurements=measurements, report=report, extraction=extraction, disk=disk,
         hosts=hosts, facility=facility, placement=placement, subscriber_kinds=kinds, faults=faults,
-        history=history, warnings=warnings, confine=confine,
+        history=history, maintenance=maintenance, warnings=warnings, confine=confine,
     )
 
 
