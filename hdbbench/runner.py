@@ -203,7 +203,7 @@ def _run_maintenance(plan: RunPlan, run: RunDirectory, results: dict[str, Any], 
             plan.maintenance, results,
             lambda: run.write_json("results.json", results_document(RESULTS_KIND, plan.recorded, environment, results)),
             lambda name, head, body: _write_csv(run, name, head, body), endpoints, load, state_dir, histories,
-            say=lambda text: console.print(text, highlight=False) if text.startswith("  ") else status.update(text))
+            say=lambda text: (status.update(text), console.print(text, highlight=False)))
 
 
 def _on_histories(part: ExtractionPlan, aging: AgingRun | None) -> ExtractionPlan:

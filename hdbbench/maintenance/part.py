@@ -4,8 +4,9 @@
 One sustained trial per backend (on the backend's aged history when the scenario builds one, else on a
 fresh database): warm-up, then for each job in order a quiet window of `gap_s` (the "before" figures),
 the job (the "during" figures, as long as it runs), `settle_s` of load after it. A job a backend has no
-form of (reorder on MariaDB, partition rotation on PostgreSQL) is skipped on that backend; a job no
-backend of the scenario has is refused. Every key has a default, so ``[maintenance]`` alone runs every job.
+form of (reorder on MariaDB, partition rotation on PostgreSQL) is skipped on that backend; a job named
+that no backend of the scenario has is refused. Every key has a default, so ``[maintenance]`` alone
+runs every job the scenario's backends have.
 """
 
 from __future__ import annotations
@@ -41,17 +42,22 @@ class MaintenancePart:
 
 def parse_maintenance(reader: Table, backends: Sequence[str]) -> MaintenancePart:
     """``[maintenance]`` checked completely; ConfigError "file:line: [maintenance] key: problem" otherwise."""
-    jobs = tuple(reader.list_of("jobs", str, list(JOB_KINDS), non_empty=True))
+    from hdbbench.maintenance.jobs import jobs_of
+
+    kinds = {job for backend in backends for job in jobs_of(backend)}
+    if not reader.has("jobs"):  # every job some backend of the scenario has
+        if not kinds:
+            raise reader.fail(None, f"none of the scenario's backends ({', '.join(backends)}) has maintenance jobs")
+        jobs = tuple(j for j in JOB_KINDS if j in kinds)
+    else:
+        jobs = tuple(reader.list_of("jobs", str, non_empty=True))
     for job in jobs:
         if job not in JOB_KINDS:
             raise reader.fail("jobs", f"names an unknown job {job!r}" + suggestion(job, JOB_KINDS))
+        if job not in kinds:
+            raise reader.fail("jobs", f"{job!r} applies to none of the scenario's backends ({', '.join(backends)})")
     if twice := next((j for j in jobs if jobs.count(j) > 1), None):
         raise reader.fail("jobs", f"names {twice!r} twice")
-    from hdbbench.maintenance.jobs import jobs_of
-
-    for job in jobs:
-        if not any(job in jobs_of(backend) for backend in backends):
-            raise reader.fail("jobs", f"{job!r} applies to none of the scenario's backends ({', '.join(backends)})")
     part = MaintenancePart(
         jobs=jobs,
         rate=reader.number("rate", MaintenancePart.rate, positive=True, maximum=1_000_000),

@@ -13,7 +13,8 @@ What each job is, as facilities run them:
   show why nobody does it. Neither touches rows stamped after the trial started.
 * ``aggregates``: the official five levels materialised as tables (hdbbench.maintenance.aggregates).
 * ``vacuum_analyze``: `VACUUM (ANALYZE)` of each data table that holds rows.
-* ``backup``: `pg_basebackup` of the live server (tar format, WAL streamed), as facilities back up.
+* ``backup``: `pg_basebackup` of the live server (tar format, WAL streamed, an immediate checkpoint),
+  as facilities back up.
 """
 
 from __future__ import annotations
@@ -130,7 +131,8 @@ def vacuum_analyze(backend: Any, ctx: JobContext) -> JobOutcome:
 def backup(backend: Any, ctx: JobContext) -> JobOutcome:
     """The whole server (pg_basebackup copies every database) into ctx.backup_dir, tar format."""
     endpoint = ctx.endpoint
-    command = ["pg_basebackup", "-D", str(ctx.backup_dir), "-F", "tar", "-X", "stream", "--no-sync",
+    # --checkpoint=fast: the default (spread) waits out a paced checkpoint, minutes of doing nothing.
+    command = ["pg_basebackup", "-D", str(ctx.backup_dir), "-F", "tar", "-X", "stream", "--checkpoint=fast", "--no-sync",
                "-h", endpoint.host, "-p", str(endpoint.port), "-U", endpoint.user, "-w"]
     done = subprocess.run(command, env={**os.environ, "PGPASSWORD": endpoint.password}, capture_output=True,
                           text=True, timeout=BACKUP_TIMEOUT_S, check=False)

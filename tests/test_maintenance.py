@@ -1,0 +1,194 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Maintenance while archiving (hdbbench.maintenance): the [maintenance] table, the window figures,
+the records, and `hdbbench run` of the shipped maintenance-small scenario on all three backends
+(every job kind each one has, on an aged history, while a subscriber archives), checked for loss,
+intact rows and aggregates equal to the raw rows' SQL; and a backup into a full file system, reported
+in one line while the trial goes on."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hdbbench.errors import ConfigError
+from hdbbench.maintenance.jobs import jobs_of
+from hdbbench.maintenance.part import JOB_KINDS, MaintenancePart
+from hdbbench.maintenance.records import MaintenanceRecord, MaintenanceResults, WindowFigures
+from hdbbench.maintenance.windows import Query, window
+from hdbbench.results import read_results
+from hdbbench.sampling import TimeSeries
+from hdbbench.scenario import load_scenario, parse_scenario
+from hdbbench.subscribers import SubscriberFleet
+from hdbbench.trials import InsertionResults
+from tests.harness import REPO
+
+SMALL = REPO / "scenarios" / "maintenance-small.toml"
+
+
+def _scenario(maintenance: dict[str, Any], backends: list[str]) -> dict[str, Any]:
+    return {"name": "t", "backends": backends, "devices": {"profile": "devices/profiles/maintenance-devdouble.toml"},
+            "measurements": {"throughput": False}, "maintenance": maintenance}
+
+
+# --- the [maintenance] table ----------------------------------------------------------------------
+def test_an_empty_maintenance_table_runs_every_job_each_backend_has() -> None:
+    scenario = parse_scenario(_scenario({}, ["timescaledb", "mysql"]), Path("t.toml"))
+    assert scenario.maintenance == MaintenancePart() and scenario.maintenance.jobs == JOB_KINDS
+    assert set(jobs_of("timescaledb")) == {"reorder", "retention", "aggregates", "vacuum_analyze", "backup"}
+    assert set(jobs_of("postgresql")) == set(jobs_of("timescaledb"))
+    assert set(jobs_of("mysql")) == {"retention", "partition_rotation", "aggregates", "optimize", "backup"}
+    assert jobs_of("null") == {}
+
+
+def test_the_shipped_scenarios_run_every_job_kind() -> None:
+    small, full = load_scenario(SMALL), load_scenario(REPO / "scenarios" / "maintenance.toml")
+    assert small.backends == ("timescaledb", "mysql") and small.history is not None
+    assert set(full.backends) == {"timescaledb", "postgresql", "mysql"}
+    for scenario in (small, full):
+        assert scenario.maintenance is not None
+        covered = {job for backend in scenario.backends for job in jobs_of(backend)}
+        assert covered == set(JOB_KINDS)
+
+
+@pytest.mark.parametrize(("maintenance", "backends", "words"), [
+    ({"jobs": ["reordr"]}, ["timescaledb"], "[maintenance] jobs: names an unknown job 'reordr'; did you mean 'reorder'?"),
+    ({"jobs": ["partition_rotation"]}, ["timescaledb", "postgresql"],
+     "[maintenance] jobs: 'partition_rotation' applies to none of the scenario's backends (timescaledb, postgresql)"),
+    ({"jobs": ["backup", "backup"]}, ["mysql"], "[maintenance] jobs: names 'backup' twice"),
+    ({"gap_s": 0.5}, ["mysql"], "[maintenance] gap_s: must be >= 2, got 0.5"),
+    ({"gap": 3}, ["mysql"], "[maintenance] gap: unknown key; did you mean 'gap_s'?"),
+])
+def test_a_bad_maintenance_key_is_refused_in_one_line_naming_it(maintenance: dict, backends: list[str],
+                                                                words: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_scenario(_scenario(maintenance, backends), Path("t.toml"))
+    assert str(caught.value) == f"t.toml: {words}"
+
+
+# --- the window figures -------------------------------------------------------------------------------
+def _series() -> TimeSeries:
+    """1 Hz: 1,000 rows/s stored, except 2 s held up at t = 5..7 (the job); the age and queue peak after."""
+    series = TimeSeries()
+    stored = 0.0
+    for t in range(12):
+        stored += 0.0 if t in (5, 6) else 1000.0
+        series.rows.append({"t_s": float(t), "sub.RowsStoredNumber": stored,
+                            "sub.EventAgeAtCommitP99": 2.0 if t == 8 else 0.02, "sub.AttributePendingNumber": 2000.0
+                            if t == 7 else 10.0, "sub.LostEventNumber": 5.0 if t >= 6 else 0.0,
+                            "db.lock_waiters": 1.0 if t in (5, 6) else 0.0})
+    return series
+
+
+def test_a_window_reads_rate_age_queue_loss_locks_and_queries_from_the_samples() -> None:
+    queries = [Query(1.0, 0.01), Query(2.0, 0.02), Query(4.5, 2.5), Query(9.0, 0.01)]
+    before = window(_series(), queries, 1.0, 4.0)
+    during = window(_series(), queries, 4.0, 7.0)
+    assert before.stored_rate == 1000.0 and during.stored_rate == pytest.approx(1000.0 / 3)
+    assert (before.event_age_p99_s, during.event_age_p99_s) == (0.02, 2.0)  # the age lags the job by 2 s
+    assert (before.queue_max, during.queue_max) == (10, 2000)
+    assert (before.lost, during.lost) == (0, 5) and (before.lock_wait_s, during.lock_wait_s) == (0.0, 2.0)
+    assert (before.queries, during.queries) == (2, 1) and during.query_p95_s == 2.5
+    short = window(_series(), [], 5.2, 5.4)  # shorter than a sample period: the samples around it
+    assert short.stored_rate == 0.0 and short.query_p95_s is None and short.queries == 0
+
+
+def test_maintenance_records_are_read_back_exactly_as_written() -> None:
+    figures = WindowFigures(start_s=1.0, end_s=4.0, stored_rate=1000.0, event_age_p99_s=0.02, queue_max=10, lost=0,
+                            lock_wait_s=0.0, query_p95_s=None, queries=0)
+    job = MaintenanceRecord(backend="mysql", job="backup", label="mysql_maintenance", started_s=4.0, duration_s=None,
+                            lost=0, before=figures, during=figures, detail="failed", error="RuntimeError: disk full")
+    results = MaintenanceResults(trials=[], jobs=[job], extraction=[])
+    assert MaintenanceResults.from_dict(json.loads(json.dumps(results.to_dict()))) == results
+    assert "bytes" not in results.to_dict()["jobs"][0]
+
+
+# --- end to end on real servers -------------------------------------------------------------------
+def _run_small(tmp_path: Path, state_dir: Path, **changes: Any) -> Path:
+    """scenarios/maintenance-small.toml as shipped, with `changes` over its keys (shorter waits here)."""
+    from hdbbench.runner import RunOptions, run_scenario
+
+    document = tomllib.loads(SMALL.read_text())
+    for key, value in changes.items():
+        table, _, name = key.rpartition(".")
+        where = document[table] if table else document
+        if value is None:
+            where.pop(name, None)
+        else:
+            where[name] = value
+    scenario = parse_scenario(document, SMALL)
+    return run_scenario(scenario, RunOptions(state_dir=state_dir, runs_root=tmp_path / "runs"))
+
+
+def _maintenance(run_dir: Path) -> MaintenanceResults:
+    insertion = InsertionResults.from_dict(read_results(run_dir / "results.json", "insertion").results)
+    assert insertion.maintenance is not None
+    return insertion.maintenance
+
+
+def _nothing_left(state_dir: Path, results: MaintenanceResults) -> None:
+    for trial in results.trials:
+        home = state_dir / "maintenance" / trial.label
+        assert SubscriberFleet("127.0.0.1:1", home).pids() == []
+        assert not any((home / "backup").glob("*")), "a backup was left behind"
+
+
+@pytest.mark.subscriber
+def test_every_job_on_every_backend_while_archiving_loses_nothing_and_keeps_the_data_intact(
+        tmp_path: Path, test_state_dir: Path, stack_endpoints: object) -> None:
+    backends = ["timescaledb", "postgresql", "mysql"]
+    run_dir = _run_small(tmp_path, test_state_dir, backends=backends, **{
+        "history.days": 30, "maintenance.rate": 500, "maintenance.warmup_s": 2, "maintenance.gap_s": 3,
+        "maintenance.settle_s": 1})
+    results = _maintenance(run_dir)
+    assert [t.backend for t in results.trials] == backends
+    for trial in results.trials:
+        assert trial.error is None, trial.error
+        assert trial.emitted > 0 and trial.lost == 0 and trial.stored == trial.emitted and trial.rows_match
+        assert trial.aggregates_equal is True
+        ran = [r for r in results.jobs if r.backend == trial.backend]
+        assert [r.job for r in ran] == [j for j in JOB_KINDS if j in jobs_of(trial.backend)]
+        for record in ran:
+            assert record.error is None, (record.job, record.error)
+            assert record.duration_s is not None and record.duration_s > 0 and record.lost == 0
+            assert record.before.end_s == record.started_s and record.during.start_s == record.started_s
+            assert record.before.stored_rate is not None and record.before.stored_rate > 0
+        backup = next(r for r in ran if r.job == "backup")
+        assert backup.bytes is not None and backup.bytes > 1 << 20
+        levels = next(r for r in ran if r.job == "aggregates").levels
+        assert levels is not None and [x.level for x in levels] == ["1min", "10min", "1hour", "8hour", "1day"]
+        assert levels[0].rows > 0
+        # The history held 30 days: retention removed something older than the trial.
+        assert "nothing" not in next(r for r in ran if r.job == "retention").detail
+        queries = [q for q in results.extraction if q.backend == trial.backend]
+        assert {(q.span, q.source) for q in queries} == {(s, src) for s in ("day", "week", "month", "year")
+                                                         for src in ("raw", "aggregate")}
+        assert all(q.equal and q.rows > 0 for q in queries)
+    with open(run_dir / "maintenance" / "timescaledb_maintenance.csv") as timeline:
+        assert timeline.readline().strip() == "t_s,stored_rate,event_age_p99_s,queue,lock_waiters"
+    _nothing_left(test_state_dir, results)
+
+
+@pytest.mark.subscriber
+def test_a_backup_into_a_full_file_system_fails_in_one_line_and_the_trial_goes_on(
+        tmp_path: Path, test_state_dir: Path, stack_endpoints: object) -> None:
+    full = tmp_path / "full"
+    full.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(full)], check=True)
+    try:
+        run_dir = _run_small(tmp_path, test_state_dir, backends=["mysql"], history=None, **{
+            "maintenance.jobs": ["backup", "optimize"], "maintenance.backup_dir": str(full), "maintenance.rate": 300,
+            "maintenance.warmup_s": 1, "maintenance.gap_s": 2, "maintenance.settle_s": 1})
+    finally:
+        subprocess.run(["umount", str(full)], check=True)
+    results = _maintenance(run_dir)
+    backup, optimize = results.jobs
+    assert backup.error is not None and "\n" not in backup.error and "mariadb-backup exited" in backup.error
+    assert optimize.error is None and optimize.duration_s is not None  # the trial went on
+    (trial,) = results.trials
+    assert trial.error is None and trial.lost == 0 and trial.rows_match and trial.aggregates_equal is None
+    _nothing_left(test_state_dir, results)
