@@ -20,6 +20,7 @@ from hdbbench import measure
 from hdbbench.report import aging, criteria, data, disk, faults, kinds, plan, plots, ranking, text
 from hdbbench.report.data import Insertion, dig, num
 from hdbbench.report.hosts import hosts_section
+from hdbbench.report.maintenance import maintenance_section
 from hdbbench.report.placement import placement_section
 from hdbbench.report.render import Section, html_table, render_page
 from hdbbench.report.text import Spread, fmt
@@ -400,6 +401,8 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
     elif view is None:  # a scenario without insertion trials has no such section
         sections.append(Section("insertion", "Insertion", missing=f"No insertion results: "
                                                                   f"{loaded.problem or 'no trials'}."))
+    if (upkeep := maintenance_section(loaded.insertion, colours, run_dir)) is not None:
+        sections.append(upkeep)  # with maintenance records
     parts = [extraction_section(run_dir, colours), disk.disk_section(run_dir, colours), plan.sizing_section(run_dir)]
     sections += [s for s in parts if not (s.missing and _not_asked(doc, s.key))]
     if (fault_section := faults.faults_section(run_dir, colours)) is not None:
