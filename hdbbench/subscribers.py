@@ -268,7 +268,7 @@ class SubscriberFleet:
         """The HDB++ statistics attributes (and any extra ones), read in one call. An attribute the
         subscriber does not have (a real hdbpp-es or a strict one lacks ours) reads as None."""
         proxy = self.proxy(device)
-        names = [*HDBPP_STATISTICS, *extra]
+        names = list(dict.fromkeys([*HDBPP_STATISTICS, *extra]))  # Tango refuses a name read twice
         available = self._attributes_of(device, proxy)
         values: dict[str, Any] = {name: None for name in names}
         present = [name for name in names if name.lower() in available]

@@ -14,7 +14,9 @@ Nothing here names a backend: a backend without the module has no jobs.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -38,6 +40,23 @@ class JobOutcome:
     detail: str                      # what it did, in words
     bytes: int | None = None         # backup: bytes written
     levels: list[AggregateRefresh] = field(default_factory=list)
+    seconds: float | None = None     # the job's own statements (a Stopwatch's); None: the whole call
+
+
+class Stopwatch:
+    """The seconds of a job's own statements, without what it reads around them for its words (the
+    rows of a chunk it drops): the job's duration is what a facility's job would take."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    @contextmanager
+    def timing(self) -> Iterator[None]:
+        began = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds += time.perf_counter() - began
 
 
 Job = Callable[[Any, JobContext], JobOutcome]

@@ -159,8 +159,8 @@ class MaintenanceTrialRun:
         time.sleep(self.part.gap_s)
         self.say(f"{self.planned.backend}: {job}")
         started = sampler.elapsed_s()
-        outcome, error, seconds = self._run_job(job)
-        ended = started + seconds if seconds is not None else sampler.elapsed_s()
+        outcome, error, seconds, wall = self._run_job(job)
+        ended = started + wall if wall is not None else sampler.elapsed_s()  # the window: the whole call
         time.sleep(self.part.settle_s)
         time.sleep(STATISTICS_WINDOW_S + 1.0)  # the age of what the job held up is sampled after it
         series = sampler.series
@@ -172,8 +172,9 @@ class MaintenanceTrialRun:
             during=during, detail=outcome.detail if outcome else "failed", error=error,
             bytes=outcome.bytes if outcome else None, levels=(outcome.levels or None) if outcome else None)
 
-    def _run_job(self, job: str) -> tuple[JobOutcome | None, str | None, float | None]:
-        """The job in a thread of its own (the trial goes on sampling); (outcome, error, seconds)."""
+    def _run_job(self, job: str) -> tuple[JobOutcome | None, str | None, float | None, float | None]:
+        """The job in a thread of its own (the trial goes on sampling); (outcome, error, the job's own
+        seconds, the call's seconds)."""
         function = job_registry.jobs_of(self.backend)[job]
         directory = self.backup_root / f"{self.planned.label}-{job}"
         shutil.rmtree(directory, ignore_errors=True)
@@ -195,8 +196,10 @@ class MaintenanceTrialRun:
         thread.join(self.part.job_timeout_s)
         shutil.rmtree(directory, ignore_errors=True)  # a backup is measured, not kept
         if thread.is_alive():
-            return None, f"still running after {self.part.job_timeout_s:g} s (left to finish on its own)", None
-        return result.get("outcome"), result.get("error"), result.get("seconds")
+            return None, f"still running after {self.part.job_timeout_s:g} s (left to finish on its own)", None, None
+        outcome, wall = result.get("outcome"), result.get("seconds")
+        seconds = outcome.seconds if outcome is not None and outcome.seconds is not None else wall
+        return outcome, result.get("error"), seconds, wall
 
     # --- the extraction reader ---------------------------------------------------------------------
     def _start_reader(self, sampler: Sampler) -> threading.Thread:

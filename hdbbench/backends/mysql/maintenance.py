@@ -23,7 +23,7 @@ from typing import Any
 
 from hdbbench.backends.mysql.aging import _data_tables, _run
 from hdbbench.backends.mysql.tables import RW_USER, quote_ident
-from hdbbench.maintenance.jobs import JobContext, JobOutcome
+from hdbbench.maintenance.jobs import JobContext, JobOutcome, Stopwatch
 
 BACKUP_TIMEOUT_S = 3600
 
@@ -67,6 +67,7 @@ def _bound(description: str) -> date | None:
 
 def retention(backend: Any, ctx: JobContext) -> JobOutcome:
     keep = ctx.protect_after.astimezone(timezone.utc).date()
+    clock = Stopwatch()
 
     def work(cur: Any) -> list[str]:
         done = []
@@ -78,12 +79,13 @@ def retention(backend: Any, ctx: JobContext) -> JobOutcome:
                 cur.execute(f"SELECT COUNT(*) FROM {quote_ident(table)} PARTITION ({quote_ident(name)})")
                 rows = int(cur.fetchone()[0])
                 if rows:
-                    cur.execute(f"ALTER TABLE {quote_ident(table)} DROP PARTITION {quote_ident(name)}")
+                    with clock.timing():
+                        cur.execute(f"ALTER TABLE {quote_ident(table)} DROP PARTITION {quote_ident(name)}")
                     done.append(f"dropped {table}'s oldest partition {name} ({rows:,} rows)")
                     break
         return done
     done = _run(backend, work)
-    return JobOutcome("; ".join(done) if done else "no partition older than the trial holds rows")
+    return JobOutcome("; ".join(done) if done else "no partition older than the trial holds rows", seconds=clock.seconds)
 
 
 def partition_rotation(backend: Any, ctx: JobContext) -> JobOutcome:

@@ -31,7 +31,7 @@ from psycopg import sql
 from hdbbench.backends.model import SchemaVariant
 from hdbbench.backends.postgres.aging import _cluster_leaf, _data_tables
 from hdbbench.backends.postgres.tables import WRITER_USER, chunk_days
-from hdbbench.maintenance.jobs import JobContext, JobOutcome
+from hdbbench.maintenance.jobs import JobContext, JobOutcome, Stopwatch
 
 BACKUP_TIMEOUT_S = 3600
 
@@ -66,50 +66,60 @@ def _chunks(conn: Any, table: str) -> list[tuple[str, str, datetime]]:
         "WHERE hypertable_name = %s ORDER BY range_end", (table,)).fetchall()]
 
 
-def _estimate(conn: Any, schema: str, name: str) -> int:
-    row = conn.execute("SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = %s::regclass",
-                       (f'"{schema}"."{name}"',)).fetchone()
-    return int(row[0]) if row else 0
+def _rows(conn: Any, schema: str, name: str) -> int:
+    """Counted (a fresh chunk has no statistics to estimate from); not part of the job's time."""
+    return int(conn.execute(sql.SQL("SELECT count(*) FROM {}.{}").format(sql.Identifier(schema),
+                                                                       sql.Identifier(name))).fetchone()[0])
 
 
 def reorder(backend: Any, ctx: JobContext) -> JobOutcome:
     done: list[str] = []
+    clock = Stopwatch()
     with backend.connect(autocommit=True) as conn:
         now = conn.execute("SELECT now()").fetchone()[0]
         for table in _tables_with_rows(conn):
             if not backend.timescale:
-                _cluster_leaf(conn, ("public", table))
-                done.append(f"table {table}")
+                rows = _rows(conn, "public", table)
+                with clock.timing():
+                    _cluster_leaf(conn, ("public", table))
+                done.append(f"table {table} ({rows:,} rows)")
                 continue
             closed = [c for c in _chunks(conn, table) if c[2] <= now]
             if closed:
                 schema, name, _ = closed[-1]
-                rows = _estimate(conn, schema, name)
-                _cluster_leaf(conn, (schema, name))
-                done.append(f"{table}'s chunk {name} (about {rows:,} rows)")
-    return JobOutcome("CLUSTER of " + ", ".join(done) if done else "nothing to reorder: no closed chunk holds rows")
+                rows = _rows(conn, schema, name)
+                with clock.timing():
+                    _cluster_leaf(conn, (schema, name))
+                done.append(f"{table}'s newest closed chunk {name} ({rows:,} rows)")
+    if not done:
+        return JobOutcome("nothing to reorder: no closed chunk holds rows", seconds=clock.seconds)
+    return JobOutcome("CLUSTER of " + ", ".join(done), seconds=clock.seconds)
 
 
 def retention(backend: Any, ctx: JobContext) -> JobOutcome:
     done: list[str] = []
+    clock = Stopwatch()
     with backend.connect(autocommit=True) as conn:
         for table in _tables_with_rows(conn):
             if backend.timescale:
                 chunks = [c for c in _chunks(conn, table) if c[2] <= ctx.protect_after]
                 if chunks:
                     schema, name, end = chunks[0]
-                    rows = _estimate(conn, schema, name)
-                    conn.execute("SELECT drop_chunks(%s::regclass, older_than => %s::timestamptz)", (table, end))
-                    done.append(f"dropped {table}'s oldest chunk {name} (about {rows:,} rows)")
+                    rows = _rows(conn, schema, name)
+                    with clock.timing():
+                        conn.execute("SELECT drop_chunks(%s::regclass, older_than => %s::timestamptz)", (table, end))
+                    done.append(f"dropped {table}'s oldest chunk {name} ({rows:,} rows)")
                 continue
             oldest = conn.execute(sql.SQL("SELECT min(data_time) FROM {}").format(sql.Identifier(table))).fetchone()[0]
             # A plain table's "oldest period" is one chunk interval of the official schema.
             period = timedelta(days=chunk_days(table, SchemaVariant.parse("pk")))
             until = min(oldest + period, ctx.protect_after)
-            cur = conn.execute(sql.SQL("DELETE FROM {} WHERE data_time < %s").format(sql.Identifier(table)), (until,))
+            with clock.timing():
+                cur = conn.execute(sql.SQL("DELETE FROM {} WHERE data_time < %s").format(sql.Identifier(table)),
+                                   (until,))
             if cur.rowcount:
                 done.append(f"deleted {cur.rowcount:,} rows of {table} before {until:%Y-%m-%d %H:%M}")
-    return JobOutcome("; ".join(done) if done else "nothing older than the trial to remove")
+    return JobOutcome("; ".join(done) if done else "nothing older than the trial to remove", seconds=clock.seconds)
 
 
 def aggregates(backend: Any, ctx: JobContext) -> JobOutcome:
