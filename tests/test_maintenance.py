@@ -142,7 +142,7 @@ def test_every_job_on_every_backend_while_archiving_loses_nothing_and_keeps_the_
         tmp_path: Path, test_state_dir: Path, stack_endpoints: object) -> None:
     backends = ["timescaledb", "postgresql", "mysql"]
     run_dir = _run_small(tmp_path, test_state_dir, backends=backends, **{
-        "history.days": 30, "maintenance.rate": 500, "maintenance.warmup_s": 2, "maintenance.gap_s": 3,
+        "stack.memory": None, "history.days": 30, "maintenance.rate": 500, "maintenance.warmup_s": 2, "maintenance.gap_s": 3,
         "maintenance.settle_s": 1})
     results = _maintenance(run_dir)
     assert [t.backend for t in results.trials] == backends
@@ -180,7 +180,7 @@ def test_a_backup_into_a_full_file_system_fails_in_one_line_and_the_trial_goes_o
     full.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(full)], check=True)
     try:
-        run_dir = _run_small(tmp_path, test_state_dir, backends=["mysql"], history=None, **{
+        run_dir = _run_small(tmp_path, test_state_dir, backends=["mysql"], history=None, **{"stack.memory": None,
             "maintenance.jobs": ["backup", "optimize"], "maintenance.backup_dir": str(full), "maintenance.rate": 300,
             "maintenance.warmup_s": 1, "maintenance.gap_s": 2, "maintenance.settle_s": 1})
     finally:

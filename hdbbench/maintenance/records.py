@@ -16,7 +16,7 @@ from hdbbench.records import omitted, read, write
 
 @dataclass(frozen=True, kw_only=True)
 class WindowFigures:
-    """What the archiving did over one window of a maintenance trial (a job's run, or as long before it)."""
+    """What the archiving did over one window of a maintenance trial (a job's run, or the quiet load before it)."""
 
     start_s: float
     end_s: float
@@ -40,7 +40,7 @@ class AggregateRefresh:
 
 @dataclass(frozen=True, kw_only=True)
 class MaintenanceRecord:
-    """One maintenance job run during a sustained trial, against the window of the same length before it."""
+    """One maintenance job run during a sustained trial, against the quiet window (`gap_s`) just before it."""
 
     backend: str
     job: str                         # hdbbench.maintenance.part.JOB_KINDS

@@ -164,8 +164,9 @@ class MaintenanceTrialRun:
         time.sleep(self.part.settle_s)
         time.sleep(STATISTICS_WINDOW_S + 1.0)  # the age of what the job held up is sampled after it
         series = sampler.series
-        before = window(series, self.queries, before_start, started)
-        during = window(series, self.queries, started, ended)
+        # The lag (what the job held up is committed after it) belongs to the job's window alone.
+        before = window(series, self.queries, before_start, started, lag_s=0.0)
+        during = window(series, self.queries, started, ended, lag_s=STATISTICS_WINDOW_S)
         return MaintenanceRecord(
             backend=self.planned.backend, job=job, label=self.planned.label, started_s=round(started, 3),
             duration_s=round(seconds, 3) if seconds is not None else None, lost=during.lost, before=before,
@@ -267,7 +268,11 @@ class MaintenanceTrialRun:
         lost = sum(max(0, n - stored.get(a, 0)) for a, n in emitted.items())
         equal = None
         if any(r.job == "aggregates" and r.error is None for r in records):
-            from hdbbench.maintenance.aggregates import aggregates_equal
+            from hdbbench.maintenance.aggregates import aggregates_equal, refresh_all
+
+            # Once more with every event committed (the job's refresh ran while events were in
+            # flight): the check is of the incremental refresh, over the whole trial.
+            refresh_all(self.backend)
             equal = aggregates_equal(self.backend)
         return MaintenanceTrial(
             backend=self.planned.backend, label=self.planned.label, rate=self.part.rate, seconds=round(seconds, 3),

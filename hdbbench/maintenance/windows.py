@@ -10,7 +10,8 @@ short StatisticsTimeWindow, the loss their LostEventNumber, the lock waits the s
   first at or after its end, over the time between those samples (a job shorter than a sample period
   still gets a rate, over the samples around it);
 * event age p99 and queue: the highest sample from the window's start to `lag_s` after its end (an
-  event held up by the job is committed, and counted, after it);
+  event held up by a job is committed, and counted, after it: the trial gives a job's window the
+  subscribers' StatisticsTimeWindow as lag, the quiet window before it none);
 * lock wait: the samples in the window × the sampling period × the sessions waiting in each;
 * query p95: the queries of the reader that overlapped the window.
 """

@@ -23,6 +23,7 @@ from hdbbench.backends.mysql.tables import data_type_name, quote_ident
 from hdbbench.hdbtypes import AttrFormat, TangoType, WriteType
 
 WATERMARKS = "hdbbench_cagg_watermark"
+LATE_S = 60  # how late an event may be committed after its timestamp and still be aggregated
 NUMERIC = (TangoType.DEV_UCHAR, TangoType.DEV_SHORT, TangoType.DEV_USHORT, TangoType.DEV_LONG,
            TangoType.DEV_ULONG, TangoType.DEV_LONG64, TangoType.DEV_ULONG64, TangoType.DEV_FLOAT,
            TangoType.DEV_DOUBLE)
@@ -123,8 +124,11 @@ def refresh(backend: Any, table: str, cagg: str, level: str, seconds: int) -> in
         columns = ", ".join(("att_conf_id", "data_time", *_columns(table)))
         rows = _exec(cur, f"INSERT INTO {quote_ident(cagg)} ({columns}) {_select(table, seconds)}", (lo, hi))
         newest = _one(cur, f"SELECT MAX(data_time) FROM {quote_ident(cagg)} WHERE data_time >= ?", (lo,))[0]
+        # Events are committed after their timestamp (archivers batch): the next refresh goes back over
+        # the last LATE_S too, so one that arrived late is still counted.
+        late = _one(cur, f"SELECT {_bucket(f'? - INTERVAL {LATE_S} SECOND', seconds)}", (hi,))[0]
         _exec(cur, f"UPDATE {WATERMARKS} SET watermark = ?, refreshed_to = ? WHERE cagg_table = ?",
-                  (newest or lo, hi, cagg))
+                  (min(newest or lo, late), hi, cagg))
     return rows
 
 

@@ -22,6 +22,7 @@ from hdbbench.backends.postgres.tables import data_table_name, quote_ident
 from hdbbench.hdbtypes import AttrFormat, TangoType
 
 WATERMARKS = "hdbbench_cagg_watermark"
+LATE_S = 60  # how late an event may be committed after its timestamp and still be aggregated
 NUMERIC = (TangoType.DEV_UCHAR, TangoType.DEV_SHORT, TangoType.DEV_USHORT, TangoType.DEV_LONG,
            TangoType.DEV_ULONG, TangoType.DEV_LONG64, TangoType.DEV_ULONG64, TangoType.DEV_FLOAT,
            TangoType.DEV_DOUBLE)
@@ -109,8 +110,12 @@ def refresh(backend: Any, table: str, cagg: str, level: str, seconds: int) -> in
                             {"lo": lo, "hi": hi}).rowcount
         newest = conn.execute(f"SELECT max(data_time) FROM {quote_ident(cagg)} WHERE data_time >= %s",
                               (lo,)).fetchone()[0]
+        # Events are committed after their timestamp (archivers batch): the next refresh goes back over
+        # the last LATE_S too, so one that arrived late is still counted.
+        late = conn.execute(f"SELECT {_bucket(backend, '%s::timestamptz', seconds)}",
+                            (hi - timedelta(seconds=LATE_S),)).fetchone()[0]
         conn.execute(f"UPDATE {WATERMARKS} SET watermark = %s, refreshed_to = %s WHERE cagg_table = %s",
-                     (newest or lo, hi, cagg))
+                     (min(newest or lo, late), hi, cagg))
     return int(rows)
 
 
