@@ -16,3 +16,9 @@ class ServerError(HdbbenchError):
 
 class SchemaError(HdbbenchError):
     """A schema cannot be created, dropped or does not match its definition."""
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one line of a record: its type and the first line of its message."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

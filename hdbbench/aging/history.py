@@ -19,7 +19,6 @@ interrupted one. After a trial on it, `reset_history` removes the rows stamped a
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -59,15 +58,9 @@ class MixAttribute:
 
 def layout_ops(backend: Backend | type[Backend] | str) -> ModuleType | None:
     """The `aging` module of the backend's folder (None: the backend keeps no history)."""
-    if isinstance(backend, str):
-        from hdbbench.backends.registry import backend_class
-        backend = backend_class(backend)
-    cls = backend if isinstance(backend, type) else type(backend)
-    package = cls.__module__.rsplit(".", 1)[0]
-    try:
-        return importlib.import_module(f"{package}.aging")
-    except ModuleNotFoundError:
-        return None
+    from hdbbench.backends.registry import folder_module
+
+    return folder_module(backend, "aging")
 
 
 def history_refusal(backend: str) -> str | None:

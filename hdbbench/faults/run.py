@@ -24,6 +24,7 @@ from typing import Any
 
 from hdbbench import subscriber_statistics as st
 from hdbbench.backends import backend_for_stack
+from hdbbench.errors import one_line
 from hdbbench.faults import accounting as acc
 from hdbbench.faults.accounting import KillSnapshot
 from hdbbench.faults.emission import Emission, numbers, peak_memory_bytes
@@ -128,7 +129,7 @@ class FaultTrialRun:
             time.sleep(self.part.warmup_s)
             return self._fault(injector, devices, sampler), sampler.series
         except Exception as exc:  # noqa: BLE001 - one trial's failure is its result; the others still run
-            return self.record(error=_one_line(exc), marks=dict(getattr(injector, "marks", {}))), (
+            return self.record(error=one_line(exc), marks=dict(getattr(injector, "marks", {}))), (
                 sampler.series if sampler else TimeSeries())
         finally:
             self._stop_all(injector, sampler)
@@ -369,9 +370,6 @@ class Together:
             self.first.disarm()
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _utc(seconds: float) -> Any:

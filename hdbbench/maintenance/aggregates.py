@@ -17,7 +17,6 @@ of scalars only.
 
 from __future__ import annotations
 
-import importlib
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -46,17 +45,9 @@ def cagg_table(data_table: str, level: str) -> str:
 
 def aggregate_ops(backend: Backend | type[Backend] | str) -> ModuleType | None:
     """The `aggregates` module of the backend's folder (None: the backend has none, as `null`)."""
-    if isinstance(backend, str):
-        from hdbbench.backends.registry import backend_class
-        backend = backend_class(backend)
-    cls = backend if isinstance(backend, type) else type(backend)
-    name = f"{cls.__module__.rsplit('.', 1)[0]}.aggregates"
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name != name:  # the module exists but something it imports is missing: say so
-            raise
-        return None
+    from hdbbench.backends.registry import folder_module
+
+    return folder_module(backend, "aggregates")
 
 
 def _ops(backend: Backend) -> ModuleType:

@@ -13,7 +13,6 @@ Nothing here names a backend: a backend without the module has no jobs.
 
 from __future__ import annotations
 
-import importlib
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -63,16 +62,9 @@ Job = Callable[[Any, JobContext], JobOutcome]
 
 
 def _module_of(backend: Any) -> ModuleType | None:
-    """The `maintenance` module of the backend's folder, or None."""
-    if isinstance(backend, str):
-        from hdbbench.backends.registry import backend_class
-        backend = backend_class(backend)
-    cls = backend if isinstance(backend, type) else type(backend)
-    package = cls.__module__.rsplit(".", 1)[0]
-    try:
-        return importlib.import_module(f"{package}.maintenance")
-    except ModuleNotFoundError:
-        return None
+    from hdbbench.backends.registry import folder_module
+
+    return folder_module(backend, "maintenance")
 
 
 def jobs_of(backend: Any) -> Mapping[str, Job]:

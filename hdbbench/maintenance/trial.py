@@ -27,6 +27,7 @@ from typing import Any
 
 from hdbbench import subscriber_statistics as st
 from hdbbench.backends import backend_for_stack
+from hdbbench.errors import one_line
 from hdbbench.faults.emission import Emission
 from hdbbench.insertion import LoadTarget
 from hdbbench.maintenance import jobs as job_registry
@@ -189,7 +190,7 @@ class MaintenanceTrialRun:
                 directory.mkdir(parents=True, exist_ok=True)
                 result["outcome"] = function(self.backend, context)
             except Exception as exc:  # noqa: BLE001 - a failed job is a figure of the trial
-                result["error"] = _one_line(exc)
+                result["error"] = one_line(exc)
             result["seconds"] = time.perf_counter() - began
 
         thread = threading.Thread(target=work, name=f"job-{job}", daemon=True)
@@ -282,9 +283,6 @@ class MaintenanceTrialRun:
     def _failed(self, exc: BaseException) -> MaintenanceTrial:
         return MaintenanceTrial(backend=self.planned.backend, label=self.planned.label, rate=self.part.rate,
                                 seconds=0.0, database=self.backend.database, emitted=0, stored=0, lost=0,
-                                rows_match=False, aggregates_equal=None, error=_one_line(exc))
+                                rows_match=False, aggregates_equal=None, error=one_line(exc))
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
