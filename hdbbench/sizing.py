@@ -75,6 +75,12 @@ class Group:
     dim_y: int = 0
     string_chars: int = 20
     retention_days: float = 365.0
+    # What a live archive says of the group's values (hdbbench inventory from-hdb); None: not known.
+    error_share: float | None = None     # events stored with an error instead of a value
+    invalid_share: float | None = None   # events of INVALID quality (no value)
+    value_step: float | None = None      # mean |value - previous value| of a scalar numeric attribute
+    repeat_share: float | None = None    # events whose value equals the previous one
+    names: tuple[str, ...] = ()          # the archive's attribute names (count of them), where read
 
     @property
     def elements(self) -> int:
@@ -95,9 +101,24 @@ class Group:
                     1.0 / self.rate_hz, self.string_chars)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"label": self.label, "type": self.type.suffix, "format": self.format.name.lower(), "write": self.write,
-                "count": self.count, "rate_hz": self.rate_hz, "elements": self.elements, "dim_x": self.dim_x,
-                "dim_y": self.dim_y, "string_chars": self.string_chars, "retention_days": self.retention_days}
+        out = {"label": self.label, "type": self.type.suffix, "format": self.format.name.lower(), "write": self.write,
+               "count": self.count, "rate_hz": self.rate_hz, "elements": self.elements, "dim_x": self.dim_x,
+               "dim_y": self.dim_y, "string_chars": self.string_chars, "retention_days": self.retention_days}
+        for key in VALUE_STATISTICS:
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
+
+
+VALUE_STATISTICS = ("error_share", "invalid_share", "value_step", "repeat_share")
+
+
+@dataclass(frozen=True)
+class Archiver:
+    """One archiver (an HdbEventSubscriber device) and the attributes assigned to it."""
+
+    name: str
+    attributes: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -105,9 +126,13 @@ class Inventory:
     name: str
     source: Path
     groups: tuple[Group, ...]
+    archivers: tuple[Archiver, ...] = ()   # today's assignment, where the source records one
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "source": str(self.source), "groups": [g.to_dict() for g in self.groups]}
+        out: dict[str, Any] = {"name": self.name, "source": str(self.source), "groups": [g.to_dict() for g in self.groups]}
+        if self.archivers:
+            out["archivers"] = [{"name": a.name, "attributes": len(a.attributes)} for a in self.archivers]
+        return out
 
 
 # ----------------------------------------------------------------------------------- parsing
@@ -131,12 +156,30 @@ def _parse(top: Table) -> Inventory:
     if not top.has("attributes"):
         raise top.fail("attributes", "is missing: give at least one [[attributes]] group")
     groups = [_parse_group(entry, retention) for entry in top.tables("attributes", required=True, name_key="label")]
+    archivers = tuple(_parse_archiver(entry) for entry in top.tables("archivers", name_key="name"))
     top.finish()
     labels = [g.label for g in groups]
     duplicate = next((x for x in labels if labels.count(x) > 1), None)
     if duplicate:
         raise top.fail("attributes", f"has two groups labelled {duplicate!r}; give them distinct labels")
-    return Inventory(name, top.document.source, tuple(groups))
+    names = [a.name for a in archivers]
+    if twice := next((x for x in names if names.count(x) > 1), None):
+        raise top.fail("archivers", f"names the archiver {twice!r} twice")
+    seen: set[str] = set()
+    for attribute in (n for a in archivers for n in a.attributes):
+        if attribute in seen:
+            raise top.fail("archivers", f"assigns {attribute!r} to two archivers")
+        seen.add(attribute)
+    return Inventory(name, top.document.source, tuple(groups), archivers)
+
+
+def _parse_archiver(r: Table) -> Archiver:
+    name = r.string("name")
+    if not name:
+        raise r.fail("name", "must not be empty")
+    attributes = tuple(r.list_of("attributes", str, [], non_empty=False))
+    r.finish()
+    return Archiver(name, attributes)
 
 
 def _parse_group(r: Table, default_retention: float) -> Group:
@@ -157,10 +200,17 @@ def _parse_group(r: Table, default_retention: float) -> Group:
     if r.has("string_chars") and ttype != TangoType.DEV_STRING:
         raise r.fail("string_chars", "applies to devstring only")
     retention = r.positive("retention_days", default_retention)
+    shares = {key: r.number(key, None, minimum=0.0, maximum=1.0) if r.has(key) else None
+              for key in ("error_share", "invalid_share", "repeat_share")}
+    step = r.number("value_step", None, minimum=0.0) if r.has("value_step") else None
+    names = tuple(r.list_of("names", str, [], non_empty=False))
+    if names and len(names) != count:
+        raise r.fail("names", f"lists {len(names)} names for a group of count = {count}")
     default_label = f"{fmt.name.lower()}_{ttype.suffix}_{write}" + (f"_x{dim_x}" if fmt == AttrFormat.SPECTRUM else "")
     label = r.string("label", default_label)
     r.finish()
-    return Group(label, ttype, fmt, write, count, rate, dim_x, dim_y, chars, retention)
+    return Group(label, ttype, fmt, write, count, rate, dim_x, dim_y, chars, retention, value_step=step, names=names,
+                 **shares)
 
 
 def _rate(r: Table) -> float:
