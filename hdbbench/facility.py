@@ -174,3 +174,34 @@ def up(tango_host: str, inventory_path: str | Path, scale: float, *, servers: in
     chosen = launcher.resolve_engine(engine)  # every facility attribute is code-pushed
     launcher.check_engine(engine_profile(inventory, plans), chosen, kwargs.get("push_threads", 1))
     return launcher.up_plans(tango_host, plans, str(inventory.source), engine=chosen, **kwargs)
+
+
+def assignment_of(inventory: Inventory, scale: float,
+                  plans: Sequence[launcher.DevicePlan]) -> tuple[tuple[str, ...], ...] | None:
+    """The inventory's [[archivers]] as the simulated attributes ("device/attribute", lower case) each
+    archiver gets: a group's i-th name is its i-th simulated attribute. None without archivers.
+    Every simulated attribute must be assigned, once (else the trials would count the unassigned as
+    lost), and the inventory's names must be there to map (scale 1, every group's `names`)."""
+    if not inventory.archivers:
+        return None
+    where = f"{inventory.source}: [[archivers]]"
+    if scale != 1.0:
+        raise ConfigError(f"{where} assign the facility's own attributes: run it at scale = 1, not {scale:g}")
+    device_of = {spec.name: plan.name for plan in plans for spec in plan.specs}
+    simulated: dict[str, str] = {}
+    for group, specs in facility_specs(inventory, 1.0):
+        if not group.names:
+            raise ConfigError(f"{where} need every group's names; group {group.label!r} has none")
+        for real, spec in zip(group.names, specs):
+            simulated[real] = f"{device_of[spec.name]}/{spec.name}".lower()
+    out = []
+    for archiver in inventory.archivers:
+        unknown = next((n for n in archiver.attributes if n not in simulated), None)
+        if unknown is not None:
+            raise ConfigError(f"{where} {archiver.name!r} has {unknown!r}, which no group names")
+        out.append(tuple(simulated[n] for n in archiver.attributes))
+    assigned = sum(len(a) for a in out)
+    if assigned != len(simulated):
+        raise ConfigError(f"{where} assign {assigned:,} of the inventory's {len(simulated):,} attributes: "
+                          "assign every one")
+    return tuple(out)

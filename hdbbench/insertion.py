@@ -40,6 +40,7 @@ from hdbbench.aging.history import reset_history
 from hdbbench.aging.records import HistoryRecord
 from hdbbench.backends import backend_for_stack
 from hdbbench.backends.registry import server_of
+from hdbbench.errors import ConfigError
 from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, unproven_cause
 from hdbbench.placement import PlacementControl, archiving_path_per_core
 from hdbbench.records import write
@@ -92,7 +93,20 @@ class LoadTarget:
     # Devices whose attributes keep their own rates (a facility's mix): device -> [(rate, names)]; the
     # offered total then scales every rate alike. None: one rate for every attribute.
     rate_mix: Mapping[str, Sequence[tuple[float, Sequence[str]]]] | None = None
+    # The attributes of each subscriber, as a facility's archivers have them (an inventory's
+    # [[archivers]]); None: dealt round-robin.
+    assignment: Sequence[Sequence[str]] | None = None
     _proxies: list[Any] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def deal(self, count: int) -> list[tuple[str, ...]]:
+        """The attributes of each of `count` subscribers: the assignment where there is one (its
+        archiver count must be `count`), else round-robin."""
+        if self.assignment is None:
+            return spread(self.attributes, count)
+        if len(self.assignment) != count:
+            raise ConfigError(f"the inventory assigns its attributes to {len(self.assignment)} archivers; "
+                              f"a trial of {count} subscriber(s) cannot use that assignment")
+        return [tuple(names) for names in self.assignment]
 
     def proxies(self) -> list[Any]:
         """One proxy per device, made once: the sampler reads the devices every second, and making a
@@ -298,7 +312,7 @@ class Trial:
         # Attributes dealt over the subscribers and assigned by AttributeAdd, as hdbpp-cm does.
         specs = [SubscriberSpec(instance=n + 1, lib_configuration=tuple(lines), attributes=attributes,
                                 properties={"StatisticsTimeWindow": [window_s]})
-                 for n, attributes in enumerate(spread(self.load.attributes, s.subscribers))]
+                 for n, attributes in enumerate(self.load.deal(s.subscribers))]
         return fleet.up(specs, progress=self.progress)
 
     def _statistics_window_s(self) -> int:

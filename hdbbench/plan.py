@@ -63,6 +63,8 @@ class DevicesPlan:
     source: str                            # the profile or the inventory they come from (the fleet records it)
     devices: tuple[DevicePlan, ...]        # every device: name, server instance, seed, attributes, phases
     scale: float | None = None             # an inventory's scale; None for a profile
+    # An inventory's archivers: each one's attributes as "device/attribute" (None: dealt round-robin).
+    assignment: tuple[tuple[str, ...], ...] | None = None
 
     @property
     def keep_rate_mix(self) -> bool:
@@ -213,8 +215,20 @@ def plan_devices(scenario: Scenario) -> DevicesPlan:
     else:
         engine = launcher.resolve_engine(scenario.device_engine, scenario.device_profile)
     launcher.check_engine(served, engine)
+    assignment = None
+    if scenario.facility is not None:
+        from hdbbench import facility
+        from hdbbench.sizing import load_inventory
+
+        assignment = facility.assignment_of(load_inventory(scenario.facility.inventory), scenario.facility.scale,
+                                            devices)
+        counts = {scenario.subscribers, *scenario.measurements.subscriber_sweep}
+        if assignment is not None and counts != {len(assignment)}:
+            raise ConfigError(f"{scenario.facility.inventory}: its [[archivers]] assign the attributes to "
+                              f"{len(assignment)} archivers: give [subscribers] count = {len(assignment)} "
+                              "and no subscriber_sweep")
     return DevicesPlan(engine=engine, source=str(served.path), devices=devices,
-                       scale=scenario.facility.scale if scenario.facility is not None else None)
+                       scale=scenario.facility.scale if scenario.facility is not None else None, assignment=assignment)
 
 
 def _served(scenario: Scenario) -> tuple[launcher.Profile, tuple[DevicePlan, ...]]:

@@ -115,7 +115,7 @@ def _bring_up_devices(plan: RunPlan, tango_host: str, devices_dir: Path, console
         with console.status(f"starting simulated devices ({engine} engine)..."):
             fleet = device_launcher.up_plans(tango_host, plan.devices.devices, plan.devices.source,
                                              state_dir=devices_dir, tie_to_parent=True, engine=engine)
-    return load_target(fleet, keep_rate_mix=plan.devices.keep_rate_mix)
+    return load_target(fleet, keep_rate_mix=plan.devices.keep_rate_mix, assignment=plan.devices.assignment)
 
 
 def _run_history(plan: RunPlan, endpoints: Any, state_dir: Path, console: Console,
@@ -253,10 +253,12 @@ def _write_csv(run: RunDirectory, name: str, header: Sequence[str], rows: Sequen
     run.write_csv(name, header, rows)
 
 
-def load_target(fleet: Any, keep_rate_mix: bool = False) -> LoadTarget:
+def load_target(fleet: Any, keep_rate_mix: bool = False,
+                assignment: Sequence[Sequence[str]] | None = None) -> LoadTarget:
     """What the insertion trials drive and sample: the fleet's devices and its code-pushed attributes.
     `keep_rate_mix`: attributes of several rates (a facility's mix) keep their proportions when the
-    offered total changes; otherwise every attribute gets the same rate."""
+    offered total changes; otherwise every attribute gets the same rate. `assignment`: each
+    subscriber's attributes as "device/attribute" (hdbbench.facility.assignment_of)."""
     attributes = [f"tango://{fleet.tango_host}/{name}/{spec.name}".lower()
                   for name, plan in fleet.devices.items() for spec in plan.specs if spec.mode == "push"]
 
@@ -267,7 +269,9 @@ def load_target(fleet: Any, keep_rate_mix: bool = False) -> LoadTarget:
     mixed = keep_rate_mix and len(set().union(*rates.values())) > 1
     rate_mix = {name: [(rate, [s.name for s in plan.specs if s.mode == "push" and s.rate_hz == rate])
                        for rate in sorted(rates[name])] for name, plan in fleet.devices.items()} if mixed else None
+    dealt = ([[f"tango://{fleet.tango_host}/{path}" for path in names] for names in assignment]
+             if assignment is not None else None)
     return LoadTarget(tango_host=fleet.tango_host, devices=list(fleet.devices), attributes=attributes,
-                      device_pids=pids, engine=fleet.engine, rate_mix=rate_mix)
+                      device_pids=pids, engine=fleet.engine, rate_mix=rate_mix, assignment=dealt)
 
 

@@ -21,6 +21,7 @@ from hdbbench.cli import extract as extract_cli
 from hdbbench.cli import hosts as hosts_cli
 from hdbbench.cli import inventory as inventory_cli
 from hdbbench.cli import migrate as migrate_cli
+from hdbbench.cli import plan as plan_cli
 from hdbbench.cli import report as report_cli
 from hdbbench.cli import runs as runs_cli
 from hdbbench.cli import schema as schema_cli
@@ -39,7 +40,7 @@ def main() -> None:
 for command in (stack_cli.stack, schema_cli.schema, devices_cli.devices, subscribers_cli.subscribers,
                 runs_cli.run, size_cli.size, report_cli.report, report_cli.compare, extract_cli.data,
                 extract_cli.extract, hosts_cli.hosts, check_cli.check, migrate_cli.migrate,
-                exporter_cli.exporter_command, inventory_cli.inventory):
+                exporter_cli.exporter_command, inventory_cli.inventory, plan_cli.plan):
     main.add_command(command)
 
 

@@ -35,7 +35,7 @@ from hdbbench.insertion import LoadTarget
 from hdbbench.plan import FaultsPlan, FaultTrialPlan
 from hdbbench.results import RunDirectory, RunPart, results_document
 from hdbbench.sampling import Sampler, TimeSeries
-from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configuration, spread
+from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configuration
 
 SETTLE_S = 2.0          # ZeroMQ subscriptions reach the publisher asynchronously
 PLATEAU_SAMPLES = 4     # the gap emitted − stored is steady over this many 1 Hz samples: recovered
@@ -212,7 +212,7 @@ class FaultTrialRun:
         overrides = {**dict(self.planned.lib_overrides), **self.part.lib_overrides(self.fault, str(self.home / "spool"))}
         lines = lib_configuration(self.backend.name, self.backend.database, self.endpoints, overrides=overrides)
         return [SubscriberSpec(instance=n + 1, lib_configuration=tuple(lines), attributes=attributes)
-                for n, attributes in enumerate(spread(self.load.attributes, self.planned.subscribers))]
+                for n, attributes in enumerate(self.load.deal(self.planned.subscribers))]
 
     def _stored_total(self) -> float:
         return float(sum(self.backend.count_rows_by_attribute(since=_utc(self.load_started)).values()))

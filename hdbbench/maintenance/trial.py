@@ -36,7 +36,7 @@ from hdbbench.maintenance.part import MaintenancePart
 from hdbbench.maintenance.records import MaintenanceRecord, MaintenanceTrial
 from hdbbench.maintenance.windows import Query, window
 from hdbbench.sampling import Sampler, TimeSeries
-from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configuration, spread
+from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configuration
 
 SETTLE_S = 2.0               # ZeroMQ subscriptions reach the publisher asynchronously
 STATISTICS_WINDOW_S = 2      # the subscribers' StatisticsTimeWindow: the age p99 of the last 2 s
@@ -129,7 +129,7 @@ class MaintenanceTrialRun:
                                   overrides=dict(self.planned.lib_overrides))
         return [SubscriberSpec(instance=n + 1, lib_configuration=tuple(lines), attributes=attributes,
                                properties={"StatisticsTimeWindow": [str(STATISTICS_WINDOW_S)]})
-                for n, attributes in enumerate(spread(self.load.attributes, self.planned.subscribers))]
+                for n, attributes in enumerate(self.load.deal(self.planned.subscribers))]
 
     def _probes(self, specs: Sequence[SubscriberSpec]) -> dict[str, Callable[[], dict[str, float]]]:
         def statistics() -> dict[str, float]:

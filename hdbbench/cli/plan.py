@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: Apache-2.0
+"""`hdbbench plan archivers INVENTORY --backend B`: how many archivers, and which attributes go where.
+
+    hdbbench plan archivers inventories/example-facility.toml --backend timescaledb --from runs/<run>
+    hdbbench plan archivers FILE --backend mysql --rate 12000 [--kind hdbpp-es --binary PATH]
+                            [--headroom 0.5] [--output DIR] [--validate [--duration-s 60]]
+
+It writes into DIR (default plans/<inventory>-<backend>): archivers.toml (the inventory with its
+[[archivers]]: the facility scenario runs exactly that layout), attribute-add.txt (one `AttributeAdd`
+per attribute, for hdbpp-es or the configuration manager) and archivers.yaml; and prints the plan.
+--validate runs the facility scenario with that layout at the inventory's own rates and says whether
+it keeps up with nothing lost (exit 1 when not). hdbbench.inventory.archivers says how the plan is made.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from hdbbench.backends import BACKENDS
+from hdbbench.cli.options import state_dir_option
+from hdbbench.errors import ConfigError
+from hdbbench.facility import MAX_ATTRIBUTES_PER_SUBSCRIBER
+from hdbbench.kinds import OURS, TANGO_SUB_SEND_HWM, TOPICS_PER_ATTRIBUTE
+
+console = Console(stderr=True)
+KEPT_UP_SHARE = 0.95   # --validate: the stored rate at the offered one in at least this share of seconds
+
+
+@click.group()
+def plan() -> None:
+    """Plans from measured figures: the archivers a facility needs."""
+
+
+@plan.command("archivers")
+@click.argument("inventory_path", metavar="INVENTORY", type=click.Path(path_type=Path))
+@click.option("--backend", type=click.Choice(BACKENDS), required=True)
+@click.option("--kind", default=OURS, show_default=True, help="the subscriber kind the plan is for")
+@click.option("--binary", type=click.Path(path_type=Path), help="its executable (a kind other than ours)")
+@click.option("--safe-attributes", type=click.IntRange(min=1),
+              help="attributes one archiver keeps (default: HDB++'s 10,000; another kind Tango's 5,000)")
+@click.option("--from", "run_dir", type=click.Path(path_type=Path), help="a run whose saturation search measured the kind")
+@click.option("--rate", type=click.FloatRange(min=0, min_open=True), help="events/s one archiver sustains, as measured")
+@click.option("--headroom", type=click.FloatRange(0, 1, min_open=True), default=0.5, show_default=True,
+              help="each archiver at most this share of its sustainable rate")
+@click.option("--output", type=click.Path(path_type=Path), help="the plan's directory [plans/<inventory>-<backend>]")
+@click.option("--validate", is_flag=True, help="run the facility scenario with this layout and say if it keeps up")
+@click.option("--duration-s", type=click.FloatRange(min=20), default=60.0, show_default=True,
+              help="--validate: the trial's length")
+@state_dir_option
+def archivers(inventory_path: Path, backend: str, kind: str, binary: Path | None, safe_attributes: int | None,
+              run_dir: Path | None, rate: float | None, headroom: float, output: Path | None, validate: bool,
+              duration_s: float, state_dir: Path) -> None:
+    """The archivers INVENTORY needs on BACKEND, and an assignment of its attributes."""
+    from hdbbench.inventory import archivers as planner
+    from hdbbench.inventory.write import write_inventory
+    from hdbbench.sizing import load_inventory
+
+    if (run_dir is None) == (rate is None):
+        raise ConfigError("give exactly one of --from RUN (a measured saturation) and --rate EVENTS_PER_S")
+    if kind != OURS and binary is None and validate:
+        raise ConfigError(f"--validate with kind {kind} needs its --binary")
+    inventory = load_inventory(inventory_path)
+    if rate is not None:
+        sustainable, source = float(rate), "stated with --rate"
+    else:
+        assert run_dir is not None
+        sustainable, source = planner.sustainable_from_run(run_dir, backend, kind)
+    # HDB++ archives at most MAX_ATTRIBUTES_PER_SUBSCRIBER per archiver; another kind keeps what Tango's
+    # event consumer allows (two topics per attribute), unless it is known to keep more.
+    kind_limit = None if kind == OURS else TANGO_SUB_SEND_HWM // TOPICS_PER_ATTRIBUTE
+    limit = safe_attributes or min(x for x in (kind_limit, MAX_ATTRIBUTES_PER_SUBSCRIBER) if x is not None)
+    made = planner.plan_archivers(inventory, backend, kind, sustainable, source, limit, headroom)
+    where = output or Path("plans") / planner.safe_name(f"{inventory.name}-{backend}")
+    planned = write_inventory(where / "archivers.toml", planner.planned_inventory(inventory, made),
+                              [f"archiver plan of {inventory.source} on {backend} for {kind}: {made.limits()}"])
+    (where / "attribute-add.txt").write_text("\n".join(planner.attribute_add_lines(made)) + "\n")
+    (where / "archivers.yaml").write_text(planner.plan_yaml(made))
+    _show(made)
+    console.print(f"plan: {planned} (+ attribute-add.txt, archivers.yaml)")
+    if validate:
+        _validate(planned, made, binary, duration_s, state_dir)
+
+
+def _show(made: Any) -> None:
+    table = Table(title=f"{len(made.archivers)} archiver(s) on {made.backend}: {made.limits()}")
+    for column in ("archiver", "attributes", "events/s", "share of sustainable"):
+        table.add_column(column, justify="left" if column == "archiver" else "right")
+    for a in made.archivers:
+        table.add_row(a.name, f"{len(a.attributes):,}", f"{a.rate:,.1f}", f"{a.rate / made.sustainable_rate:.0%}")
+    Console().print(table)
+
+
+def _validate(planned: Path, made: Any, binary: Path | None, duration_s: float, state_dir: Path) -> None:
+    """The facility scenario with exactly the plan's layout, at the inventory's own rates."""
+    from hdbbench import facility
+    from hdbbench.results import read_results
+    from hdbbench.runner import RunOptions, run_scenario
+    from hdbbench.scenario import parse_scenario
+    from hdbbench.sizing import load_inventory
+    from hdbbench.trials import InsertionResults
+
+    inventory = load_inventory(planned)
+    offered = facility.natural_rate(inventory, 1.0)
+    subscribers: dict[str, Any] = {"count": len(made.archivers), "lib_configuration": {"batch_size": "1000"}}
+    if binary is not None:
+        subscribers["kinds"] = [{"name": made.kind, "binary": str(binary)}]
+    document = {"name": f"validate-{planned.parent.name}", "seed": 42, "backends": [made.backend],
+                "stack": {"profile": "relaxed"}, "schema": {"variant": "pk+2"},
+                "devices": {"inventory": str(planned.resolve()), "scale": 1.0}, "subscribers": subscribers,
+                "load": {"rate": round(offered, 3), "duration_s": duration_s, "warmup_s": min(10.0, duration_s / 4)},
+                "measurements": {"throughput": True}}
+    scenario = parse_scenario(document, planned.parent / "validate.toml")
+    run = run_scenario(scenario, RunOptions(state_dir=state_dir, runs_root=planned.parent / "runs"), console)
+    trials = InsertionResults.from_dict(read_results(run / "results.json", "insertion").results).trials
+    trial = trials[-1]
+    lost, unproven = trial.accounting.lost, trial.delivery_unproven or 0
+    share = trial.sustained_share
+    kept = lost == 0 and unproven == 0 and (share is None or share >= KEPT_UP_SHARE)
+    words = (f"{len(made.archivers)} archiver(s) at {offered:,.0f} events/s on {made.backend}: stored "
+             f"{trial.accounting.stored:,} of {trial.accounting.emitted:,}, lost {lost:,}, {unproven:,} attributes "
+             f"unproven" + (f", at the offered rate {share:.0%} of the time" if share is not None else ""))
+    console.print(("keeps up: " if kept else "does NOT keep up: ") + words + f" (run {run})", highlight=False)
+    if not kept:
+        raise SystemExit(1)
