@@ -199,11 +199,14 @@ def _run_maintenance(plan: RunPlan, run: RunDirectory, results: dict[str, Any], 
     assert plan.maintenance is not None
     histories = aging.histories if aging is not None else {}
     with console.status("maintenance...") as status:
+        def say(text: str) -> None:
+            status.update(text)
+            console.print(text, highlight=False)
+
         run_maintenance(
             plan.maintenance, results,
             lambda: run.write_json("results.json", results_document(RESULTS_KIND, plan.recorded, environment, results)),
-            lambda name, head, body: _write_csv(run, name, head, body), endpoints, load, state_dir, histories,
-            say=lambda text: (status.update(text), console.print(text, highlight=False)))
+            lambda name, head, body: _write_csv(run, name, head, body), endpoints, load, state_dir, histories, say=say)
 
 
 def _on_histories(part: ExtractionPlan, aging: AgingRun | None) -> ExtractionPlan:

@@ -160,7 +160,8 @@ def sustainable_from_run(run_dir: Path, backend: str, kind: str) -> tuple[float,
         raise ConfigError(f"{path}: no saturation search on {backend} with subscriber kind {kind} "
                           "(run a scenario with [measurements] saturation first, or give --rate)")
     trial = found[-1]
-    rate = float(trial.saturation.last_sustainable_rate) / max(1, trial.subscribers)  # type: ignore[union-attr]
+    assert trial.saturation is not None and trial.saturation.last_sustainable_rate is not None
+    rate = float(trial.saturation.last_sustainable_rate) / max(1, trial.subscribers)
     return rate, f"saturation search {trial.label} of {path.parent.name}, over {trial.subscribers} subscriber(s)"
 
 

@@ -28,7 +28,7 @@ from hdbbench.maintenance.trial import MaintenanceTrialPlan, MaintenanceTrialRun
 from hdbbench.maintenance.windows import series_table
 
 SPANS = ("day", "week", "month", "year")
-Say = Callable[[str], None]
+Say = Callable[[str], object]
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class MaintenancePlan:
     trials: tuple[MaintenanceTrialPlan, ...]
 
 
-def run_maintenance(plan: MaintenancePlan, results: dict[str, Any], save: Callable[[], None],
+def run_maintenance(plan: MaintenancePlan, results: dict[str, Any], save: Callable[[], object],
                     write_csv: Callable[[str, Sequence[str], Sequence[Sequence[Any]]], None], endpoints: Any,
                     load: LoadTarget, state_dir: Path, histories: Mapping[str, Any], say: Say) -> MaintenanceResults:
     """Every planned trial in order; `results` (the insertion results as a dict) gets the records and

@@ -44,7 +44,7 @@ READ_SPAN = timedelta(minutes=10)   # the reader's question: one attribute's las
 READ_PAUSE_S = 0.2
 STATISTICS = (st.ROWS_STORED_NUMBER, st.ATTRIBUTE_PENDING_NUMBER, st.EVENT_AGE_AT_COMMIT_P99, st.LOST_EVENT_NUMBER,
               st.PENDING_EVENT_NUMBER)
-Say = Callable[[str], None]
+Say = Callable[[str], object]
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,8 @@ class MaintenanceTrialRun:
                  state_dir: Path, say: Say) -> None:
         self.planned, self.part, self.endpoints, self.load, self.say = planned, part, endpoints, load, say
         database = planned.history_database or f"hdbpp_{planned.label}"
-        self.backend = backend_for_stack(planned.backend, endpoints, database=database)
+        # Any: the extraction reader uses ExtractionBackend's methods too (every SQL backend has them).
+        self.backend: Any = backend_for_stack(planned.backend, endpoints, database=database)
         self.home = (state_dir / "maintenance" / planned.label).resolve()
         root = Path(part.backup_dir) if part.backup_dir else self.home / "backup"
         self.backup_root = root.resolve()
