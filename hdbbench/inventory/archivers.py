@@ -162,7 +162,10 @@ def sustainable_from_run(run_dir: Path, backend: str, kind: str) -> tuple[float,
     trial = found[-1]
     assert trial.saturation is not None and trial.saturation.last_sustainable_rate is not None
     rate = float(trial.saturation.last_sustainable_rate) / max(1, trial.subscribers)
-    return rate, f"saturation search {trial.label} of {path.parent.name}, over {trial.subscribers} subscriber(s)"
+    bound = "" if trial.saturation.limited_by == "subscriber" else (
+        f"; a lower bound: the search ended on {trial.saturation.limited_by}, not the subscriber")
+    return rate, (f"saturation search {trial.label} of {path.parent.name}, over {trial.subscribers} subscriber(s)"
+                  + bound)
 
 
 def safe_name(text: str) -> str:
