@@ -141,8 +141,9 @@ def backup(backend: Any, ctx: JobContext) -> JobOutcome:
                f"--password={endpoint.password}"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=BACKUP_TIMEOUT_S, check=False)
     if done.returncode != 0:
-        lines = [ln for ln in done.stderr.strip().splitlines() if "error" in ln.lower()] or done.stderr.strip().splitlines()
-        raise RuntimeError(f"mariadb-backup exited with {done.returncode}: {lines[-1].strip() if lines else 'no message'}")
+        lines = [ln.strip() for ln in done.stderr.splitlines() if ln.strip()]
+        errors = [ln for ln in lines if "error" in ln.lower()] or lines
+        raise RuntimeError(f"mariadb-backup exited with {done.returncode}: {errors[0] if errors else 'no message'}")
     written = _bytes_under(ctx.backup_dir)
     return JobOutcome(f"mariadb-backup of the server, {written / 2**20:,.0f} MiB", bytes=written)
 

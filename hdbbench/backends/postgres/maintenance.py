@@ -147,8 +147,9 @@ def backup(backend: Any, ctx: JobContext) -> JobOutcome:
     done = subprocess.run(command, env={**os.environ, "PGPASSWORD": endpoint.password}, capture_output=True,
                           text=True, timeout=BACKUP_TIMEOUT_S, check=False)
     if done.returncode != 0:
-        lines = [ln for ln in done.stderr.strip().splitlines() if ln.strip()]
-        raise RuntimeError(f"pg_basebackup exited with {done.returncode}: {lines[-1] if lines else 'no message'}")
+        lines = [ln.strip() for ln in done.stderr.splitlines() if ln.strip()]
+        errors = [ln for ln in lines if "error" in ln.lower() or "fatal" in ln.lower()] or lines
+        raise RuntimeError(f"pg_basebackup exited with {done.returncode}: {errors[0] if errors else 'no message'}")
     written = _bytes_under(ctx.backup_dir)
     return JobOutcome(f"pg_basebackup of the server, {written / 2**20:,.0f} MiB (tar, WAL streamed)", bytes=written)
 
