@@ -51,16 +51,18 @@ def run_maintenance(plan: MaintenancePlan, results: dict[str, Any], save: Callab
             planned = dataclasses.replace(planned, history_database=history.database, history_end=history.end)
         say(f"maintenance on {planned.backend}: {', '.join(planned.jobs)}")
         run = MaintenanceTrialRun(planned, plan.part, endpoints, load, state_dir, say)
-        outcome = run.run()
-        trials.append(outcome.trial)
-        jobs += outcome.jobs
-        header, rows = series_table(outcome.series)
-        write_csv(f"maintenance/{planned.label}.csv", header, rows)
-        if _aggregated(outcome):
-            say(f"maintenance on {planned.backend}: hourly figures from raw rows and from the aggregates")
-            extraction += _compare(run.backend, load, state_dir)
-        if history is not None:
-            _forget(run.backend)
+        try:
+            outcome = run.run()
+            trials.append(outcome.trial)
+            jobs += outcome.jobs
+            header, rows = series_table(outcome.series)
+            write_csv(f"maintenance/{planned.label}.csv", header, rows)
+            if _aggregated(outcome):
+                say(f"maintenance on {planned.backend}: hourly figures from raw rows and from the aggregates")
+                extraction += _compare(run.backend, load, state_dir)
+        finally:
+            if history is not None:  # also after a failure or Ctrl-C: a job may have changed it already
+                _forget(run.backend)
         results["maintenance"] = MaintenanceResults(trials=trials, jobs=jobs, extraction=extraction).to_dict()
         save()
         for line in outcome_lines(outcome):
