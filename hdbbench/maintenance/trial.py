@@ -77,6 +77,7 @@ class MaintenanceTrialRun:
         database = planned.history_database or f"hdbpp_{planned.label}"
         # Any: the extraction reader uses ExtractionBackend's methods too (every SQL backend has them).
         self.backend: Any = backend_for_stack(planned.backend, endpoints, database=database)
+        self.state_dir = state_dir
         self.home = (state_dir / "maintenance" / planned.label).resolve()
         root = Path(part.backup_dir) if part.backup_dir else self.home / "backup"
         self.backup_root = root.resolve()
@@ -96,6 +97,8 @@ class MaintenanceTrialRun:
             if self.planned.history_database is None:
                 self.backend.drop_schema()
                 self.backend.create_schema(self.planned.schema_variant)
+            if "aggregates" in self.planned.jobs:
+                self._materialise()
             specs = self._specs()
             self.fleet.up(specs)
             self.load.prepare(self.part.rate)
@@ -124,6 +127,19 @@ class MaintenanceTrialRun:
             self.fleet.down()
             if sampler is not None:
                 sampler.stop()
+
+    def _materialise(self) -> None:
+        """The aggregates of the history written before the trial, with the server's limits lifted as for
+        the history's build: in production they were materialised as the archive grew, and the job a
+        facility runs every cycle is the incremental refresh, which the trial measures. A first refresh
+        of a year under the budget would measure a one-off backfill (here > 4 minutes for 6.3 M rows)."""
+        from hdbbench.backends.registry import server_of
+        from hdbbench.maintenance.aggregates import refresh_all
+        from hdbbench.servers.confine import lifted
+
+        self.say(f"{self.planned.backend}: the aggregates materialised over the history, the limits lifted")
+        with lifted(self.state_dir.resolve(), server_of(self.planned.backend) or ""):
+            refresh_all(self.backend)
 
     def _specs(self) -> list[SubscriberSpec]:
         lines = lib_configuration(self.backend.name, self.backend.database, self.endpoints,
