@@ -1,10 +1,21 @@
 # SPDX-License-Identifier: Apache-2.0
 """`hdbbench inventory ...`: an inventory (the file `size plan`, the facility scenario and `plan
-archivers` read) written from what a facility already has (hdbbench.inventory)."""
+archivers` read) written from what a facility already has (hdbbench.inventory).
+
+    hdbbench inventory from-hdb URL --output FILE [--window-h 24] [--max-seconds 600]
+    hdbbench inventory from-tango HOST:PORT --output FILE [--url ARCHIVE_URL] [--default-period S]
+    hdbbench inventory from-yaml CONFIG.yaml --output FILE --types-from HOST:PORT [--url ARCHIVE_URL]
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import click
+from rich.console import Console
+
+from hdbbench.inventory import from_hdb as hdb
 
 
 @click.group()
@@ -13,12 +24,6 @@ def inventory() -> None:
 
 
 # --- from-hdb: a live HDB++ archive (hdbbench.inventory.from_hdb)
-
-from pathlib import Path
-
-from rich.console import Console
-
-from hdbbench.inventory import from_hdb as hdb
 
 
 @inventory.command("from-hdb")
@@ -43,3 +48,62 @@ def from_hdb(url: str, output: Path, window_h: float, max_seconds: float, rows_p
     for line in done.warnings:
         console.print(f"hdbbench: warning: {line}", highlight=False, soft_wrap=True, markup=False)
     click.echo(done.summary())
+
+
+def _written(reading: Any, output: Path) -> None:
+    """Warnings as lines on stderr, the inventory into `output`, and one line saying what it holds."""
+    from hdbbench.inventory.from_tango import write_reading
+
+    for line in reading.warnings:
+        click.echo(f"hdbbench: warning: {line}", err=True)
+    path = write_reading(reading, output)
+    inv = reading.inventory
+    attributes = sum(g.count for g in inv.groups)
+    click.echo(f"{path}: {attributes} attributes in {len(inv.groups)} groups, "
+               f"{len(inv.archivers)} archivers with {sum(len(a.attributes) for a in inv.archivers)} attributes")
+
+
+_output = click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), required=True,
+                       help="the inventory TOML to write (replaced whole, atomically)")
+_url = click.option("--url", metavar="ARCHIVE_URL",
+                    help="an HDB++ archive (postgresql://... or mysql://...): the rates it measured (read as "
+                         "`inventory from-hdb` reads them) instead of the attributes' configuration")
+_name = click.option("--name", help="the inventory's name [the output file's stem]")
+_default_period = click.option("--default-period", type=click.FloatRange(min=0, min_open=True), default=10.0,
+                               show_default=True, metavar="SECONDS",
+                               help="the period of an attribute that states none (code-pushed, not polled)")
+
+
+@inventory.command("from-tango")
+@click.argument("tango_host", metavar="TANGO_HOST")
+@_output
+@_url
+@_name
+@_default_period
+def from_tango_cmd(tango_host: str, output: Path, url: str | None, name: str | None, default_period: float) -> None:
+    """What the HDB++ archivers registered in the Tango database at TANGO_HOST (HOST:PORT) archive: each
+    HdbEventSubscriber's AttributeList, the configuration manager's ArchiverList, and the attributes'
+    types and rates from their devices. Contacts that database and the devices it lists, nothing else."""
+    from hdbbench.inventory.from_tango import read_tango
+
+    _written(read_tango(tango_host, name or output.stem, url, default_period), output)
+
+
+@inventory.command("from-yaml")
+@click.argument("path", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path))
+@_output
+@click.option("--types-from", metavar="TANGO_HOST",
+              help="the live Tango database (HOST:PORT) whose devices give the attributes' types and a class's devices")
+@_url
+@_name
+@_default_period
+def from_yaml_cmd(path: Path, output: Path, types_from: str | None, url: str | None, name: str | None,
+                  default_period: float) -> None:
+    """The attributes a yaml2archiving configuration FILE (db, manager, archiver, configuration)
+    archives, and its archiver assignment. Types from the devices of --types-from (the only Tango
+    database contacted; also the one that lists a class's devices), or from the archive at --url.
+    Rates: the file's archive_period or polling_period where it gives one, else the archive's, else
+    the device's configuration."""
+    from hdbbench.inventory.from_yaml import read_yaml
+
+    _written(read_yaml(path, name or output.stem, types_from, url, default_period), output)
