@@ -61,6 +61,7 @@ from hdbbench.backends import registry
 from hdbbench.errors import ConfigError, HdbbenchError
 from hdbbench.hdbtypes import AttrFormat, Quality, TangoType
 from hdbbench.inventory.archive import LENGTH, NUMBER, ArchivedAttribute, ArchiveSession, EventRow
+from hdbbench.inventory.grouping import rate_band
 from hdbbench.inventory.write import inventory_text, write_inventory
 from hdbbench.progress import PLAIN_PERIOD_S
 from hdbbench.servers import registry as servers
@@ -115,11 +116,6 @@ def attribute_rate(times: Sequence[datetime], window_s: float, newest: datetime)
     if len(times) >= 2 and span > 0:
         return (len(times) - 1) / span
     return 1.0 / max(window_s, (newest - last).total_seconds())
-
-
-def rate_band(rate_hz: float) -> float:
-    """The rate rounded to two significant digits: attributes of one band share a group."""
-    return float(f"{rate_hz:.2g}")
 
 
 def value_mode(att_type: TangoType, fmt: AttrFormat | None) -> str | None:
