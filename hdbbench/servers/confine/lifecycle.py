@@ -167,6 +167,9 @@ def settle(state_dir: Path, name: str, spec: ConfineSpec, *, probe_seconds: floa
         bare = probe.probe(point, read_seconds=1.0, seq_seconds=0)
         storage.throttle(device, spec.storage)
         measured = probe.probe(point, read_seconds=probe_seconds, seq_seconds=1.0)
+        # The mount point is the server's data directory: a file there that its account cannot read
+        # makes a physical backup (pg_basebackup) fail, and it is no part of the database.
+        (point / probe.PROBE_FILE).unlink(missing_ok=True)
         extra = {"probe": write(measured), "unthrottled_read_iops": bare.read_iops}
         warning = _shortfall(name, spec, bare.read_iops, measured)
         if warning:
