@@ -98,7 +98,7 @@ def compare_extraction(backend: Backend, att_conf_id: int, spans: Sequence[str] 
     `cold()`, None when there is no `cold` or it returns False) and warm (run once, then timed), and
     `equal` when both sources gave the same rows. The span ends at the `1hour` table's watermark, the
     start of its newest (possibly partial) bucket, so only hours the refresh saw whole are compared; a
-    span longer than the attribute's materialised hours is cut to them (`days`: what was compared)."""
+    span longer than the hours both sources hold is cut to them (`days`: what was compared)."""
     ops = _ops(backend)
     unknown = [s for s in spans if s not in SPAN_DAYS]
     if unknown:
@@ -112,6 +112,12 @@ def compare_extraction(backend: Backend, att_conf_id: int, spans: Sequence[str] 
     if held is None:
         raise ConfigError(f"{info.name} has no rows in {cagg}: refresh the aggregates first (refresh_all)")
     first, end = held
+    # Retention removes raw rows the aggregates keep (a facility keeps its aggregates longer): compare
+    # only the whole hours both still hold.
+    raw = ops.oldest_raw(backend, table, att_conf_id)
+    if raw is not None:
+        hour = raw.replace(minute=0, second=0, microsecond=0)
+        first = max(first, hour if hour == raw else hour + timedelta(hours=1))
     out = []
     for span in spans:
         start = min(max(end - timedelta(days=SPAN_DAYS[span]), first), end)

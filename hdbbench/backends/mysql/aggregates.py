@@ -210,3 +210,10 @@ def drop(backend: Any) -> None:
         for cagg in caggs:
             cur.execute(f"DROP TABLE IF EXISTS {quote_ident(cagg)}")
         cur.execute(f"DROP TABLE IF EXISTS {WATERMARKS}")
+
+
+def oldest_raw(backend: Any, table: str, att_conf_id: int) -> datetime | None:
+    """The attribute's oldest raw row (an index lookup): retention may have removed what the aggregates keep."""
+    with _session(backend) as cur:
+        row = _one(cur, f"SELECT MIN(data_time) FROM {quote_ident(table)} WHERE att_conf_id = ?", (att_conf_id,))
+    return None if row[0] is None else row[0].replace(tzinfo=timezone.utc)

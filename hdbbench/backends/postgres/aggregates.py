@@ -191,3 +191,11 @@ def drop(backend: Any) -> None:
         for _table, cagg, _level in materialised(backend):
             conn.execute(f"DROP TABLE IF EXISTS {quote_ident(cagg)}")
         conn.execute(f"DROP TABLE IF EXISTS {WATERMARKS}")
+
+
+def oldest_raw(backend: Any, table: str, att_conf_id: int) -> datetime | None:
+    """The attribute's oldest raw row (an index lookup): retention may have removed what the aggregates keep."""
+    with backend.connect() as conn:
+        row = conn.execute(f"SELECT min(data_time) FROM {quote_ident(table)} WHERE att_conf_id = %s",
+                           (att_conf_id,)).fetchone()
+    return row[0] if row else None
