@@ -28,7 +28,9 @@ from hdbbench.facility import MAX_ATTRIBUTES_PER_SUBSCRIBER
 from hdbbench.kinds import OURS, TANGO_SUB_SEND_HWM, TOPICS_PER_ATTRIBUTE
 
 console = Console(stderr=True)
-KEPT_UP_SHARE = 0.95   # --validate: the stored rate at the offered one in at least this share of seconds
+# --validate: the median per-second stored rate at least this share of the offered one. Not the share of
+# seconds at the offered rate: at a facility's slow rates one second's count swings with the polling phases.
+KEPT_UP_RATE = 0.95
 
 
 @click.group()
@@ -81,7 +83,7 @@ def archivers(inventory_path: Path, backend: str, kind: str, binary: Path | None
     (where / "attribute-add.txt").write_text("\n".join(planner.attribute_add_lines(made)) + "\n")
     (where / "archivers.yaml").write_text(planner.plan_yaml(made))
     _show(made)
-    console.print(f"plan: {planned} (+ attribute-add.txt, archivers.yaml)")
+    console.print(f"plan: {planned} (+ attribute-add.txt, archivers.yaml)", soft_wrap=True)
     if validate:
         _validate(planned, made, binary, duration_s, state_dir)
 
@@ -119,11 +121,13 @@ def _validate(planned: Path, made: Any, binary: Path | None, duration_s: float, 
     trials = InsertionResults.from_dict(read_results(run / "results.json", "insertion").results).trials
     trial = trials[-1]
     lost, unproven = trial.accounting.lost, trial.delivery_unproven or 0
-    share = trial.sustained_share
-    kept = lost == 0 and unproven == 0 and (share is None or share >= KEPT_UP_SHARE)
+    median = trial.stored_rate.median
+    kept = (lost == 0 and unproven == 0 and trial.accounting.stored >= trial.accounting.emitted
+            and median >= KEPT_UP_RATE * trial.offered_rate)
     words = (f"{len(made.archivers)} archiver(s) at {offered:,.0f} events/s on {made.backend}: stored "
              f"{trial.accounting.stored:,} of {trial.accounting.emitted:,}, lost {lost:,}, {unproven:,} attributes "
-             f"unproven" + (f", at the offered rate {share:.0%} of the time" if share is not None else ""))
-    console.print(("keeps up: " if kept else "does NOT keep up: ") + words + f" (run {run})", highlight=False)
+             f"unproven, median stored rate {median:,.0f} events/s")
+    console.print(("keeps up: " if kept else "does NOT keep up: ") + words + f" (run {run})", highlight=False,
+                  soft_wrap=True)
     if not kept:
         raise SystemExit(1)
