@@ -75,18 +75,18 @@ _default_period = click.option("--default-period", type=click.FloatRange(min=0, 
 
 
 @inventory.command("from-tango")
-@click.argument("tango_host", metavar="TANGO_HOST")
+@click.argument("database", metavar="TANGO_HOST")  # not `tango_host`: that name is the shared option's
 @_output
 @_url
 @_name
 @_default_period
-def from_tango_cmd(tango_host: str, output: Path, url: str | None, name: str | None, default_period: float) -> None:
+def from_tango_cmd(database: str, output: Path, url: str | None, name: str | None, default_period: float) -> None:
     """What the HDB++ archivers registered in the Tango database at TANGO_HOST (HOST:PORT) archive: each
     HdbEventSubscriber's AttributeList, the configuration manager's ArchiverList, and the attributes'
     types and rates from their devices. Contacts that database and the devices it lists, nothing else."""
     from hdbbench.inventory.from_tango import read_tango
 
-    _written(read_tango(tango_host, name or output.stem, url, default_period), output)
+    _written(read_tango(database, name or output.stem, url, default_period), output)
 
 
 @inventory.command("from-yaml")
