@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -31,25 +30,16 @@ from hdbbench.backends.accounts import as_account
 from hdbbench.backends.registry import DEFAULT_BACKENDS, server_of
 from hdbbench.errors import ConfigError, ServerError
 from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Event, Quality, TangoType, WriteType
+from hdbbench.inventory import archive as archive_mod
+from hdbbench.inventory import figures, grouping
 from hdbbench.inventory import from_hdb as hdb
 from hdbbench.inventory.archive import EventRow
 from hdbbench.sizing import Group, load_inventory
 from tests.harness import REPO
-from tests.harness.databases import fresh_backend, unique_db_name
+from tests.harness.databases import fresh_backend, read_only_account, unique_db_name, url_of
 from tests.harness.servers import one_backend_per_server
 
-READER = {"mysql": "hdbppro"}      # HDB++'s read-only account; PostgreSQL flavours: hdb_data_reporter
 SPAN_S = 130
-
-
-def reader_account(backend: str) -> str:
-    return READER.get(backend, "hdb_data_reporter")
-
-
-def url_of(endpoint: Any, database: str) -> str:
-    """The URL of `database` on `endpoint`, as a user gives it (password included)."""
-    parts = urlsplit(endpoint.external_value())
-    return urlunsplit(parts._replace(path=f"/{database}"))
 
 
 # ------------------------------------------------------------------------------ the source mix
@@ -232,7 +222,7 @@ def _settled(backend: Backend) -> dict[str, int]:
 
 
 def test_the_read_only_account_reads_and_writes_nothing(archive: Backend, tmp_path: Path) -> None:
-    reader = as_account(archive.endpoint, reader_account(archive.name))
+    reader = as_account(archive.endpoint, read_only_account(archive.name))
     before = _settled(archive)
     done = hdb.from_hdb(url_of(reader, archive.database), tmp_path / "reader.toml")
     after = _settled(archive)
@@ -248,7 +238,7 @@ def test_the_read_only_account_reads_and_writes_nothing(archive: Backend, tmp_pa
 
 def test_the_session_refuses_writes(archive: Backend) -> None:
     """Even the administrator's session of from-hdb cannot write (read-only transactions)."""
-    target = hdb.resolve_url(url_of(archive.endpoint, archive.database))
+    target = archive_mod.resolve_url(url_of(archive.endpoint, archive.database))
     session = target.module.open_archive(target.endpoint, target.database, 10.0)
     try:
         with pytest.raises(ServerError, match="(?i)read.only"):
@@ -340,19 +330,24 @@ def test_the_command_line_prints_one_error_line() -> None:
 def test_rates_bands_and_labels() -> None:
     end = datetime(2026, 1, 1, tzinfo=timezone.utc)
     times = [end - timedelta(seconds=10 * k) for k in range(5)]
-    assert hdb.attribute_rate(times, 86400, end) == pytest.approx(0.1)
-    assert hdb.attribute_rate(times[:1], 86400, end) == pytest.approx(1 / 86400)
-    assert hdb.attribute_rate([end - timedelta(days=2)], 86400, end) == pytest.approx(1 / (2 * 86400))
-    assert hdb.rate_band(0.999) == hdb.rate_band(1.004) == 1.0 != hdb.rate_band(0.98)
-    assert [hdb.period_text(r) for r in (1.0, 0.1, 5.0, 1 / 60, 1 / 600, 1 / 7200)] == [
+    assert figures.attribute_rate(times, 86400, end) == pytest.approx(0.1)
+    assert figures.attribute_rate(times[:2], 86400, end) == pytest.approx(0.1)
+    assert figures.attribute_rate(times[:1], 86400, end) == pytest.approx(1 / 86400)
+    assert figures.attribute_rate([end - timedelta(days=2)], 86400, end) == pytest.approx(1 / (2 * 86400))
+    # the value sent on subscription, 17 s before the first periodic event of a 60 s attribute, is left out
+    subscribed = [end - timedelta(seconds=137), end - timedelta(seconds=120), end - timedelta(seconds=60), end]
+    assert figures.attribute_rate(subscribed, 86400, end) == pytest.approx(1 / 60)
+    assert grouping.rate_band(0.999) == grouping.rate_band(1.004) == 1.0 != grouping.rate_band(0.98)
+    assert [grouping.period_text(r) for r in (1.0, 0.1, 5.0, 1 / 60, 1 / 600, 1 / 7200)] == [
         "every 1 s", "every 10 s", "every 0.2 s", "every 60 s", "every 10 min", "every 2 h"]
 
-    def figures(name: str, rate: float) -> hdb.AttributeFigures:
-        return hdb.AttributeFigures(name, TangoType.DEV_DOUBLE, AttrFormat.SCALAR, "ro", 1, 0, rate, 10)
+    def shape(name: str, rate: float) -> grouping.AttributeShape:
+        return grouping.AttributeShape(name, TangoType.DEV_DOUBLE, AttrFormat.SCALAR, WriteType.READ, rate_hz=rate)
 
-    groups = hdb.group_attributes([figures("a", 0.999), figures("b", 1.001), figures("c", 9.8), figures("d", 9.9)])
-    assert [(g.names, g.rate_hz) for g in groups] == [(("d",), 9.9), (("c",), 9.8), (("a", "b"), 1.0)]
+    groups = grouping.group_shapes([shape("a", 0.999), shape("b", 1.001), shape("c", 9.8), shape("d", 9.9)])
+    assert [(g.names, g.rate_hz) for g in groups] == [(("a", "b"), 1.0), (("c",), 9.8), (("d",), 9.9)]
     assert len({g.label for g in groups}) == 3     # 9.8 and 9.9 Hz both read "every 0.1 s" at two digits
+    assert groups[0].label == "scalar devdouble ro every 1 s"
 
 
 def test_errors_invalid_events_and_value_statistics() -> None:
@@ -361,5 +356,5 @@ def test_errors_invalid_events_and_value_statistics() -> None:
     rows = [EventRow(t0 + timedelta(seconds=k), 0 if v is not None else Quality.INVALID, False, v is not None, v)
             for k, v in enumerate(values)]
     rows.append(EventRow(t0 + timedelta(seconds=9), None, True, False, None))
-    f = hdb.tally(hdb.AttributeFigures("a", TangoType.DEV_DOUBLE, AttrFormat.SCALAR, "ro", 1, 0, 1.0, 6), rows[::-1])
+    f = figures.tally(TangoType.DEV_DOUBLE, rows[::-1])
     assert (f.errors, f.invalid, f.pairs, f.repeats, f.step_sum) == (1, 1, 3, 1, 3.0)

@@ -8,8 +8,9 @@ subscribers, the device's attributes dealt between them by AttributeAdd as the h
 The commands run as a user runs them (`python -m hdbbench`); what they write must read back with
 hdbbench.sizing.load_inventory and equal what was started: the groups' counts, types, formats, write
 sides and sizes, the rates the attributes' configuration states, and the assignment. Then a manager's
-ArchiverList and an archiver whose device does not answer; rates and types from an archive (through
-a stand-in for hdbbench.inventory.from_hdb, and without it); then the bad inputs, one line each.
+ArchiverList and an archiver whose device does not answer; rates and types from a real HDB++ archive
+of those attributes (written with a backend's bulk writer, read as HDB++'s read-only account), and
+without one; then the bad inputs, one line each.
 """
 
 from __future__ import annotations
@@ -17,21 +18,26 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
+from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.errors import ConfigError
-from hdbbench.hdbtypes import AttrFormat, TangoType
-from hdbbench.inventory.from_tango import FROM_HDB, read_tango
+from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Encoded, Event, TangoType, WriteType
+from hdbbench.inventory.archive import masked
+from hdbbench.inventory.from_tango import read_tango
 from hdbbench.inventory.from_yaml import read_yaml
 from hdbbench.servers.ports import pick_free_port
 from hdbbench.sizing import load_inventory
 from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, spread
 from tests.harness import REPO, eventually, seen
+from tests.harness.databases import fresh_backend, read_only_url
 from tests.harness.servers import private_stack
 
 PROFILE = REPO / "devices" / "profiles" / "all-types.toml"
@@ -323,49 +329,82 @@ def test_a_database_without_archivers_is_one_line(tmp_path_factory: pytest.TempP
         assert f"{empty} has no HdbEventSubscriber device" in line
 
 
-def fake_from_hdb(bed: Bed, rate_hz: float, left_out: str) -> Any:
-    """A stand-in for hdbbench.inventory.from_hdb: its `read_archive` says what an archive holds of
-    every attribute of the bed but `left_out`, each at `rate_hz`."""
-    import types
-
-    def read_archive(url: str, **_: Any) -> Any:
-        figures = [types.SimpleNamespace(name=n, rate_hz=rate_hz, type=shape[0], format=shape[1], write=shape[2],
-                                         dim_x=shape[3], dim_y=shape[4])
-                   for n in bed.specs if n != left_out for shape in [bed.shape(n)]]
-        return types.SimpleNamespace(attributes=figures)
-
-    module = types.ModuleType(FROM_HDB)
-    module.read_archive = read_archive  # type: ignore[attr-defined]
-    return module
+ARCHIVE_PERIOD_S = 0.4          # 2.5 Hz: the archive's rate, unlike any configured one
+ARCHIVE_EVENTS = 12
 
 
-def test_rates_and_types_from_the_archive(bed: Bed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    url = "postgresql://reader:secret@127.0.0.1:1/hdbpp"
+def scalar_value(ttype: TangoType, k: int) -> Any:
+    if ttype == TangoType.DEV_STRING:
+        return f"v{k}"
+    if ttype == TangoType.DEV_ENCODED:
+        return Encoded("raw", bytes([k % 256]))
+    if ttype == TangoType.DEV_BOOLEAN:
+        return k % 2 == 0
+    return float(k) if ttype in (TangoType.DEV_FLOAT, TangoType.DEV_DOUBLE) else k % 2
+
+
+def archived_events(name: str, shape: tuple[TangoType, AttrFormat, str, int, int], write: WriteType,
+                    end: datetime) -> list[Event]:
+    """ARCHIVE_EVENTS events of one attribute every ARCHIVE_PERIOD_S up to `end`, arrays at full size."""
+    ttype, fmt, _, dim_x, dim_y = shape
+    out = []
+    for k in range(ARCHIVE_EVENTS):
+        v: Any = scalar_value(ttype, k)
+        if fmt == AttrFormat.SPECTRUM:
+            v = [v] * dim_x
+        elif fmt == AttrFormat.IMAGE:
+            v = [[v] * dim_x for _ in range(dim_y)]
+        at = end - timedelta(seconds=(ARCHIVE_EVENTS - 1 - k) * ARCHIVE_PERIOD_S)
+        out.append(Event(name, at, v if write != WriteType.WRITE else None, v if write != WriteType.READ else None))
+    return out
+
+
+@pytest.fixture(scope="module")
+def archive_url(bed: Bed, endpoint_of: Callable[[str], Any]) -> Iterator[str]:
+    """A real HDB++ archive (the first default backend) holding every attribute of the bed but the last,
+    written with the backend's bulk writer; its URL as HDB++'s read-only account."""
+    backend_name = DEFAULT_BACKENDS[0]
+    end = datetime.now(timezone.utc).replace(microsecond=0)
+    with fresh_backend(backend_name, endpoint_of(backend_name), prefix="h3invt") as backend:
+        with backend.bulk_writer() as writer:
+            for name in sorted(bed.specs)[:-1]:
+                shape, write = bed.shape(name), WriteType[bed.specs[name].write]
+                writer.register_attribute(AttributeInfo(name, shape[0], shape[1], write))
+                writer.write(archived_events(name, shape, write, end))
+        yield read_only_url(backend)
+
+
+def test_rates_and_types_from_the_archive(bed: Bed, archive_url: str, tmp_path: Path) -> None:
     left_out = sorted(bed.specs)[-1]
-    monkeypatch.setitem(sys.modules, FROM_HDB, fake_from_hdb(bed, 2.5, left_out))
-    reading = read_tango(bed.tango_host, "archived", url)
+    reading = read_tango(bed.tango_host, "archived", archive_url)
     rates = rates_by_name(reading.inventory)
     assert rates.pop(left_out) == pytest.approx(expected_rate(bed.specs[left_out]))  # not in the archive
-    assert set(rates.values()) == {2.5}
-    assert any("1 attributes have no events in the archive postgresql://reader@127.0.0.1:1/hdbpp" in w
-               for w in reading.warnings), reading.warnings
-    assert any(line.startswith("rates: 92 from the archive postgresql://reader@") for line in reading.header)
-    assert "secret" not in " ".join(reading.header + reading.warnings)
+    assert rates == pytest.approx({n: 1 / ARCHIVE_PERIOD_S for n in rates})
+    shown = masked(archive_url)
+    assert any(f"1 attributes have no events in the archive {shown}" in w for w in reading.warnings), reading.warnings
+    assert any(line.startswith(f"rates: {len(rates)} from the archive {shown}") for line in reading.header), \
+        reading.header
+    password = urlsplit(archive_url).password
+    assert password and password not in " ".join(reading.header + reading.warnings)
     # from-yaml with the archive alone: types from it; the device found by a pattern needs the Tango database
     config = tmp_path / "attribute_config.yaml"
     config.write_text(yaml_config(bed))
-    reading = read_yaml(config, "archived", url=url)
+    reading = read_yaml(config, "archived", url=archive_url)
     on_first = sorted(n for n in bed.specs if f"/{bed.device}/" in n)
     assert sorted(n for g in reading.inventory.groups for n in g.names) == [n for n in on_first if n != left_out]
     assert read_groups(reading.inventory) == expected_groups(bed, [n for n in on_first if n != left_out])
     first = sorted(bed.assignment.items())[0][1][0]
     assert rates_by_name(reading.inventory)[first] == pytest.approx(0.5)  # the file's period wins over the archive
     assert any("its devices need the Tango database" in w for w in reading.warnings), reading.warnings
-    assert any("types from the archive postgresql://reader@" in line for line in reading.header)
-    # without from_hdb: the configuration's rates, said in a line; from-yaml refuses the archive alone
-    monkeypatch.setitem(sys.modules, FROM_HDB, None)
-    reading = read_tango(bed.tango_host, "configured", url)
+    assert any(f"types from the archive {shown}" in line for line in reading.header)
+    # the command line, as a user runs it
+    output = tmp_path / "from-tango.toml"
+    result = hdbbench("inventory", "from-tango", bed.tango_host, "--url", archive_url, "-o", str(output))
+    assert result.returncode == 0, result.stderr
+    assert rates_by_name(load_inventory(output)) == pytest.approx({**rates, left_out: rates_by_name(
+        read_tango(bed.tango_host, "configured").inventory)[left_out]})
+    # without an archive: the configuration's rates; from-yaml cannot type attributes without one or the other
+    reading = read_tango(bed.tango_host, "configured")
     assert rates_by_name(reading.inventory) == pytest.approx({n: expected_rate(s) for n, s in bed.specs.items()})
-    assert any(f"needs {FROM_HDB}" in w for w in reading.warnings), reading.warnings
     with pytest.raises(ConfigError, match="--types-from"):
-        read_yaml(config, "archived", url=url)
+        read_yaml(config, "archived")

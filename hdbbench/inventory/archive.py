@@ -11,15 +11,25 @@ A backend's module (`hdbbench/backends/<folder>/inventory.py`, found by
   reads (ServerError when the server cannot be reached, ConfigError when the database is not HDB++).
 
 Every method of a session raises `TimeoutError` when the server cancels a statement at its timeout.
+
+`resolve_url` finds which: the URL's server kind is the one of the stack's database kinds whose
+external URL parser takes it (hdbbench.servers.registry), and its module the `inventory` module of a
+backend on that kind.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import NamedTuple, Protocol
+from types import ModuleType
+from typing import Any, NamedTuple, Protocol
+from urllib.parse import unquote, urlsplit, urlunsplit
 
+from hdbbench.backends import registry
+from hdbbench.errors import ConfigError
 from hdbbench.hdbtypes import AttrFormat, TangoType
+from hdbbench.servers import registry as servers
 
 # What `events` returns as each row's value: the number (numeric scalars), the length in characters
 # (strings), or nothing.
@@ -69,3 +79,67 @@ class ArchiveSession(Protocol):
         """Cancel any later statement that runs longer than `seconds`."""
 
     def close(self) -> None: ...
+
+
+# ------------------------------------------------------------------------ where a URL points
+
+
+@dataclass(frozen=True)
+class Archive:
+    """Where a URL points: the server kind, its endpoint, the database and the backend folder's
+    inventory module (no connection yet)."""
+
+    url: str             # the URL with its password masked
+    kind: str
+    endpoint: Any
+    database: str
+    module: ModuleType
+
+
+def masked(url: str) -> str:
+    """The URL with its password replaced by ***."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return re.sub(r"//[^/]*@", "//***@", url)
+    userinfo, at, host = parts.netloc.rpartition("@")
+    if not at or ":" not in userinfo:
+        return url
+    return urlunsplit(parts._replace(netloc=f"{userinfo.split(':', 1)[0]}:***@{host}"))
+
+
+def _inventory_modules() -> dict[str, ModuleType]:
+    """Server kind -> the `inventory` module of the backends that run on it (one per kind)."""
+    out: dict[str, ModuleType] = {}
+    for e in registry.REGISTRY:
+        module = registry.folder_module(e.name, "inventory")
+        if module is not None:
+            out.setdefault(e.server, module)
+    return out
+
+
+def resolve_url(url: str) -> Archive:
+    """The archive a URL names, or ConfigError with one line (the password never in it)."""
+    shown = masked(url)
+    modules = _inventory_modules()
+    forms = " or ".join(m.URL_FORM for m in modules.values())
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+    except ValueError as exc:
+        raise ConfigError(f"cannot parse the URL {shown}: {exc}; give {forms}") from None
+    if not parts.scheme or "://" not in url:
+        raise ConfigError(f"{shown} is not a URL: give {forms}")
+    for kind in servers.SERVER_KINDS:
+        module = modules.get(kind.name)
+        if module is None or not kind.archive or kind.from_external is None:
+            continue
+        try:
+            endpoint = kind.external_endpoint(url)
+        except (ConfigError, ValueError):
+            continue
+        database = unquote(parts.path.lstrip("/"))
+        if not database or "/" in database:
+            raise ConfigError(f"{shown} names no database: give {module.URL_FORM}")
+        return Archive(shown, kind.name, endpoint, database, module)
+    raise ConfigError(f"{shown}: unknown kind of URL {parts.scheme + '://'!r}; give {forms}")

@@ -1,11 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """An inventory read from a live HDB++ archive (`hdbbench inventory from-hdb URL --output FILE`).
 
-Which archive: the URL's server kind is the one of the stack's database kinds whose external URL
-parser takes it (hdbbench.servers.registry), its backend the one the backend folder's `inventory`
-module recognises in the database (PostgreSQL with the timescaledb extension is `timescaledb`). The
-SQL lives in those modules (hdbbench.inventory.archive says what they give); this module groups,
-measures and warns without any.
+Which archive: hdbbench.inventory.archive resolves the URL to a server kind and the backend folder's
+`inventory` module that recognises the database (PostgreSQL with the timescaledb extension is
+`timescaledb`). The SQL lives in those modules; this module reads, measures and warns without any.
 
 What is read, per attribute of att_conf, in a read-only session:
 1. its newest data_time (an index lookup). The newest of all ends the window (default 24 h), so an
@@ -14,11 +12,11 @@ What is read, per attribute of att_conf, in a read-only session:
    an event in the window is read from its last events before it instead (and named in a warning);
    one without any event is left out (and named in a warning).
 
-Rate of an attribute: with n >= 2 events read, (n - 1) / (last - first), which periodic archiving
-makes its exact period even in a short window; with one event, 1 / the window (or 1 / the time from
-that event to the window's end, when it is older). Groups: attributes of one Tango type, format,
-write type (ro: READ; rw: the others), array length, and rate band: the rates rounded to two
-significant digits (log-scale bands of ~1-10 %). A group's rate is its attributes' mean; its label
+Rate of an attribute (hdbbench.inventory.figures): with n >= 3 events read, (n - 2) / (last -
+second), leaving out the oldest, which is often the value sent on subscription at a random phase;
+periodic archiving then gives its exact period even in a short window. Groups (hdbbench.inventory.
+grouping): attributes of one Tango type, format, write type (ro: READ; rw: the others), array length,
+and rate band (the rate to two significant digits); a group's rate is its attributes' mean; its label
 says the period ("scalar devdouble ro every 10 s").
 
 Value statistics of a group, over the events read: `error_share` (stored with an error), `invalid_share`
@@ -33,9 +31,7 @@ is read; a file that `load_inventory` would not read back is never written.
 
 from __future__ import annotations
 
-import math
 import os
-import re
 import textwrap
 import time
 import tomllib
@@ -43,9 +39,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from types import ModuleType, TracebackType
+from types import TracebackType
 from typing import Any
-from urllib.parse import unquote, urlsplit, urlunsplit
 
 from rich.console import Console
 from rich.progress import (
@@ -57,15 +52,14 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from hdbbench.backends import registry
 from hdbbench.errors import ConfigError, HdbbenchError
-from hdbbench.hdbtypes import AttrFormat, Quality, TangoType
-from hdbbench.inventory.archive import LENGTH, NUMBER, ArchivedAttribute, ArchiveSession, EventRow
-from hdbbench.inventory.grouping import rate_band
+from hdbbench.hdbtypes import AttrFormat, TangoType, WriteType
+from hdbbench.inventory.archive import Archive, ArchivedAttribute, ArchiveSession, resolve_url
+from hdbbench.inventory.figures import attribute_rate, tally, value_mode
+from hdbbench.inventory.grouping import AttributeShape, group_shapes, shape_of
 from hdbbench.inventory.write import inventory_text, write_inventory
 from hdbbench.progress import PLAIN_PERIOD_S
-from hdbbench.servers import registry as servers
-from hdbbench.sizing import Group, Inventory, parse_inventory
+from hdbbench.sizing import Inventory, parse_inventory
 
 DEFAULT_WINDOW_H = 24.0
 DEFAULT_MAX_SECONDS = 600.0
@@ -74,215 +68,9 @@ STATEMENT_TIMEOUT_S = 60.0          # any one statement; less when less of max_s
 NAMES_IN_A_WARNING = 3
 HEADER_WIDTH = 100                  # the inventory's comment lines
 
-NUMERIC_TYPES = frozenset({
-    TangoType.DEV_SHORT, TangoType.DEV_USHORT, TangoType.DEV_LONG, TangoType.DEV_ULONG, TangoType.DEV_LONG64,
-    TangoType.DEV_ULONG64, TangoType.DEV_UCHAR, TangoType.DEV_FLOAT, TangoType.DEV_DOUBLE,
-})
-
 
 class ReadStopped(HdbbenchError):
     """The read ran out of its time (--max-seconds); nothing was written."""
-
-
-# ------------------------------------------------------------------------------ per attribute
-
-
-@dataclass
-class AttributeFigures:
-    """What the events read of one attribute say."""
-
-    name: str
-    type: TangoType
-    format: AttrFormat
-    write: str
-    dim_x: int
-    dim_y: int
-    rate_hz: float
-    events: int
-    errors: int = 0
-    invalid: int = 0
-    step_sum: float = 0.0
-    pairs: int = 0
-    repeats: int = 0
-    chars_sum: float = 0.0
-    chars_n: int = 0
-    in_window: bool = True
-
-
-def attribute_rate(times: Sequence[datetime], window_s: float, newest: datetime) -> float:
-    """Events per second of one attribute from the data_times read (any order, at least one)."""
-    first, last = min(times), max(times)
-    span = (last - first).total_seconds()
-    if len(times) >= 2 and span > 0:
-        return (len(times) - 1) / span
-    return 1.0 / max(window_s, (newest - last).total_seconds())
-
-
-def value_mode(att_type: TangoType, fmt: AttrFormat | None) -> str | None:
-    if fmt != AttrFormat.SCALAR:
-        return None
-    if att_type in NUMERIC_TYPES:
-        return NUMBER
-    return LENGTH if att_type == TangoType.DEV_STRING else None
-
-
-def tally(figures: AttributeFigures, rows: Sequence[EventRow]) -> AttributeFigures:
-    """Errors, invalid events and value statistics of an attribute's rows (any order)."""
-    previous: float | None = None
-    for row in sorted(rows, key=lambda r: r.data_time):
-        if row.error:
-            figures.errors += 1
-            continue
-        if row.quality == Quality.INVALID or not row.has_value:
-            figures.invalid += 1
-        if row.value is None or not math.isfinite(row.value):
-            continue
-        if figures.type == TangoType.DEV_STRING:
-            figures.chars_sum += row.value
-            figures.chars_n += 1
-            continue
-        if previous is not None:
-            step = abs(row.value - previous)
-            figures.step_sum += step
-            figures.pairs += 1
-            figures.repeats += step == 0
-        previous = row.value
-    return figures
-
-
-# ------------------------------------------------------------------------------------ groups
-
-
-def _sig(x: float, digits: int = 6) -> float:
-    return float(f"{x:.{digits}g}")
-
-
-def period_text(rate_hz: float, digits: int = 2) -> str:
-    """`every 10 s`, `every 0.5 s`, `every 5 min`, `every 2 h`, `every 3 d`."""
-    period = 1.0 / rate_hz
-    units = (("s", 1.0, 120.0), ("min", 60.0, 7200.0), ("h", 3600.0, 172800.0), ("d", 86400.0, math.inf))
-    for unit, seconds, below in units:
-        if period < below:
-            value = float(f"{period / seconds:.{digits}g}")
-            return f"every {value:g} {unit}"
-    raise AssertionError("unreachable")
-
-
-def _shape(f: AttributeFigures) -> str:
-    if f.format == AttrFormat.SPECTRUM:
-        return f" x{f.dim_x}"
-    if f.format == AttrFormat.IMAGE:
-        return f" {f.dim_x}x{f.dim_y}"
-    return ""
-
-
-def group_attributes(figures: Sequence[AttributeFigures]) -> list[Group]:
-    """Groups by (type, format, write, array dimensions, rate band), their statistics and unique labels."""
-    by_key: dict[tuple[Any, ...], list[AttributeFigures]] = {}
-    for f in figures:
-        key = (f.format, f.type.suffix, f.write, f.dim_x, f.dim_y, rate_band(f.rate_hz))
-        by_key.setdefault(key, []).append(f)
-    ordered = sorted(by_key.items(), key=lambda kv: (kv[0][:5], -kv[0][5]))
-    labels = _labels([members for _, members in ordered])
-    groups = []
-    for (fmt, _, write, dim_x, dim_y, _), members, label in zip(
-            (k for k, _ in ordered), (m for _, m in ordered), labels, strict=True):
-        first = members[0]
-        events = sum(m.events for m in members)
-        pairs = sum(m.pairs for m in members)
-        chars = sum(m.chars_n for m in members)
-        numeric = fmt == AttrFormat.SCALAR and first.type in NUMERIC_TYPES
-        groups.append(Group(
-            label=label, type=first.type, format=fmt, write=write, count=len(members),
-            rate_hz=_sig(sum(m.rate_hz for m in members) / len(members)),
-            dim_x=dim_x if fmt != AttrFormat.SCALAR else 1, dim_y=dim_y if fmt == AttrFormat.IMAGE else 0,
-            string_chars=max(1, round(sum(m.chars_sum for m in members) / chars)) if chars else 20,
-            error_share=round(sum(m.errors for m in members) / events, 6) if events else None,
-            invalid_share=round(sum(m.invalid for m in members) / events, 6) if events else None,
-            value_step=_sig(sum(m.step_sum for m in members) / pairs) if numeric and pairs else None,
-            repeat_share=round(sum(m.repeats for m in members) / pairs, 6) if numeric and pairs else None,
-            names=tuple(sorted(m.name for m in members)),
-        ))
-    return groups
-
-
-def _labels(groups: Sequence[Sequence[AttributeFigures]]) -> list[str]:
-    """`<format> <type> <ro|rw>[ x<length>] every <period>` from each group's mean rate, with more
-    digits of the period where two groups would read the same."""
-    def label(members: Sequence[AttributeFigures], digits: int) -> str:
-        f = members[0]
-        rate = sum(m.rate_hz for m in members) / len(members)
-        return f"{f.format.name.lower()} {f.type.suffix} {f.write}{_shape(f)} {period_text(rate, digits)}"
-
-    for digits in range(2, 8):
-        out = [label(m, digits) for m in groups]
-        if len(set(out)) == len(out):
-            return out
-    return [f"{label(m, 8)} #{k + 1}" for k, m in enumerate(groups)]
-
-
-# ------------------------------------------------------------------------------ the archive
-
-
-@dataclass(frozen=True)
-class Archive:
-    """Where a URL points: the server kind, its endpoint, the database and the backend folder's
-    inventory module (no connection yet)."""
-
-    url: str             # the URL with its password masked
-    kind: str
-    endpoint: Any
-    database: str
-    module: ModuleType
-
-
-def masked(url: str) -> str:
-    """The URL with its password replaced by ***."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return re.sub(r"//[^/]*@", "//***@", url)
-    userinfo, at, host = parts.netloc.rpartition("@")
-    if not at or ":" not in userinfo:
-        return url
-    return urlunsplit(parts._replace(netloc=f"{userinfo.split(':', 1)[0]}:***@{host}"))
-
-
-def _inventory_modules() -> dict[str, ModuleType]:
-    """Server kind -> the `inventory` module of the backends that run on it (one per kind)."""
-    out: dict[str, ModuleType] = {}
-    for e in registry.REGISTRY:
-        module = registry.folder_module(e.name, "inventory")
-        if module is not None:
-            out.setdefault(e.server, module)
-    return out
-
-
-def resolve_url(url: str) -> Archive:
-    """The archive a URL names, or ConfigError with one line (the password never in it)."""
-    shown = masked(url)
-    modules = _inventory_modules()
-    forms = " or ".join(m.URL_FORM for m in modules.values())
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
-    except ValueError as exc:
-        raise ConfigError(f"cannot parse the URL {shown}: {exc}; give {forms}") from None
-    if not parts.scheme or "://" not in url:
-        raise ConfigError(f"{shown} is not a URL: give {forms}")
-    for kind in servers.SERVER_KINDS:
-        module = modules.get(kind.name)
-        if module is None or not kind.archive or kind.from_external is None:
-            continue
-        try:
-            endpoint = kind.external_endpoint(url)
-        except (ConfigError, ValueError):
-            continue
-        database = unquote(parts.path.lstrip("/"))
-        if not database or "/" in database:
-            raise ConfigError(f"{shown} names no database: give {module.URL_FORM}")
-        return Archive(shown, kind.name, endpoint, database, module)
-    raise ConfigError(f"{shown}: unknown kind of URL {parts.scheme + '://'!r}; give {forms}")
 
 
 # ----------------------------------------------------------------------------------- reading
@@ -332,7 +120,7 @@ class ArchiveRead:
     newest: datetime
     window_s: float
     rows_per_attribute: int
-    attributes: list[AttributeFigures]
+    attributes: list[AttributeShape]
     total: int                                              # attributes in att_conf
     left_out: dict[str, list[str]] = field(default_factory=dict)   # reason -> names
     stale: list[str] = field(default_factory=list)          # read from their last events before the window
@@ -491,10 +279,14 @@ def _read_events(session: ArchiveSession, attributes: Sequence[ArchivedAttribute
                 continue
             dim_x = max(1, dim_x)
             dim_y = max(1, dim_y) if fmt == AttrFormat.IMAGE else 0
-        figures = AttributeFigures(att.name, att.type, fmt, att.write, dim_x, dim_y,
-                                   attribute_rate([r.data_time for r in rows], read.window_s, read.newest),
-                                   len(rows), in_window=in_window)
-        read.attributes.append(tally(figures, rows))
+        write = WriteType.READ if att.write == "ro" else WriteType.READ_WRITE
+        shape = shape_of(att.name, int(att.type), int(fmt), int(write), dim_x, dim_y,
+                         attribute_rate([r.data_time for r in rows], read.window_s, read.newest),
+                         tally(att.type, rows))
+        if isinstance(shape, str):
+            leave_out(shape, att)
+            continue
+        read.attributes.append(shape)
         if not in_window:
             read.stale.append(att.name)
 
@@ -542,7 +334,8 @@ def header_lines(read: ArchiveRead, warnings: Sequence[str]) -> list[str]:
         (f"Read by `hdbbench inventory from-hdb` from {read.archive.url} ({read.backend}) at "
          f"{now:%Y-%m-%dT%H:%M:%SZ} in {read.seconds:.1f} s."),
         (f"Rates: per attribute over the {hours} ending at the archive's newest event, "
-         f"{read.newest:%Y-%m-%dT%H:%M:%SZ}: (n-1)/(last-first) of its n events, 1/({hours}) for one event. "
+         f"{read.newest:%Y-%m-%dT%H:%M:%SZ}: (n-2)/(last-second) of its n events (the oldest is often the "
+         f"value sent on subscription), 1/(last-first) of two, 1/({hours}) of one. "
          "Groups: Tango type, format, write type, array length and rate to 2 significant digits; rate_hz "
          "is the group's mean."),
         (f"Shares of the events read (at most {read.rows_per_attribute:,} rows per attribute): error_share "
@@ -563,7 +356,7 @@ def from_hdb(url: str, output: Path, *, window_h: float = DEFAULT_WINDOW_H,
     check_output(output)
     read = read_archive(url, window_h=window_h, max_seconds=max_seconds,
                         rows_per_attribute=rows_per_attribute, console=console)
-    groups = group_attributes(read.attributes)
+    groups = group_shapes(read.attributes)
     if not groups:
         raise ConfigError(f"database {read.archive.database!r} ({read.archive.url}) holds no attribute an "
                           f"inventory can describe: {'; '.join(read.warnings())}")

@@ -11,14 +11,13 @@ when the device has none, as hdbpp-cm reads it): a listed archiver the database 
 subscriber no manager lists, are each said in a warning line.
 
 Each archived attribute is then described by its live device (hdbbench.inventory.tango_config): type,
-format, write type, array size, and a rate. Rates come from the archive when a URL is given and
-hdbbench.inventory.from_hdb is there to read it, else from the attributes' configuration. The
+format, write type, array size, and a rate. Rates come from the archive when a URL is given (read as
+`inventory from-hdb` reads it), else from the attributes' configuration. The
 inventory's groups carry the attribute names; its [[archivers]] are today's assignment.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -27,14 +26,15 @@ from typing import Any
 
 from hdbbench.errors import ConfigError, ServerError
 from hdbbench.inventory import tango_config
-from hdbbench.inventory.grouping import build_inventory, twice_assigned
+from hdbbench.inventory.archive import masked
+from hdbbench.inventory.from_hdb import read_archive
+from hdbbench.inventory.grouping import AttributeShape, build_inventory, twice_assigned
 from hdbbench.sizing import Archiver, Inventory
 
 SUBSCRIBER_CLASS = "HdbEventSubscriber"
 MANAGER_CLASS = "HdbConfigurationManager"
 ATTRIBUTE_LIST = "AttributeList"
 ARCHIVER_LIST = "ArchiverList"
-FROM_HDB = "hdbbench.inventory.from_hdb"
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,9 @@ def manager_warnings(db: Any, archivers: Sequence[Archiver]) -> tuple[list[str],
     if not managers:
         return [f"no configuration manager ({MANAGER_CLASS}) in the database"], []
     ours = {a.name.lower(): a.name for a in archivers}
-    header, warnings, managed = [], [], set()
+    header: list[str] = []
+    warnings: list[str] = []
+    managed: set[str] = set()
     for manager in managers:
         listed = property_lines(db, manager, ARCHIVER_LIST)
         if not listed:
@@ -109,36 +111,23 @@ def manager_warnings(db: Any, archivers: Sequence[Archiver]) -> tuple[list[str],
     return header, warnings
 
 
-def archive_figures(url: str) -> dict[str, Any] | None:
-    """What hdbbench.inventory.from_hdb (`inventory from-hdb`) reads of each attribute of the archive at
-    `url`, by lower-case name (objects with rate_hz, type, format, write 'ro'|'rw', dim_x, dim_y);
-    None when that module, or its `read_archive`, is not there."""
-    try:
-        module = importlib.import_module(FROM_HDB)
-    except ModuleNotFoundError as exc:
-        if exc.name != FROM_HDB:
-            raise
-        return None
-    reader = getattr(module, "read_archive", None)
-    if reader is None:
-        return None
-    return {figures.name.lower(): figures for figures in reader(url).attributes}
+def archive_figures(url: str) -> dict[str, AttributeShape]:
+    """What `inventory from-hdb` reads of each attribute of the archive at `url`, by lower-case name."""
+    return {shape.name.lower(): shape for shape in read_archive(url).attributes}
 
 
-def archive_rates(url: str | None, names: Sequence[str]) -> tuple[dict[str, float], list[str], str, dict[str, Any]]:
+def archive_rates(url: str | None, names: Sequence[str]) -> tuple[dict[str, float], list[str], str,
+                                                                   dict[str, AttributeShape]]:
     """(rates by lower-case name from the archive, warnings, where they come from in words, everything
     the archive says by name)."""
     if not url:
         return {}, [], "", {}
     figures = archive_figures(url)
-    if figures is None:
-        return {}, [f"--url: reading rates from an archive needs {FROM_HDB} (inventory from-hdb), which this "
-                    "installation does not have: the rates come from the attributes' configuration"], "", {}
     wanted = {n.lower() for n in names}
     rates = {name: float(f.rate_hz) for name, f in figures.items() if name in wanted and f.rate_hz > 0}
-    words = f"from the archive {redacted(url)}"
+    words = f"from the archive {masked(url)}"
     missing = len(wanted - set(rates))
-    warnings = [f"{missing} attributes have no events in the archive {redacted(url)}: their rates come from "
+    warnings = [f"{missing} attributes have no events in the archive {masked(url)}: their rates come from "
                 "their configuration"] if missing else []
     return rates, warnings, words, figures
 
@@ -152,15 +141,6 @@ def unique_names(names: Iterable[str]) -> list[str]:
             seen.add(name.lower())
             out.append(name)
     return out
-
-
-def redacted(url: str) -> str:
-    """A URL without its password."""
-    scheme, sep, rest = url.partition("://")
-    if not sep or "@" not in rest:
-        return url
-    user, _, host = rest.rpartition("@")
-    return f"{scheme}://{user.split(':', 1)[0]}@{host}"
 
 
 def read_tango(tango_host: str, name: str, url: str | None = None,

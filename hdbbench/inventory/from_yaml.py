@@ -34,24 +34,22 @@ configuration (hdbbench.inventory.tango_config).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from hdbbench.errors import ConfigError, ServerError
-from hdbbench.hdbtypes import WriteType
 from hdbbench.inventory import tango_config
+from hdbbench.inventory.archive import masked
 from hdbbench.inventory.from_tango import (
-    FROM_HDB,
     SUBSCRIBER_CLASS,
     Reading,
     archive_rates,
     devices_of_class,
-    redacted,
     unique_names,
 )
-from hdbbench.inventory.grouping import build_inventory, shape_of
+from hdbbench.inventory.grouping import AttributeShape, build_inventory
 from hdbbench.sizing import Archiver
 
 LITERAL_DEVICE = re.compile(r"[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+")
@@ -220,12 +218,9 @@ def read_yaml(path: str | Path, name: str, types_from: str | None = None, url: s
         warnings += rate_lines
         described = tango_config.describe(types_from, names, given, default_period_s)
         types = f"the devices of {types_from}"
-    elif not figures:
-        raise ConfigError(f"{config.source}: --url gives types through {FROM_HDB} (inventory from-hdb), which this "
-                          f"installation does not have: give --types-from HOST:PORT (the file's db is {config.db})")
     else:
         described = from_archive(names, figures, given)
-        types = f"the archive {redacted(url or '')}"
+        types = f"the archive {masked(url or '')}"
     warnings += described.warnings
     if not described.shapes:
         raise ServerError(f"{config.source}: none of its {len(names)} attributes could be described by {types}: "
@@ -252,22 +247,16 @@ def read_yaml(path: str | Path, name: str, types_from: str | None = None, url: s
     return Reading(inventory, header, tuple(warnings))
 
 
-def from_archive(names: list[str], figures: dict[str, Any], rates: dict[str, float]) -> tango_config.Described:
+def from_archive(names: list[str], figures: dict[str, AttributeShape], rates: dict[str, float]) -> tango_config.Described:
     """Shapes from what the archive says of each attribute (`figures` by lower-case name), at `rates`
     where given (else the archive's own rate)."""
     out = tango_config.Described()
     for name in names:
         f = figures.get(name.lower())
-        if f is None or f.type is None or f.format is None:
-            out.unknown[name] = "not in the archive" if f is None else "its type is not known to the archive"
+        if f is None:
+            out.unknown[name] = "not in the archive"
             continue
-        write = WriteType.READ if f.write == "ro" else WriteType.READ_WRITE
-        shape = shape_of(name, int(f.type), int(f.format), int(write), f.dim_x, f.dim_y,
-                         rates.get(name.lower(), f.rate_hz))
-        if isinstance(shape, str):
-            out.unknown[name] = shape
-            continue
-        out.shapes.append(shape)
+        out.shapes.append(replace(f, name=name, rate_hz=rates.get(name.lower(), f.rate_hz)))
         out.rate_sources[tango_config.RATE_FROM_CALLER] += 1
     if out.unknown:
         out.warnings.append(f"{len(out.unknown)} attributes unknown, left out of the groups: "

@@ -4,8 +4,10 @@
 Each attribute is described by what HDB++ stores it as (type, format, write type, array size) and by
 its rate. Attributes of the same type, format, write side (ro: READ; rw: the written kinds), array
 size and rate band are one group, which lists their names; the band is the rate rounded to two
-significant digits (1.0, 0.33, 0.017 Hz ...), and the group's rate is its members' mean. The result
-is the Inventory hdbbench.sizing reads (hdbbench.inventory.write writes it).
+significant digits (1.0, 0.33, 0.017 Hz ...), and the group's rate is its members' mean. A group's
+label says its shape and period ("scalar devdouble ro every 10 s"), whichever source the attributes
+came from (an archive, a Tango database, a yaml2archiving file). The result is the Inventory
+hdbbench.sizing reads (hdbbench.inventory.write writes it).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hdbbench.hdbtypes import AttrFormat, TangoType, WriteType
+from hdbbench.inventory.figures import NUMERIC_TYPES, ValueTally
 from hdbbench.sizing import MAX_ELEMENTS, MAX_RATE_HZ, Archiver, Group, Inventory
 
 ARCHIVABLE_TYPES = frozenset(int(t) for t in TangoType)
@@ -32,6 +35,7 @@ class AttributeShape:
     dim_x: int = 1        # spectrum length / image width (the attribute's maximum)
     dim_y: int = 0        # image height
     rate_hz: float = 1.0
+    values: ValueTally | None = None   # what its stored events say (an archive's), where read
 
     @property
     def side(self) -> str:
@@ -45,7 +49,7 @@ class AttributeShape:
 
 
 def shape_of(name: str, data_type: int, data_format: int, writable: int, max_dim_x: int, max_dim_y: int,
-             rate_hz: float) -> AttributeShape | str:
+             rate_hz: float, values: ValueTally | None = None) -> AttributeShape | str:
     """The shape from an attribute's Tango configuration numbers, or why HDB++ cannot archive it
     (in words)."""
     if int(data_type) not in ARCHIVABLE_TYPES:
@@ -55,7 +59,7 @@ def shape_of(name: str, data_type: int, data_format: int, writable: int, max_dim
         return "DevEncoded is archived as a scalar only"
     dim_x = max(1, int(max_dim_x)) if fmt != AttrFormat.SCALAR else 1
     dim_y = max(1, int(max_dim_y)) if fmt == AttrFormat.IMAGE else 0
-    shape = AttributeShape(name, ttype, fmt, WriteType(int(writable)), dim_x, dim_y, rate_hz)
+    shape = AttributeShape(name, ttype, fmt, WriteType(int(writable)), dim_x, dim_y, rate_hz, values)
     if shape.elements > MAX_ELEMENTS:
         return f"{shape.elements} elements is more than an inventory takes ({MAX_ELEMENTS})"
     return shape
@@ -68,9 +72,61 @@ def rate_band(rate_hz: float) -> float:
     return float(f"{rate_hz:.2g}")
 
 
-def _label(ttype: TangoType, fmt: AttrFormat, side: str, dim_x: int, dim_y: int, band: float) -> str:
-    size = f"_x{dim_x}" if fmt == AttrFormat.SPECTRUM else f"_{dim_x}x{dim_y}" if fmt == AttrFormat.IMAGE else ""
-    return f"{fmt.name.lower()}_{ttype.suffix}_{side}{size}_{band:g}hz"
+def period_text(rate_hz: float, digits: int = 2) -> str:
+    """`every 10 s`, `every 0.5 s`, `every 5 min`, `every 2 h`, `every 3 d`."""
+    period = 1.0 / rate_hz
+    units = (("s", 1.0, 120.0), ("min", 60.0, 7200.0), ("h", 3600.0, 172800.0), ("d", 86400.0, math.inf))
+    for unit, seconds, below in units:
+        if period < below:
+            value = float(f"{period / seconds:.{digits}g}")
+            return f"every {value:g} {unit}"
+    raise AssertionError("unreachable")
+
+
+def _sig(x: float, digits: int = 6) -> float:
+    return float(f"{x:.{digits}g}")
+
+
+def _mean_rate(shapes: Sequence[AttributeShape]) -> float:
+    return _sig(sum(min(s.rate_hz, MAX_RATE_HZ) for s in shapes) / len(shapes))
+
+
+def _size(shape: AttributeShape) -> str:
+    if shape.format == AttrFormat.SPECTRUM:
+        return f" x{shape.dim_x}"
+    return f" {shape.dim_x}x{shape.dim_y}" if shape.format == AttrFormat.IMAGE else ""
+
+
+def _labels(groups: Sequence[Sequence[AttributeShape]]) -> list[str]:
+    """`<format> <type> <ro|rw>[ x<length>] every <period>` from each group's mean rate, with more
+    digits of the period where two groups would read the same."""
+    def label(members: Sequence[AttributeShape], digits: int) -> str:
+        s = members[0]
+        return f"{s.format.name.lower()} {s.type.suffix} {s.side}{_size(s)} {period_text(_mean_rate(members), digits)}"
+
+    for digits in range(2, 8):
+        out = [label(m, digits) for m in groups]
+        if len(set(out)) == len(out):
+            return out
+    return [f"{label(m, 8)} #{k + 1}" for k, m in enumerate(groups)]
+
+
+def _group(label: str, members: Sequence[AttributeShape]) -> Group:
+    """One group of `members` (one shape and band): its rate the members' mean, and the statistics of
+    their values where the archive gave them (hdbbench.inventory.figures)."""
+    s = members[0]
+    tallies = [m.values for m in members if m.values is not None]
+    v = ValueTally.total(tallies)
+    numeric = s.format == AttrFormat.SCALAR and s.type in NUMERIC_TYPES
+    return Group(
+        label=label, type=s.type, format=s.format, write=s.side, count=len(members), rate_hz=_mean_rate(members),
+        dim_x=s.dim_x, dim_y=s.dim_y,
+        string_chars=max(1, round(v.chars_sum / v.chars_n)) if v.chars_n else 20,
+        error_share=round(v.errors / v.events, 6) if v.events else None,
+        invalid_share=round(v.invalid / v.events, 6) if v.events else None,
+        value_step=_sig(v.step_sum / v.pairs) if numeric and v.pairs else None,
+        repeat_share=round(v.repeats / v.pairs, 6) if numeric and v.pairs else None,
+        names=tuple(m.name for m in members))
 
 
 def group_shapes(shapes: Iterable[AttributeShape]) -> tuple[Group, ...]:
@@ -78,17 +134,12 @@ def group_shapes(shapes: Iterable[AttributeShape]) -> tuple[Group, ...]:
     groups ordered by type, format, side, size and band."""
     members: dict[tuple[TangoType, AttrFormat, str, int, int, float], list[AttributeShape]] = {}
     for shape in shapes:
-        rate = min(shape.rate_hz, MAX_RATE_HZ)
-        key = (shape.type, shape.format, shape.side, shape.dim_x, shape.dim_y, rate_band(rate))
+        key = (shape.type, shape.format, shape.side, shape.dim_x, shape.dim_y,
+               rate_band(min(shape.rate_hz, MAX_RATE_HZ)))
         members.setdefault(key, []).append(shape)
-    groups = []
-    for key in sorted(members, key=lambda k: (int(k[0]), int(k[1]), k[2], k[3], k[4], k[5])):
-        ttype, fmt, side, dim_x, dim_y, band = key
-        shapes_of = members[key]
-        mean = sum(min(s.rate_hz, MAX_RATE_HZ) for s in shapes_of) / len(shapes_of)
-        groups.append(Group(_label(ttype, fmt, side, dim_x, dim_y, band), ttype, fmt, side, len(shapes_of),
-                            mean, dim_x, dim_y, names=tuple(s.name for s in shapes_of)))
-    return tuple(groups)
+    keys = sorted(members, key=lambda k: (int(k[0]), int(k[1]), k[2], k[3], k[4], k[5]))
+    labels = _labels([members[k] for k in keys])
+    return tuple(_group(label, members[k]) for k, label in zip(keys, labels, strict=True))
 
 
 def build_inventory(name: str, source: str | Path, shapes: Sequence[AttributeShape],

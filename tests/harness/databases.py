@@ -16,8 +16,10 @@ from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from hdbbench.backends import Backend, get_backend
+from hdbbench.backends.accounts import as_account
 from hdbbench.hdbtypes import AttributeInfo, Event, TangoType
 from tests.harness.waiting import eventually
 
@@ -39,6 +41,24 @@ def fresh_backend(backend: str, endpoint: Any, variant: str | None = None,
             b.drop_schema()
         except Exception:  # noqa: BLE001 - best effort: a failed test's server may be gone
             pass
+
+
+READ_ONLY_ACCOUNTS = {"mysql": "hdbppro"}     # HDB++'s read-only account; PostgreSQL flavours: hdb_data_reporter
+
+
+def read_only_account(backend: str) -> str:
+    return READ_ONLY_ACCOUNTS.get(backend, "hdb_data_reporter")
+
+
+def url_of(endpoint: Any, database: str) -> str:
+    """The URL of `database` on `endpoint`, as a user gives it (password included)."""
+    parts = urlsplit(endpoint.external_value())
+    return urlunsplit(parts._replace(path=f"/{database}"))
+
+
+def read_only_url(backend: Backend) -> str:
+    """The URL of the backend's database as HDB++'s read-only account."""
+    return url_of(as_account(backend.endpoint, read_only_account(backend.name)), backend.database)
 
 
 def sql(backend: Backend, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
