@@ -18,6 +18,12 @@ class SchemaError(HdbbenchError):
     """A schema cannot be created, dropped or does not match its definition."""
 
 
+def first_line(exc: BaseException) -> str:
+    """The first non-blank line of an exception's message (a driver's error spans several), else its type."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
 def one_line(exc: BaseException) -> str:
     """An exception as one line of a record: its type and the first line of its message."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""

@@ -14,8 +14,10 @@ import pytest
 
 from hdbbench import facility
 from hdbbench.errors import ConfigError
+from hdbbench.inventory import archivers as planner
 from hdbbench.inventory.archivers import plan_archivers, planned_inventory
 from hdbbench.inventory.write import write_inventory
+from hdbbench.kinds import OURS
 from hdbbench.plan import plan_devices
 from hdbbench.scenario import parse_scenario
 from hdbbench.sizing import load_inventory
@@ -115,3 +117,25 @@ def test_validate_runs_the_plans_layout_and_keeps_up(tmp_path: Path, test_state_
     assert ", lost 0, 0 attributes unproven" in done.stderr
     lines = (out / "attribute-add.txt").read_text().splitlines()
     assert len(lines) == 40 and {line.split()[0] for line in lines} == {"archiving/hdbpp/es-01", "archiving/hdbpp/es-02"}
+
+
+@pytest.mark.subscriber
+def test_calibrate_measures_one_archiver_on_the_mix_and_plans_from_it(tmp_path: Path, test_state_dir: Path,
+                                                                      stack_endpoints: object) -> None:
+    """--calibrate starts its own saturation search of one archiver on the mix (here our subscriber keeps up
+    to the search's end, the rate beyond which the plan would not change) and plans from what it measured."""
+    (tmp_path / "s.toml").write_text(SMALL)
+    out = tmp_path / "plan"
+    done = subprocess.run([sys.executable, "-m", "hdbbench", "plan", "archivers", str(tmp_path / "s.toml"),
+                           "--backend", "timescaledb", "--calibrate", "--output", str(out),
+                           "--state-dir", str(test_state_dir)],
+                          capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "calibrating: one hdbbench-es archiver on timescaledb, 1 x the inventory's attributes, saturation " \
+           "search from 39 events/s" in done.stderr
+    (run,) = (out / "runs").iterdir()
+    sustainable, words = planner.sustainable_from_run(run, "timescaledb", OURS)
+    assert sustainable >= 78 / 0.5, words        # reached the rate the plan needs: one archiver holds all 40
+    header = (out / "archivers.toml").read_text()
+    assert f"calibration run {run}" in header.replace("\n# ", " ")
+    assert len(load_inventory(out / "archivers.toml").archivers) == 1

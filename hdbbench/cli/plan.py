@@ -4,6 +4,14 @@
     hdbbench plan archivers inventories/example-facility.toml --backend timescaledb --from runs/<run>
     hdbbench plan archivers FILE --backend mysql --rate 12000 [--kind hdbpp-es --binary PATH]
                             [--headroom 0.5] [--output DIR] [--validate [--duration-s 60]]
+    hdbbench plan archivers FILE --backend timescaledb --calibrate
+
+The sustainable rate of one archiver comes from a run's saturation search (--from), a figure
+(--rate), or a short calibration run the command starts (--calibrate): the facility scenario with
+this inventory's mix (scaled down to what one archiver may hold) and one archiver of the kind, whose
+saturation search, +25 % steps of 8 s from half the mix's own rate, ends where it falls behind, or
+at the rate the plan needs no more than (the mix's rate over the headroom: one archiver then holds
+as many attributes as it may).
 
 It writes into DIR (default plans/<inventory>-<backend>): archivers.toml (the inventory with its
 [[archivers]]: the facility scenario runs exactly that layout), attribute-add.txt (one `AttributeAdd`
@@ -14,6 +22,7 @@ it keeps up with nothing lost (exit 1 when not). hdbbench.inventory.archivers sa
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +40,8 @@ console = Console(stderr=True)
 # --validate: the median per-second stored rate at least this share of the offered one. Not the share of
 # seconds at the offered rate: at a facility's slow rates one second's count swings with the polling phases.
 KEPT_UP_RATE = 0.95
+# --calibrate: +25 % steps of 8 s from half the mix's own rate, up to the rate the plan needs (at most 14 steps).
+CALIBRATION_STEP, CALIBRATION_STEP_S, CALIBRATION_MAX_STEPS = 0.25, 8, 14
 
 
 @click.group()
@@ -47,6 +58,7 @@ def plan() -> None:
               help="attributes one archiver keeps (default: HDB++'s 10,000; another kind Tango's 5,000)")
 @click.option("--from", "run_dir", type=click.Path(path_type=Path), help="a run whose saturation search measured the kind")
 @click.option("--rate", type=click.FloatRange(min=0, min_open=True), help="events/s one archiver sustains, as measured")
+@click.option("--calibrate", is_flag=True, help="measure it: a short saturation search of one archiver on this mix")
 @click.option("--headroom", type=click.FloatRange(0, 1, min_open=True), default=0.5, show_default=True,
               help="each archiver at most this share of its sustainable rate")
 @click.option("--output", type=click.Path(path_type=Path), help="the plan's directory [plans/<inventory>-<backend>]")
@@ -55,29 +67,33 @@ def plan() -> None:
               help="--validate: the trial's length")
 @state_dir_option
 def archivers(inventory_path: Path, backend: str, kind: str, binary: Path | None, safe_attributes: int | None,
-              run_dir: Path | None, rate: float | None, headroom: float, output: Path | None, validate: bool,
-              duration_s: float, state_dir: Path) -> None:
+              run_dir: Path | None, rate: float | None, calibrate: bool, headroom: float, output: Path | None,
+              validate: bool, duration_s: float, state_dir: Path) -> None:
     """The archivers INVENTORY needs on BACKEND, and an assignment of its attributes."""
     from hdbbench.inventory import archivers as planner
     from hdbbench.inventory.write import write_inventory
     from hdbbench.sizing import load_inventory
 
-    if (run_dir is None) == (rate is None):
-        raise ConfigError("give exactly one of --from RUN (a measured saturation) and --rate EVENTS_PER_S")
-    if kind != OURS and binary is None and validate:
-        raise ConfigError(f"--validate with kind {kind} needs its --binary")
+    if sum((run_dir is not None, rate is not None, calibrate)) != 1:
+        raise ConfigError("give exactly one of --from RUN (a measured saturation), --rate EVENTS_PER_S and --calibrate")
+    if kind != OURS and binary is None and (validate or calibrate):
+        raise ConfigError(f"--{'validate' if validate else 'calibrate'} with kind {kind} needs its --binary")
     inventory = load_inventory(inventory_path)
-    if rate is not None:
-        sustainable, source = float(rate), "stated with --rate"
-    else:
-        assert run_dir is not None
-        sustainable, source = planner.sustainable_from_run(run_dir, backend, kind)
     # HDB++ archives at most MAX_ATTRIBUTES_PER_SUBSCRIBER per archiver; another kind keeps what Tango's
     # event consumer allows (two topics per attribute), unless it is known to keep more.
     kind_limit = None if kind == OURS else TANGO_SUB_SEND_HWM // TOPICS_PER_ATTRIBUTE
     limit = safe_attributes or min(x for x in (kind_limit, MAX_ATTRIBUTES_PER_SUBSCRIBER) if x is not None)
-    made = planner.plan_archivers(inventory, backend, kind, sustainable, source, limit, headroom)
     where = output or Path("plans") / planner.safe_name(f"{inventory.name}-{backend}")
+    if rate is not None:
+        sustainable, source = float(rate), "stated with --rate"
+    elif calibrate:
+        run = _calibrate(inventory_path, inventory, backend, kind, binary, limit, headroom, where, state_dir)
+        sustainable, source = planner.sustainable_from_run(run, backend, kind)
+        source = f"calibration run {run}: {source}"
+    else:
+        assert run_dir is not None
+        sustainable, source = planner.sustainable_from_run(run_dir, backend, kind)
+    made = planner.plan_archivers(inventory, backend, kind, sustainable, source, limit, headroom)
     planned = write_inventory(where / "archivers.toml", planner.planned_inventory(inventory, made),
                               [f"archiver plan of {inventory.source} on {backend} for {kind}: {made.limits()}"])
     (where / "attribute-add.txt").write_text("\n".join(planner.attribute_add_lines(made)) + "\n")
@@ -97,27 +113,63 @@ def _show(made: Any) -> None:
     Console().print(table)
 
 
+def _facility_run(name: str, inventory_path: Path, backend: str, kind: str, binary: Path | None, archivers: int,
+                  scale: float, load: dict[str, float], measurements: dict[str, Any], where: Path,
+                  state_dir: Path) -> Path:
+    """Run the facility scenario on `inventory_path`'s mix at `scale`, with `archivers` of the kind; its run directory."""
+    from hdbbench.runner import RunOptions, run_scenario
+    from hdbbench.scenario import parse_scenario
+
+    subscribers: dict[str, Any] = {"count": archivers, "lib_configuration": {"batch_size": "1000"}}
+    if binary is not None:
+        subscribers["kinds"] = [{"name": kind, "binary": str(binary)}]
+    document = {"name": name, "seed": 42, "backends": [backend], "stack": {"profile": "relaxed"},
+                "schema": {"variant": "pk+2"}, "devices": {"inventory": str(inventory_path.resolve()), "scale": scale},
+                "subscribers": subscribers, "load": load, "measurements": measurements}
+    scenario = parse_scenario(document, where / f"{name}.toml")
+    return run_scenario(scenario, RunOptions(state_dir=state_dir, runs_root=where / "runs"), console)
+
+
+def _calibrate(inventory_path: Path, inventory: Any, backend: str, kind: str, binary: Path | None, limit: int,
+               headroom: float, where: Path, state_dir: Path) -> Path:
+    """A saturation search of one archiver of the kind on the inventory's mix, scaled down to `limit`
+    attributes where it has more (the mix's shares of types and rates stay)."""
+    from dataclasses import replace
+
+    from hdbbench import facility
+    from hdbbench.inventory.write import write_inventory
+
+    attributes = sum(g.count for g in inventory.groups)
+    scale = min(1.0, limit / attributes)
+    # The mix without today's [[archivers]]: one archiver takes every (scaled) attribute.
+    mix = write_inventory(where / "calibration-mix.toml", replace(inventory, archivers=()),
+                          [f"the mix of {inventory_path} without its [[archivers]], for `plan archivers --calibrate`"])
+    mix_rate = facility.natural_rate(inventory, scale)
+    start = round(mix_rate / 2, 3)
+    # Beyond mix_rate / headroom the plan would not change: stop the search there.
+    steps = 1 + math.ceil(math.log(mix_rate / headroom / start) / math.log(1 + CALIBRATION_STEP))
+    steps = max(2, min(CALIBRATION_MAX_STEPS, steps))
+    console.print(f"calibrating: one {kind} archiver on {backend}, {scale:.3g} x the inventory's attributes, "
+                  f"saturation search from {start:,.0f} events/s", highlight=False, soft_wrap=True)
+    return _facility_run(f"calibrate-{where.name}", mix, backend, kind, binary, 1, scale,
+                         {"rate": start, "duration_s": 20, "warmup_s": 4},
+                         {"saturation": {"start_rate": start, "step": CALIBRATION_STEP, "step_s": CALIBRATION_STEP_S,
+                                         "max_steps": steps}}, where, state_dir)
+
+
 def _validate(planned: Path, made: Any, binary: Path | None, duration_s: float, state_dir: Path) -> None:
     """The facility scenario with exactly the plan's layout, at the inventory's own rates."""
     from hdbbench import facility
     from hdbbench.results import read_results
-    from hdbbench.runner import RunOptions, run_scenario
-    from hdbbench.scenario import parse_scenario
     from hdbbench.sizing import load_inventory
     from hdbbench.trials import InsertionResults
 
     inventory = load_inventory(planned)
     offered = facility.natural_rate(inventory, 1.0)
-    subscribers: dict[str, Any] = {"count": len(made.archivers), "lib_configuration": {"batch_size": "1000"}}
-    if binary is not None:
-        subscribers["kinds"] = [{"name": made.kind, "binary": str(binary)}]
-    document = {"name": f"validate-{planned.parent.name}", "seed": 42, "backends": [made.backend],
-                "stack": {"profile": "relaxed"}, "schema": {"variant": "pk+2"},
-                "devices": {"inventory": str(planned.resolve()), "scale": 1.0}, "subscribers": subscribers,
-                "load": {"rate": round(offered, 3), "duration_s": duration_s, "warmup_s": min(10.0, duration_s / 4)},
-                "measurements": {"throughput": True}}
-    scenario = parse_scenario(document, planned.parent / "validate.toml")
-    run = run_scenario(scenario, RunOptions(state_dir=state_dir, runs_root=planned.parent / "runs"), console)
+    run = _facility_run(f"validate-{planned.parent.name}", planned, made.backend, made.kind, binary,
+                        len(made.archivers), 1.0,
+                        {"rate": round(offered, 3), "duration_s": duration_s, "warmup_s": min(10.0, duration_s / 4)},
+                        {"throughput": True}, planned.parent, state_dir)
     trials = InsertionResults.from_dict(read_results(run / "results.json", "insertion").results).trials
     trial = trials[-1]
     lost, unproven = trial.accounting.lost, trial.delivery_unproven or 0

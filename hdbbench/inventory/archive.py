@@ -20,20 +20,23 @@ backend on that kind.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from types import ModuleType
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from hdbbench.backends import registry
-from hdbbench.errors import ConfigError
+from hdbbench.errors import ConfigError, ServerError, first_line
 from hdbbench.hdbtypes import AttrFormat, TangoType
 from hdbbench.servers import registry as servers
 
 # What `events` returns as each row's value: the number (numeric scalars), the length in characters
 # (strings), or nothing.
 NUMBER, LENGTH = "number", "length"
+C = TypeVar("C")   # a driver's connection
+S = TypeVar("S")   # a backend's ArchiveSession
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,21 @@ class ArchiveSession(Protocol):
         """Cancel any later statement that runs longer than `seconds`."""
 
     def close(self) -> None: ...
+
+
+def open_session(connect: Callable[[], C], session: Callable[[C], S], driver_error: type[Exception],
+                 where: str, database: str) -> S:
+    """A backend module's `open_archive`: connect, then make the session (closing the connection when
+    that fails); a connection the driver refuses is ServerError in one line."""
+    try:
+        conn = connect()
+    except driver_error as exc:
+        raise ServerError(f"cannot connect to {where}, database {database!r}: {first_line(exc)}") from exc
+    try:
+        return session(conn)
+    except BaseException:
+        conn.close()  # type: ignore[attr-defined]
+        raise
 
 
 # ------------------------------------------------------------------------ where a URL points

@@ -20,9 +20,9 @@ from typing import Any
 from hdbbench.backends.mysql.backend import MySQLBackend
 from hdbbench.backends.mysql.encoders import naive_utc
 from hdbbench.backends.mysql.tables import quote_ident
-from hdbbench.errors import ConfigError, ServerError
+from hdbbench.errors import ConfigError, ServerError, first_line
 from hdbbench.hdbtypes import AttrFormat, TangoType
-from hdbbench.inventory.archive import LENGTH, NUMBER, ArchivedAttribute, EventRow
+from hdbbench.inventory.archive import LENGTH, NUMBER, ArchivedAttribute, EventRow, open_session
 
 URL_FORM = "mysql://user:password@host:port/database"
 TIMEOUT_ERRNOS = (1969, 3024)   # MariaDB ER_STATEMENT_TIMEOUT, MySQL ER_QUERY_TIMEOUT
@@ -33,20 +33,9 @@ def open_archive(endpoint: Any, database: str, statement_timeout_s: float) -> My
     import mariadb
 
     where = f"MariaDB at {endpoint.host}:{endpoint.port}"
-    try:
-        conn = endpoint.connect(database)
-    except mariadb.Error as exc:
-        raise ServerError(f"cannot connect to {where}, database {database!r}: {_first_line(exc)}") from exc
-    try:
-        return MySQLArchiveSession(conn, f"database {database!r} on {where}", statement_timeout_s)
-    except BaseException:
-        conn.close()
-        raise
-
-
-def _first_line(exc: BaseException) -> str:
-    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
-    return lines[0] if lines else type(exc).__name__
+    return open_session(lambda: endpoint.connect(database),
+                        lambda conn: MySQLArchiveSession(conn, f"database {database!r} on {where}", statement_timeout_s),
+                        mariadb.Error, where, database)
 
 
 def _utc(at: datetime) -> datetime:
@@ -72,7 +61,7 @@ class MySQLArchiveSession:
             conf = {r[0] for r in self._all("SELECT COLUMN_NAME FROM information_schema.COLUMNS "
                                             "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'att_conf'")}
         except mariadb.Error as exc:
-            raise ServerError(f"reading {where} failed: {_first_line(exc)}") from exc
+            raise ServerError(f"reading {where} failed: {first_line(exc)}") from exc
         if not conf:
             raise ConfigError(f"{where} is not an HDB++ archive: it has no att_conf table")
         if "att_conf_data_type_id" not in conf:
@@ -96,7 +85,7 @@ class MySQLArchiveSession:
             self.conn.rollback()
             if getattr(exc, "errno", None) in TIMEOUT_ERRNOS:
                 raise TimeoutError(f"a statement on {self.where} ran past its timeout") from exc
-            raise ServerError(f"reading {self.where} failed: {_first_line(exc)}") from exc
+            raise ServerError(f"reading {self.where} failed: {first_line(exc)}") from exc
 
     def set_timeout(self, seconds: float) -> None:
         import mariadb

@@ -21,9 +21,9 @@ from psycopg import sql
 
 from hdbbench.backends.postgres.backend import PostgresBackend
 from hdbbench.backends.postgres.timescaledb import TimescaleBackend
-from hdbbench.errors import ConfigError, ServerError
+from hdbbench.errors import ConfigError, ServerError, first_line
 from hdbbench.hdbtypes import AttrFormat, TangoType
-from hdbbench.inventory.archive import LENGTH, NUMBER, ArchivedAttribute, EventRow
+from hdbbench.inventory.archive import LENGTH, NUMBER, ArchivedAttribute, EventRow, open_session
 
 URL_FORM = "postgresql://user:password@host:port/database"
 CONNECT_TIMEOUT_S = 10
@@ -32,21 +32,10 @@ APPLICATION_NAME = "hdbbench inventory from-hdb"
 
 def open_archive(endpoint: Any, database: str, statement_timeout_s: float) -> PgArchiveSession:
     where = f"PostgreSQL at {endpoint.host}:{endpoint.port}"
-    try:
-        conn = psycopg.connect(endpoint.conninfo(database), autocommit=True, connect_timeout=CONNECT_TIMEOUT_S,
-                               application_name=APPLICATION_NAME)
-    except psycopg.Error as exc:
-        raise ServerError(f"cannot connect to {where}, database {database!r}: {_first_line(exc)}") from exc
-    try:
-        return PgArchiveSession(conn, f"database {database!r} on {where}", statement_timeout_s)
-    except BaseException:
-        conn.close()
-        raise
-
-
-def _first_line(exc: BaseException) -> str:
-    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
-    return lines[0] if lines else type(exc).__name__
+    return open_session(lambda: psycopg.connect(endpoint.conninfo(database), autocommit=True,
+                                                connect_timeout=CONNECT_TIMEOUT_S, application_name=APPLICATION_NAME),
+                        lambda conn: PgArchiveSession(conn, f"database {database!r} on {where}", statement_timeout_s),
+                        psycopg.Error, where, database)
 
 
 class PgArchiveSession:
@@ -68,7 +57,7 @@ class PgArchiveSession:
                 "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
                 "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v')")}
         except psycopg.Error as exc:
-            raise ServerError(f"reading {where} failed: {_first_line(exc)}") from exc
+            raise ServerError(f"reading {where} failed: {first_line(exc)}") from exc
 
     # --- statements: each in a read-only transaction that ends with it
     def _all(self, query: Any, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -81,7 +70,7 @@ class PgArchiveSession:
             raise TimeoutError(f"a statement on {self.where} ran past its timeout") from exc
         except psycopg.Error as exc:
             self.conn.rollback()
-            raise ServerError(f"reading {self.where} failed: {_first_line(exc)}") from exc
+            raise ServerError(f"reading {self.where} failed: {first_line(exc)}") from exc
 
     def _one(self, query: Any, params: tuple[Any, ...] = ()) -> Any:
         rows = self._all(query, params)
@@ -97,7 +86,7 @@ class PgArchiveSession:
                 self.conn.commit()
         except psycopg.Error as exc:
             self.conn.rollback()
-            raise ServerError(f"reading {self.where} failed: {_first_line(exc)}") from exc
+            raise ServerError(f"reading {self.where} failed: {first_line(exc)}") from exc
 
     # --- the archive
     def attributes(self) -> list[ArchivedAttribute]:
