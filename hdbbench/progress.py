@@ -24,6 +24,7 @@ from hdbbench.outside import COUNTER_COLUMN, LAG_COLUMN
 from hdbbench.trials import TrialSummary
 
 PLAIN_PERIOD_S = 10.0
+MIN_DONE_FOR_ESTIMATE = 0.05
 
 
 class TrialProgress:
@@ -36,6 +37,7 @@ class TrialProgress:
                              TimeRemainingColumn(), console=console, transient=False) if self.live else None
         self._task: Any = None
         self._previous: tuple[float, float] | None = None   # (t_s, stored) of the last sample seen
+        self._measuring_since: float | None = None           # when the trial's measurement began (done > 0)
         self._rate: float | None = None
         self._started = time.monotonic()
         self._printed = 0.0
@@ -51,7 +53,7 @@ class TrialProgress:
             self._bar.__exit__(kind, error, tb)
 
     def new_trial(self, label: str) -> None:
-        self._previous, self._rate = None, None
+        self._previous, self._rate, self._measuring_since = None, None, None
         self._started = self._printed = time.monotonic()
         if self._bar is not None:
             self._bar.reset(self._task, description=label)
@@ -64,10 +66,16 @@ class TrialProgress:
             self._bar.update(self._task, description=text, completed=done)
             return
         now = time.monotonic()
+        if done > 0 and self._measuring_since is None:
+            self._measuring_since = now
         if now - self._printed >= PLAIN_PERIOD_S:
             self._printed = now
             elapsed = now - self._started
-            left = f", about {elapsed * (1 - done) / done:.0f} s left" if 0 < done < 1 else ""
+            # What is left, from the pace of the measurement alone (the set-up before it says nothing of
+            # it), once it has gone far enough for a pace to mean something.
+            measuring = now - self._measuring_since if self._measuring_since is not None else 0.0
+            left = (f", about {measuring * (1 - done) / done:.0f} s left"
+                    if MIN_DONE_FOR_ESTIMATE <= done < 1 and measuring > 0 else "")
             self.console.print(f"  {text}  [{elapsed:.0f} s{left}]", highlight=False, soft_wrap=True)
 
     def figures(self, latest: Mapping[str, float]) -> str:
