@@ -26,12 +26,16 @@ def inventory() -> None:
 # --- from-hdb: a live HDB++ archive (hdbbench.inventory.from_hdb)
 
 
+# Rates from an archive: from-hdb's, and from-tango's and from-yaml's with --url.
+_window = click.option("--window-h", type=click.FloatRange(min=0, min_open=True), default=hdb.DEFAULT_WINDOW_H,
+                       show_default=True, help="Rates over this many hours ending at the archive's newest event.")
+
+
 @inventory.command("from-hdb")
 @click.argument("url")
 @click.option("--output", "-o", required=True, type=click.Path(path_type=Path),
               help="The inventory file to write.")
-@click.option("--window-h", type=click.FloatRange(min=0, min_open=True), default=hdb.DEFAULT_WINDOW_H,
-              show_default=True, help="Rates over this many hours ending at the archive's newest event.")
+@_window
 @click.option("--max-seconds", type=click.FloatRange(min=0, min_open=True), default=hdb.DEFAULT_MAX_SECONDS,
               show_default=True, help="Stop, writing nothing, when the read takes longer.")
 @click.option("--rows-per-attribute", type=click.IntRange(min=2), default=hdb.DEFAULT_ROWS_PER_ATTRIBUTE,
@@ -78,15 +82,17 @@ _default_period = click.option("--default-period", type=click.FloatRange(min=0, 
 @click.argument("database", metavar="TANGO_HOST")  # not `tango_host`: that name is the shared option's
 @_output
 @_url
+@_window
 @_name
 @_default_period
-def from_tango_cmd(database: str, output: Path, url: str | None, name: str | None, default_period: float) -> None:
+def from_tango_cmd(database: str, output: Path, url: str | None, window_h: float, name: str | None,
+                   default_period: float) -> None:
     """What the HDB++ archivers registered in the Tango database at TANGO_HOST (HOST:PORT) archive: each
     HdbEventSubscriber's AttributeList, the configuration manager's ArchiverList, and the attributes'
     types and rates from their devices. Contacts that database and the devices it lists, nothing else."""
     from hdbbench.inventory.from_tango import read_tango
 
-    _written(read_tango(database, name or output.stem, url, default_period), output)
+    _written(read_tango(database, name or output.stem, url, default_period, window_h), output)
 
 
 @inventory.command("from-yaml")
@@ -95,10 +101,11 @@ def from_tango_cmd(database: str, output: Path, url: str | None, name: str | Non
 @click.option("--types-from", metavar="TANGO_HOST",
               help="the live Tango database (HOST:PORT) whose devices give the attributes' types and a class's devices")
 @_url
+@_window
 @_name
 @_default_period
-def from_yaml_cmd(path: Path, output: Path, types_from: str | None, url: str | None, name: str | None,
-                  default_period: float) -> None:
+def from_yaml_cmd(path: Path, output: Path, types_from: str | None, url: str | None, window_h: float,
+                  name: str | None, default_period: float) -> None:
     """The attributes a yaml2archiving configuration FILE (db, manager, archiver, configuration)
     archives, and its archiver assignment. Types from the devices of --types-from (the only Tango
     database contacted; also the one that lists a class's devices), or from the archive at --url.
@@ -106,4 +113,4 @@ def from_yaml_cmd(path: Path, output: Path, types_from: str | None, url: str | N
     the device's configuration."""
     from hdbbench.inventory.from_yaml import read_yaml
 
-    _written(read_yaml(path, name or output.stem, types_from, url, default_period), output)
+    _written(read_yaml(path, name or output.stem, types_from, url, default_period, window_h), output)

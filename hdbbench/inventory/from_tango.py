@@ -27,7 +27,7 @@ from typing import Any
 from hdbbench.errors import ConfigError, ServerError
 from hdbbench.inventory import tango_config
 from hdbbench.inventory.archive import masked
-from hdbbench.inventory.from_hdb import read_archive
+from hdbbench.inventory.from_hdb import DEFAULT_WINDOW_H, read_archive
 from hdbbench.inventory.grouping import AttributeShape, build_inventory, twice_assigned
 from hdbbench.sizing import Archiver, Inventory
 
@@ -111,21 +111,21 @@ def manager_warnings(db: Any, archivers: Sequence[Archiver]) -> tuple[list[str],
     return header, warnings
 
 
-def archive_figures(url: str) -> dict[str, AttributeShape]:
+def archive_figures(url: str, window_h: float = DEFAULT_WINDOW_H) -> dict[str, AttributeShape]:
     """What `inventory from-hdb` reads of each attribute of the archive at `url`, by lower-case name."""
-    return {shape.name.lower(): shape for shape in read_archive(url).attributes}
+    return {shape.name.lower(): shape for shape in read_archive(url, window_h=window_h).attributes}
 
 
-def archive_rates(url: str | None, names: Sequence[str]) -> tuple[dict[str, float], list[str], str,
-                                                                   dict[str, AttributeShape]]:
+def archive_rates(url: str | None, names: Sequence[str], window_h: float = DEFAULT_WINDOW_H
+                  ) -> tuple[dict[str, float], list[str], str, dict[str, AttributeShape]]:
     """(rates by lower-case name from the archive, warnings, where they come from in words, everything
     the archive says by name)."""
     if not url:
         return {}, [], "", {}
-    figures = archive_figures(url)
+    figures = archive_figures(url, window_h)
     wanted = {n.lower() for n in names}
     rates = {name: float(f.rate_hz) for name, f in figures.items() if name in wanted and f.rate_hz > 0}
-    words = f"from the archive {masked(url)}"
+    words = f"from the archive {masked(url)} over {window_h:g} h"
     missing = len(wanted - set(rates))
     warnings = [f"{missing} attributes have no events in the archive {masked(url)}: their rates come from "
                 "their configuration"] if missing else []
@@ -144,7 +144,7 @@ def unique_names(names: Iterable[str]) -> list[str]:
 
 
 def read_tango(tango_host: str, name: str, url: str | None = None,
-               default_period_s: float = tango_config.DEFAULT_PERIOD_S) -> Reading:
+               default_period_s: float = tango_config.DEFAULT_PERIOD_S, window_h: float = DEFAULT_WINDOW_H) -> Reading:
     """The inventory of what the archivers registered at `tango_host` archive (the module docstring)."""
     if default_period_s <= 0:
         raise ConfigError(f"the default period must be > 0 s, got {default_period_s:g}")
@@ -160,7 +160,7 @@ def read_tango(tango_host: str, name: str, url: str | None = None,
     managers, manager_lines = manager_warnings(db, archivers)
     warnings += manager_lines
     names = unique_names(n for a in archivers for n in a.attributes)
-    rates, rate_lines, archive_words, _ = archive_rates(url, names)
+    rates, rate_lines, archive_words, _ = archive_rates(url, names, window_h)
     warnings += rate_lines
     described = tango_config.describe(tango_host, names, rates, default_period_s)
     warnings += described.warnings

@@ -42,6 +42,7 @@ from typing import Any
 from hdbbench.errors import ConfigError, ServerError
 from hdbbench.inventory import tango_config
 from hdbbench.inventory.archive import masked
+from hdbbench.inventory.from_hdb import DEFAULT_WINDOW_H
 from hdbbench.inventory.from_tango import (
     SUBSCRIBER_CLASS,
     Reading,
@@ -201,7 +202,7 @@ def assignment(config: ArchivingConfig, db: Any) -> tuple[list[Archiver], dict[s
 
 
 def read_yaml(path: str | Path, name: str, types_from: str | None = None, url: str | None = None,
-              default_period_s: float = tango_config.DEFAULT_PERIOD_S) -> Reading:
+              default_period_s: float = tango_config.DEFAULT_PERIOD_S, window_h: float = DEFAULT_WINDOW_H) -> Reading:
     """The inventory a yaml2archiving file configures (the module docstring)."""
     config = load_archiving_config(path)
     if types_from is None and not url:
@@ -212,7 +213,7 @@ def read_yaml(path: str | Path, name: str, types_from: str | None = None, url: s
     names = unique_names(n for a in archivers for n in a.attributes)
     if not names:
         raise ServerError(f"{config.source}: no attribute to archive found: " + " ".join(warnings))
-    archive, rate_lines, archive_words, figures = archive_rates(url, names)
+    archive, rate_lines, archive_words, figures = archive_rates(url, names, window_h)
     given = {**{k: v for k, v in archive.items() if k not in yaml_rates}, **yaml_rates}   # the file's periods win
     if types_from:
         warnings += rate_lines
