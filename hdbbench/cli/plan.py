@@ -153,7 +153,8 @@ def _calibrate(inventory_path: Path, inventory: Any, backend: str, kind: str, bi
                   f"saturation search from {start:,.0f} events/s", highlight=False, soft_wrap=True)
     return _facility_run(f"calibrate-{where.name}", mix, backend, kind, binary, 1, scale,
                          {"rate": start, "duration_s": 20, "warmup_s": 4},
-                         {"saturation": {"start_rate": start, "step": CALIBRATION_STEP, "step_s": CALIBRATION_STEP_S,
+                         {"throughput": False,
+                          "saturation": {"start_rate": start, "step": CALIBRATION_STEP, "step_s": CALIBRATION_STEP_S,
                                          "max_steps": steps}}, where, state_dir)
 
 
