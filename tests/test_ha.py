@@ -1,0 +1,198 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The database tier a facility runs: a Patroni cluster on three hosts, a switchover and a failover
+while hdbbench-es archives into it (issue #30).
+
+A stack of a Tango database and the `patroni` kind: three PostgreSQL+TimescaleDB members, each on a
+host of its own (a network namespace with an address of 198.19.0.0/16), managed by Patroni with a
+three-member etcd, in synchronous mode. One subscriber archives a device's 4 attributes into a fresh
+HDB++ database on it, reaching the primary by libpq's multi-host connection string
+(target_session_attrs=read-write), with its write-ahead log (`spool_mode=write_ahead`). While the
+device emits: a switchover (Patroni's REST API moves the primary to the synchronous standby), then a
+failover (the primary's node crashes: its Patroni and PostgreSQL SIGKILLed; a standby takes over once
+the leader key expires), and the crashed member rejoins. Then every event the device emitted is
+stored, once: nothing lost with synchronous replication and the write-ahead log.
+
+At the end (pass or fail) the stack goes down, and nothing of it is left: no process in or of the
+namespaces, no namespace, no link in this network namespace, no member home. A session that died
+leaves a state directory `ha-<pid>` (in the test state directory) whose cluster the next one takes down first.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from hdbbench.backends import Backend
+from hdbbench.errors import SchemaError
+from hdbbench.servers import homes, netns
+from hdbbench.servers.endpoints import ClusterEndpoint, StackEndpoints
+from hdbbench.servers.patroni import PatroniCluster
+from hdbbench.stack import Stack
+from tests.harness import eventually, seen
+from tests.harness.composed import Harness, Sims, events_received, profile_toml
+from tests.harness.servers import TEST_STATE_DIR, stack_config
+
+pytestmark = [pytest.mark.ha, pytest.mark.subscriber, pytest.mark.timeout(600)]
+
+BACKEND = "timescaledb"
+RATE_HZ = 20.0      # per attribute: 4 attributes, 80 events/s
+BETWEEN = 200       # events emitted, and rows stored, before and after each fault
+
+
+def _skip_reason() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root: network namespaces and veth links"
+    if shutil.which("ip") is None:
+        return "ip (iproute2) is not installed"
+    for binary in ("patroni", "etcd", "setpriv"):
+        if shutil.which(binary) is None:
+            return f"{binary} is not installed (Debian packages patroni, etcd-server; run ./run.sh setup)"
+    return None
+
+
+def _stale_sessions() -> None:
+    """Clusters of earlier sessions that died (the pid in their state directory's name is gone)."""
+    for state in TEST_STATE_DIR.glob("ha-*"):
+        pid = state.name.split("-")[-1]
+        if pid.isdigit() and not psutil.pid_exists(int(pid)):
+            Stack(stack_config(state, components=("tango", "patroni"))).down()
+            shutil.rmtree(state, ignore_errors=True)
+
+
+def _left_behind(cluster: PatroniCluster, pids: set[int]) -> list[str]:
+    """What is left of the cluster on this machine."""
+    left = [f"namespace {n}" for n in netns.namespaces() if n.startswith(f"{cluster.network.tag}-")]
+    left += [f"process {p}" for p in pids if psutil.pid_exists(p)
+             and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+    if netns._ip("link", "show", cluster.network.link, check=False).returncode == 0:
+        left.append(f"link {cluster.network.link}")
+    left += [f"home {cluster.home(m)}" for m in cluster.members if cluster.home(m).exists()]
+    if homes.home_path(cluster.state_dir, "").exists():
+        left.append(f"homes {homes.home_path(cluster.state_dir, '')}")
+    return left
+
+
+@pytest.fixture(scope="module")
+def ha_stack(request: pytest.FixtureRequest) -> Iterator[tuple[Stack, StackEndpoints]]:
+    reason = _skip_reason()
+    if reason:
+        pytest.skip(reason)
+    _stale_sessions()
+    state = TEST_STATE_DIR / f"ha-{os.getpid()}"
+    stack = Stack(stack_config(state, components=("tango", "patroni")))
+    cluster = stack.server("patroni")
+    assert isinstance(cluster, PatroniCluster)
+    seen_pids: set[int] = set()
+    passed, failed_before = False, request.session.testsfailed
+    try:
+        endpoints = stack.up()
+        seen_pids |= set(cluster.network.pids())
+        yield stack, endpoints
+        seen_pids |= set(cluster.network.pids())
+        passed = request.session.testsfailed == failed_before
+    finally:
+        stack.down()
+        if passed:  # else the logs stay (<state>/patroni/<member>/*.log) until the next session's sweep
+            shutil.rmtree(state, ignore_errors=True)
+        left = _left_behind(cluster, seen_pids)
+        assert not left, f"left behind: {left}"
+
+
+@pytest.fixture
+def cluster(ha_stack: tuple[Stack, StackEndpoints]) -> PatroniCluster:
+    server = ha_stack[0].server("patroni")
+    assert isinstance(server, PatroniCluster)
+    return server
+
+
+def _by_attribute(db: Backend, since: Any) -> dict[str, int] | None:
+    """Rows per attribute, or None while the cluster has no primary (between a crash and a promotion)."""
+    try:
+        return db.count_rows_by_attribute(since)
+    except SchemaError:
+        return None
+
+
+def _stored(db: Backend, since: Any) -> int:
+    got = eventually(lambda: _by_attribute(db, since), 120, "a primary to read the rows from")
+    return sum(got.values())
+
+
+def _emitted_grew(sim: Any, by: int) -> None:
+    """Wait until the device emitted `by` more events: the load the test needs, as an amount."""
+    start = int(sim.EventsEmittedTotal)
+    eventually(lambda: seen(int(sim.EventsEmittedTotal) >= start + by, sim.EventsEmittedTotal), 60,
+               f"{by} more events emitted")
+
+
+def _archiving_on(db: Backend, since: Any, what: str) -> None:
+    """Rows keep coming: `BETWEEN` more stored than now (the subscriber found the primary again)."""
+    before = _stored(db, since)
+    eventually(lambda: (lambda got: seen(got is not None and sum(got.values()) >= before + BETWEEN, got))(
+        _by_attribute(db, since)), 120,
+               f"{what}: {BETWEEN} more rows stored")
+
+
+def _new_leader(cluster: PatroniCluster, old: str, what: str) -> str:
+    eventually(lambda: (lambda now: seen(now not in (None, old), cluster.cluster()))(cluster.leader()), 120,
+               f"{what}: a primary other than {old}")
+    leader = cluster.leader()
+    assert leader is not None
+    return leader
+
+
+def test_switchover_and_failover_lose_nothing_with_synchronous_mode(
+        ha_stack: tuple[Stack, StackEndpoints], cluster: PatroniCluster, tmp_path: Path) -> None:
+    _, endpoints = ha_stack
+    endpoint = endpoints["patroni"]
+    assert isinstance(endpoint, ClusterEndpoint) and len(endpoint.hosts) == 3
+    assert cluster.synchronous and cluster.is_ready()
+
+    with Harness(endpoints, tmp_path) as h:
+        db = h.database(BACKEND, prefix="ha", endpoint=endpoint)
+        sims: Sims = h.devices(profile_toml(tmp_path, "ha", RATE_HZ))
+        lib = h.lib(db, spool_dir=str(tmp_path / "spool"), spool_mode="write_ahead", spool_sync_ms=0,
+                    reconnect_min_ms=100, reconnect_max_ms=1000)
+        assert any("target_session_attrs" in line and "," in line for line in lib), lib
+        es = h.subscriber(97, None, sims.names, lib=lib)
+        since = h.archiving(es, db, sims)
+        sim = sims.proxy()
+        sim.Start()
+        _archiving_on(db, since, "before the faults")
+
+        # Switchover: Patroni moves the primary to the synchronous standby, cleanly.
+        old = cluster.leader()
+        assert old is not None
+        view = cluster.cluster() or {}
+        candidate = next(m["name"] for m in view["members"] if m.get("role") == "sync_standby")
+        status, answer = cluster.rest(old, "/switchover", "POST", {"leader": old, "candidate": candidate},
+                                      timeout_s=60)
+        assert status == 200, answer
+        assert _new_leader(cluster, old, "switchover") == candidate
+        _archiving_on(db, since, "after the switchover")
+        # In synchronous mode Patroni promotes only the synchronous standby it recorded: until the new
+        # primary has one (the old primary, streaming again), a crash leaves no member to promote.
+        eventually(lambda: seen(cluster.is_ready(), cluster.cluster()), 120, "a synchronous standby again")
+
+        # Failover: the primary's node crashes; a standby takes over once the leader key expires.
+        old = candidate
+        killed = cluster.crash_member(old)
+        assert killed, f"nothing killed on {old}"
+        _new_leader(cluster, old, "failover")
+        _archiving_on(db, since, "after the failover")
+        cluster.start_member(old)  # the crashed member rejoins as a replica
+        eventually(lambda: seen(cluster.is_ready(), cluster.cluster()), 180, f"{old} back as a replica")
+
+        _emitted_grew(sim, BETWEEN)
+        sim.Stop()
+        emitted = sims.emitted()
+        eventually(lambda: (lambda got: seen(got == {n: emitted[n] for n in sims.names}, (got, emitted)))(
+            _by_attribute(db, since)), 120, "every emitted event stored, once")
+        assert int(es.LostEventNumber) == 0
+        assert sum(events_received(es)) > 0
