@@ -9,7 +9,8 @@ HDB++ database on it, reaching the primary by libpq's multi-host connection stri
 (target_session_attrs=read-write), with its write-ahead log (`spool_mode=write_ahead`). While the
 device emits: a switchover (Patroni's REST API moves the primary to the synchronous standby), then a
 failover (the primary's node crashes: its Patroni and PostgreSQL SIGKILLed; a standby takes over once
-the leader key expires), and the crashed member rejoins. Then every event the device emitted is
+the leader key expires), and the crashed member rejoins: the faults part's `switchover` and `failover`
+injectors (hdbbench.faults.cluster). Then every event the device emitted is
 stored, once: nothing lost with synchronous replication and the write-ahead log.
 
 At the end (pass or fail) the stack goes down, and nothing of it is left: no process in or of the
@@ -30,6 +31,8 @@ import pytest
 
 from hdbbench.backends import Backend
 from hdbbench.errors import SchemaError
+from hdbbench.faults.cluster import Failover, Switchover
+from hdbbench.faults.injectors import FaultTarget, make_injector
 from hdbbench.servers import homes, netns
 from hdbbench.servers.endpoints import ClusterEndpoint, StackEndpoints
 from hdbbench.servers.patroni import PatroniCluster
@@ -139,17 +142,9 @@ def _archiving_on(db: Backend, since: Any, what: str) -> None:
                f"{what}: {BETWEEN} more rows stored")
 
 
-def _new_leader(cluster: PatroniCluster, old: str, what: str) -> str:
-    eventually(lambda: (lambda now: seen(now not in (None, old), cluster.cluster()))(cluster.leader()), 120,
-               f"{what}: a primary other than {old}")
-    leader = cluster.leader()
-    assert leader is not None
-    return leader
-
-
 def test_switchover_and_failover_lose_nothing_with_synchronous_mode(
         ha_stack: tuple[Stack, StackEndpoints], cluster: PatroniCluster, tmp_path: Path) -> None:
-    _, endpoints = ha_stack
+    stack, endpoints = ha_stack
     endpoint = endpoints["patroni"]
     assert isinstance(endpoint, ClusterEndpoint) and len(endpoint.hosts) == 3
     assert cluster.synchronous and cluster.is_ready()
@@ -166,28 +161,32 @@ def test_switchover_and_failover_lose_nothing_with_synchronous_mode(
         sim.Start()
         _archiving_on(db, since, "before the faults")
 
+        target = FaultTarget(state_dir=stack.state_dir, backend=BACKEND, database=db.database, tables=())
         # Switchover: Patroni moves the primary to the synchronous standby, cleanly.
-        old = cluster.leader()
-        assert old is not None
-        view = cluster.cluster() or {}
-        candidate = next(m["name"] for m in view["members"] if m.get("role") == "sync_standby")
-        status, answer = cluster.rest(old, "/switchover", "POST", {"leader": old, "candidate": candidate},
-                                      timeout_s=60)
-        assert status == 200, answer
-        assert _new_leader(cluster, old, "switchover") == candidate
+        switchover = make_injector("switchover", target)
+        assert isinstance(switchover, Switchover)
+        candidate = cluster.switchover_candidate()
+        switchover.arm()
+        switchover.begin()
+        assert switchover.primary_after == candidate != switchover.primary_before
         _archiving_on(db, since, "after the switchover")
-        # In synchronous mode Patroni promotes only the synchronous standby it recorded: until the new
-        # primary has one (the old primary, streaming again), a crash leaves no member to promote.
-        eventually(lambda: seen(cluster.is_ready(), cluster.cluster()), 120, "a synchronous standby again")
+        # Whole again: in synchronous mode Patroni promotes only the synchronous standby it recorded, so
+        # a crash before the new primary has one would leave no member to promote.
+        switchover.end()
+        switchover.disarm()
+        assert switchover.marks["began"] <= switchover.marks["promoted"] <= switchover.marks["back"]
 
-        # Failover: the primary's node crashes; a standby takes over once the leader key expires.
-        old = candidate
-        killed = cluster.crash_member(old)
-        assert killed, f"nothing killed on {old}"
-        _new_leader(cluster, old, "failover")
+        # Failover: the primary's node crashes; the synchronous standby takes over once the leader
+        # key expires; the crashed member rejoins as a replica.
+        failover = make_injector("failover", target)
+        assert isinstance(failover, Failover)
+        failover.arm()
+        failover.begin()
+        assert failover.primary_after not in (None, failover.primary_before)
         _archiving_on(db, since, "after the failover")
-        cluster.start_member(old)  # the crashed member rejoins as a replica
-        eventually(lambda: seen(cluster.is_ready(), cluster.cluster()), 180, f"{old} back as a replica")
+        failover.end()
+        failover.disarm()
+        assert cluster.is_ready() and {"down", "promoted", "back"} <= set(failover.marks)
 
         _emitted_grew(sim, BETWEEN)
         sim.Stop()

@@ -179,6 +179,21 @@ class PatroniCluster:
         return next((m["name"] for m in view.get("members", []) if m.get("role") == "leader"
                      and m.get("state") == "running"), None)
 
+    def switchover_candidate(self) -> str | None:
+        """The member a switchover promotes: the synchronous standby in synchronous mode (the only one
+        Patroni accepts then), else the replica with the least lag."""
+        members = [m for m in (self.cluster() or {}).get("members", []) if m.get("state") in ("running", "streaming")]
+        role = "sync_standby" if self.synchronous else None
+        standbys = [m for m in members if (m.get("role") == role if role else m.get("role") != "leader")]
+        if not standbys:
+            return None
+        return str(min(standbys, key=lambda m: m.get("lag") if isinstance(m.get("lag"), int) else 1 << 62)["name"])
+
+    def lag_bytes(self) -> int | None:
+        """The largest replication lag of a standby, in bytes of WAL, as Patroni reports it."""
+        lags = [m["lag"] for m in (self.cluster() or {}).get("members", []) if isinstance(m.get("lag"), int)]
+        return max(lags) if lags else None
+
     def is_ready(self, expect: int | None = None) -> bool:
         """A running leader, `expect` (all) members running, a synchronous standby in synchronous mode,
         and the primary taking a read-write session."""

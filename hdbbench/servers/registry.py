@@ -61,7 +61,7 @@ class ServerKind:
     hosts_key: str | None = None      # its key in a scenario's [hosts] table; None: always on the controller
     group: str | None = None          # CPU placement group (hdbbench.placement.GROUPS)
     archive: bool = False             # stores archived events: its CPU is sampled with the trials
-    faults: tuple[str, ...] = ()      # server faults it supports: "stop", "kill", "fill"
+    faults: tuple[str, ...] = ()      # server faults it supports: "stop", "kill", "fill"; a cluster's "switchover", "failover"
     flavours: tuple[str, ...] = ()    # implementations to choose from; the first is the default
     needs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # flavour -> kinds it runs on
     always: bool = False              # in every stack, whatever components are asked for
@@ -124,7 +124,7 @@ SERVER_KINDS: tuple[ServerKind, ...] = (
     ServerKind("patroni", "Patroni cluster", ClusterEndpoint,
                lambda a: patroni.PatroniCluster(a.state_dir, a.settings, attached=a.attached,
                                                 keep_running=a.keep_running, address=a.address),
-               process=False, on_request=True),
+               process=False, on_request=True, faults=("switchover", "failover")),
     ServerKind("local", "local directory", LocalEndpoint, lambda a: LocalDirectory(a.state_dir), process=False,
                archive=True, always=True),
 )
