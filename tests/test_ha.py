@@ -22,6 +22,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,9 +40,10 @@ from hdbbench.servers import homes, netns
 from hdbbench.servers.endpoints import ClusterEndpoint, StackEndpoints
 from hdbbench.servers.patroni import PatroniCluster
 from hdbbench.stack import Stack
-from tests.harness import eventually, seen
+from tests.harness import REPO, eventually, seen
 from tests.harness.composed import Harness, Sims, events_received, profile_toml
 from tests.harness.servers import TEST_STATE_DIR, stack_config
+from tests.harness.signals import default_sigint, sigint_ignored
 
 pytestmark = [pytest.mark.ha, pytest.mark.subscriber, pytest.mark.timeout(600)]
 
@@ -79,6 +83,46 @@ def _left_behind(cluster: PatroniCluster, pids: set[int]) -> list[str]:
     if homes.home_path(cluster.state_dir, "").exists():
         left.append(f"homes {homes.home_path(cluster.state_dir, '')}")
     return left
+
+
+def _postgres_runs(cluster: PatroniCluster) -> bool:
+    for pid in cluster.network.pids():
+        try:
+            if psutil.Process(pid).name() == "postgres":
+                return True
+        except psutil.Error:
+            pass
+    return False
+
+
+def test_ctrl_c_during_the_cluster_start_leaves_nothing(tmp_path: Path) -> None:
+    """`stack up --only tango --only patroni` interrupted once PostgreSQL runs on a member (Patroni
+    bootstrapping the cluster): the namespaces, the link, the processes and the homes all go, as for
+    the other servers."""
+    reason = _skip_reason()
+    if reason:
+        pytest.skip(reason)
+    state = tmp_path / "state"
+    cluster = PatroniCluster(state)
+    with sigint_ignored():
+        up = subprocess.Popen([sys.executable, "-m", "hdbbench", "stack", "up", "--state-dir", str(state),
+                               "--only", "tango", "--only", "patroni"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                              preexec_fn=default_sigint)
+    try:
+        eventually(lambda: _postgres_runs(cluster) or up.poll() is not None, 120, "PostgreSQL started on a member")
+        pids = set(cluster.network.pids())
+        assert pids, "nothing runs on the member hosts"
+        up.send_signal(signal.SIGINT)
+        _, stderr = up.communicate(timeout=180)
+    finally:
+        if up.poll() is None:
+            up.kill()
+            up.wait()
+        cluster.down()  # a failed test must not leave the cluster either
+    assert up.returncode == 130, stderr
+    assert "interrupted" in stderr
+    assert _left_behind(cluster, pids) == []
 
 
 @pytest.fixture(scope="module")
