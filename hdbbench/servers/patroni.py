@@ -83,6 +83,16 @@ MEMBER_PARAMETERS: dict[str, Any] = {
 TIMING = {"ttl": 20, "loop_wait": 2, "retry_timeout": 5}
 
 
+# The settings profiles (hdbbench.settings; `--set patroni.synchronous_mode=off`): durable runs
+# synchronous replication (a commit waits for a standby's WAL flush: a failover loses no acknowledged
+# commit), relaxed asynchronous (faster; a failover can lose what the standbys had not received).
+# The other keys are the members' PostgreSQL parameters.
+PROFILES = {
+    "durable": {"synchronous_mode": "on", "synchronous_commit": "on"},
+    "relaxed": {"synchronous_mode": "off", "synchronous_commit": "on"},
+}
+
+
 def _on(value: str | bool | None, default: bool) -> bool:
     if value is None:
         return default
@@ -101,13 +111,14 @@ class PatroniCluster:
         self.state_dir = Path(state_dir)
         self.dir = self.state_dir / self.name
         self.settings = dict(settings or {})
-        self.synchronous = _on(self.settings.get("synchronous_mode"), True)
+        self._meta_path = self.dir / "server.json"
+        # Without settings (a fault's or `down`'s view of a running cluster): the mode it runs in.
+        self.synchronous = _on(self.settings.get("synchronous_mode"), bool(self.meta().get("synchronous", True)))
         self.attached = attached
         self.address = address  # unused: the members have addresses of their own
         self.members = members
         self.network = HostNetwork(tag_of(self.state_dir), members)
         self.run_as = RunAs.for_server(ACCOUNT)
-        self._meta_path = self.dir / "server.json"
 
     # --- records ----------------------------------------------------------------------------------
     def address_of(self, member: str) -> str:
