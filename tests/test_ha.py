@@ -4,14 +4,17 @@ while hdbbench-es archives into it (issue #30).
 
 A stack of a Tango database and the `patroni` kind: three PostgreSQL+TimescaleDB members, each on a
 host of its own (a network namespace with an address of 198.19.0.0/16), managed by Patroni with a
-three-member etcd, in synchronous mode. One subscriber archives a device's 4 attributes into a fresh
-HDB++ database on it, reaching the primary by libpq's multi-host connection string
-(target_session_attrs=read-write), with its write-ahead log (`spool_mode=write_ahead`). While the
+three-member etcd: in synchronous mode, reached by libpq's multi-host connection string
+(target_session_attrs=read-write), then in asynchronous mode, reached through HAProxy (Patroni's REST
+health checks). One subscriber archives a device's 4 attributes into a fresh HDB++ database on it,
+with its write-ahead log (`spool_mode=write_ahead`). While the
 device emits: a switchover (Patroni's REST API moves the primary to the synchronous standby), then a
 failover (the primary's node crashes: its Patroni and PostgreSQL SIGKILLed; a standby takes over once
 the leader key expires), and the crashed member rejoins: the faults part's `switchover` and `failover`
-injectors (hdbbench.faults.cluster). Then every event the device emitted is
-stored, once: nothing lost with synchronous replication and the write-ahead log.
+injectors (hdbbench.faults.cluster). Then, with synchronous replication and the write-ahead log,
+every event the device emitted is stored, once; with asynchronous replication every loss has its
+reason (none unattributed). A standby then holds the same rows (reads from a replica). On the
+asynchronous cluster one trial of the faults part (failover) runs and is recorded as the others are.
 
 At the end (pass or fail) the stack goes down, and nothing of it is left: no process in or of the
 namespaces, no namespace, no link in this network namespace, no member home. A session that died
@@ -27,6 +30,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -34,7 +38,7 @@ from typing import Any
 import psutil
 import pytest
 
-from hdbbench.backends import Backend
+from hdbbench.backends import Backend, get_backend
 from hdbbench.errors import SchemaError
 from hdbbench.faults import accounting as acc
 from hdbbench.faults.cluster import Failover, Switchover
@@ -132,15 +136,18 @@ def test_ctrl_c_during_the_cluster_start_leaves_nothing(tmp_path: Path) -> None:
     assert _left_behind(cluster, pids) == []
 
 
-@pytest.fixture(scope="module", params=["on", "off"], ids=["synchronous", "asynchronous"])
+@pytest.fixture(scope="module", params=[("on", "libpq"), ("off", "haproxy")],
+                ids=["synchronous-libpq", "asynchronous-haproxy"])
 def ha_stack(request: pytest.FixtureRequest) -> Iterator[tuple[Stack, StackEndpoints]]:
-    """The stack with the cluster in synchronous_mode on, then off (one after the other)."""
+    """The stack with the cluster in synchronous_mode on, reached by libpq's multi-host connection
+    string, then in synchronous_mode off, reached through HAProxy (one after the other)."""
     reason = _skip_reason()
     if reason:
         pytest.skip(reason)
     _stale_sessions()
     state = TEST_STATE_DIR / f"ha-{os.getpid()}"
-    settings = {**TEST_SETTINGS, "patroni": {"synchronous_mode": request.param}}
+    mode, router = request.param
+    settings = {**TEST_SETTINGS, "patroni": {"synchronous_mode": mode, "router": router}}
     stack = Stack(stack_config(state, components=("tango", "patroni"), settings=settings))
     cluster = stack.server("patroni")
     assert isinstance(cluster, PatroniCluster)
@@ -201,7 +208,11 @@ def test_switchover_and_failover_under_load(ha_stack: tuple[Stack, StackEndpoint
     primary (committed there, never replicated), and the accounting says so; nothing unattributed."""
     stack, endpoints = ha_stack
     endpoint = endpoints["patroni"]
-    assert isinstance(endpoint, ClusterEndpoint) and len(endpoint.hosts) == 3
+    assert isinstance(endpoint, ClusterEndpoint)
+    if cluster.router == "haproxy":  # one address: HAProxy's, on this machine's side of the bridge
+        assert endpoint.hosts == (cluster.network.here,)
+    else:
+        assert endpoint.hosts == tuple(cluster.address_of(m) for m in cluster.members)
     assert cluster.is_ready()
     assert stack.settings_in_force()["patroni"]["synchronous_mode"] == ("on" if cluster.synchronous else "off")
 
@@ -210,7 +221,7 @@ def test_switchover_and_failover_under_load(ha_stack: tuple[Stack, StackEndpoint
         sims: Sims = h.devices(profile_toml(tmp_path, "ha", RATE_HZ))
         lib = h.lib(db, spool_dir=str(tmp_path / "spool"), spool_mode="write_ahead", spool_sync_ms=0,
                     reconnect_min_ms=100, reconnect_max_ms=1000)
-        assert any("target_session_attrs" in line and "," in line for line in lib), lib
+        assert any(line.startswith("connect_string=") and f"host='{endpoint.host}'" in line for line in lib), lib
         es = h.subscriber(97, None, sims.names, lib=lib)
         since = h.archiving(es, db, sims)
         sim = sims.proxy()
@@ -233,11 +244,11 @@ def test_switchover_and_failover_under_load(ha_stack: tuple[Stack, StackEndpoint
         assert switchover.marks["began"] <= switchover.marks["promoted"] <= switchover.marks["back"]
 
         # Failover: the primary's node crashes; a standby takes over once the leader key expires; the
-        # crashed member rejoins as a replica. The devices' counters are read just before the crash.
+        # crashed member rejoins as a replica. The devices' counters are read at the crash.
         failover = make_injector("failover", target)
         assert isinstance(failover, Failover)
         at_crash: dict[str, Any] = {}
-        failover.before_crash = lambda: at_crash.update(at=time.time(), emitted=sims.emitted())
+        failover.at_crash = lambda: at_crash.update(at=time.time(), emitted=sims.emitted())
         failover.arm()
         failover.begin()
         assert failover.primary_after not in (None, failover.primary_before)
@@ -255,6 +266,15 @@ def test_switchover_and_failover_under_load(ha_stack: tuple[Stack, StackEndpoint
         after_crash = eventually(lambda: _by_attribute(db, _utc(at_crash["at"])), 120, "the rows after the crash")
         assert int(es.LostEventNumber) == 0
         assert all(stored.get(n, 0) <= emitted[n] for n in sims.names), ("duplicates", stored, emitted)
+
+        # Reads from a standby: it holds every row the primary has, once it has replayed them.
+        replica = cluster.replica_endpoint()
+        assert replica is not None
+        with closing(replica.connect(db.database)) as conn:
+            assert conn.execute("SELECT pg_is_in_recovery()").fetchone() == (True,)
+        on_replica = get_backend(BACKEND, replica, db.database)
+        eventually(lambda: (lambda got: seen(got == stored, (got, stored)))(_by_attribute(on_replica, since)), 60,
+                   "the standby holds the primary's rows")
 
     snapshot = acc.KillSnapshot(at_crash["at"], at_crash["emitted"],
                                 {n: stored.get(n, 0) - after_crash.get(n, 0) for n in sims.names},
@@ -278,7 +298,7 @@ def test_the_faults_part_records_a_failover_trial(ha_stack: tuple[Stack, StackEn
     The timescaledb backend reaches the cluster as the stack's PostgreSQL: a scenario cannot name the
     cluster yet."""
     if cluster.synchronous:
-        pytest.skip("run with asynchronous replication only (the module's time)")
+        pytest.skip("run on the asynchronous cluster only (the module's time)")
     stack, endpoints = ha_stack
     run_endpoints = StackEndpoints({"tango": endpoints.tango, "postgres": endpoints["patroni"]})
     part = FaultsPart(kinds=("failover",), rate=4 * RATE_HZ, warmup_s=3.0, hold_s=3.0, recover_timeout_s=60.0,

@@ -106,15 +106,15 @@ class Failover(_PrimaryMoves):
     def __init__(self, target: FaultTarget) -> None:
         super().__init__(target)
         self._crashed: str | None = None
-        # Called just before the crash: the devices' counters for the accounting (a KillSnapshot).
-        self.before_crash: Callable[[], None] | None = None
+        # Called the moment the SIGKILLs are sent: the devices' counters for the accounting (a
+        # KillSnapshot). Not before: an event stamped between the count and the crash could be
+        # committed on the old primary, and lost with it, yet counted as emitted after the crash.
+        self.at_crash: Callable[[], None] | None = None
 
     def begin(self) -> None:
         old = self._start()
         self._crashed = old
-        if self.before_crash is not None:
-            self.before_crash()
-        self.cluster.crash_member(old)
+        self.cluster.crash_member(old, self.at_crash)
         self._mark("down")
         self._promoted(old)
 

@@ -185,7 +185,7 @@ class FaultTrialRun:
 
         injector = make_injector(self.fault, target)
         if isinstance(injector, Failover):  # its loss is split at the crash, as a process kill's
-            injector.before_crash = self._before_kill
+            injector.at_crash = self._before_kill
         return injector
 
     def _data_tables(self) -> tuple[str, ...]:

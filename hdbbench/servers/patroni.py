@@ -22,6 +22,7 @@ namespaces, removes them and the homes: nothing is left behind, also after a fai
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import secrets
@@ -30,16 +31,17 @@ import signal
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import psutil
 
-from hdbbench.errors import ServerError
+from hdbbench.errors import ConfigError, ServerError
 from hdbbench.servers import homes, process
 from hdbbench.servers.base import ServerStatus
-from hdbbench.servers.endpoints import ClusterEndpoint
+from hdbbench.servers.endpoints import ClusterEndpoint, PostgresEndpoint
+from hdbbench.servers.haproxy import PRIMARY_PORT, REPLICA_PORT, PrimaryRouter
 from hdbbench.servers.netns import HostNetwork, process_ids, sweep_stale, tag_of
 from hdbbench.servers.ports import LOOPBACK
 from hdbbench.servers.postgres import PG_BINDIR, SUPERUSER
@@ -87,10 +89,14 @@ TIMING = {"ttl": 20, "loop_wait": 2, "retry_timeout": 5}
 # synchronous replication (a commit waits for a standby's WAL flush: a failover loses no acknowledged
 # commit), relaxed asynchronous (faster; a failover can lose what the standbys had not received).
 # The other keys are the members' PostgreSQL parameters.
+# `router`: how clients reach the primary: "libpq" (a multi-host connection string) or "haproxy"
+# (one address, HAProxy checking Patroni's REST API; hdbbench.servers.haproxy).
 PROFILES = {
-    "durable": {"synchronous_mode": "on", "synchronous_commit": "on"},
-    "relaxed": {"synchronous_mode": "off", "synchronous_commit": "on"},
+    "durable": {"synchronous_mode": "on", "router": "libpq", "synchronous_commit": "on"},
+    "relaxed": {"synchronous_mode": "off", "router": "libpq", "synchronous_commit": "on"},
 }
+ROUTERS = ("libpq", "haproxy")
+CLUSTER_KEYS = ("synchronous_mode", "router")  # the cluster's own settings; the others are PostgreSQL's
 
 
 def _on(value: str | bool | None, default: bool) -> bool:
@@ -114,11 +120,15 @@ class PatroniCluster:
         self._meta_path = self.dir / "server.json"
         # Without settings (a fault's or `down`'s view of a running cluster): the mode it runs in.
         self.synchronous = _on(self.settings.get("synchronous_mode"), bool(self.meta().get("synchronous", True)))
+        self.router = str(self.settings.get("router") or self.meta().get("router") or ROUTERS[0])
+        if self.router not in ROUTERS:
+            raise ConfigError(f"patroni.router: {self.router!r} is not one of {', '.join(ROUTERS)}")
         self.attached = attached
         self.address = address  # unused: the members have addresses of their own
         self.members = members
         self.network = HostNetwork(tag_of(self.state_dir), members)
         self.run_as = RunAs.for_server(ACCOUNT)
+        self.haproxy = PrimaryRouter(self.dir, attached)
 
     # --- records ----------------------------------------------------------------------------------
     def address_of(self, member: str) -> str:
@@ -142,7 +152,7 @@ class PatroniCluster:
         homes.write_file(self._meta_path, json.dumps(meta, indent=2), 0o600)  # passwords: owner only
 
     def running(self) -> bool:
-        return any(rec is not None and rec.alive() for rec in self._records())
+        return any(rec is not None and rec.alive() for rec in self._records()) or self.haproxy.running()
 
     def _records(self) -> list[ProcessRecord | None]:
         return [ProcessRecord.load(self._record_path(m, w)) for m in self.members for w in ("patroni", "etcd")]
@@ -152,9 +162,27 @@ class PatroniCluster:
 
     # --- the endpoint and the cluster's state -----------------------------------------------------
     def endpoint(self, meta: dict[str, Any] | None = None) -> ClusterEndpoint:
+        """How clients reach the primary: the members by libpq, or HAProxy's primary address."""
+        direct = self.direct_endpoint(meta)
+        if self.router == "haproxy":
+            return dataclasses.replace(direct, hosts=(self.network.here,), port=PRIMARY_PORT)
+        return direct
+
+    def direct_endpoint(self, meta: dict[str, Any] | None = None) -> ClusterEndpoint:
+        """Every member by libpq's multi-host connection string (whatever the router)."""
         meta = meta if meta is not None else self.meta()
         return ClusterEndpoint(hosts=tuple(self.address_of(m) for m in self.members), port=PG_PORT,
                                user=SUPERUSER, password=meta.get("password", ""), rest_port=REST_PORT)
+
+    def replica_endpoint(self) -> PostgresEndpoint | None:
+        """A standby for reads: HAProxy's replica address, or a replica member; None without one."""
+        direct = self.direct_endpoint()
+        if self.router == "haproxy":
+            return PostgresEndpoint(host=self.network.here, port=REPLICA_PORT, user=direct.user,
+                                    password=direct.password)
+        standby = next((m["name"] for m in (self.cluster() or {}).get("members", [])
+                        if m.get("role") != "leader" and m.get("state") in ("running", "streaming")), None)
+        return direct.member(self.address_of(standby)) if standby else None
 
     def rest(self, member: str, path: str, method: str = "GET", body: dict[str, Any] | None = None,
              timeout_s: float = 5.0) -> tuple[int, Any]:
@@ -221,9 +249,14 @@ class PatroniCluster:
             return False
         import psycopg
 
+        # The primary takes a read-write session, directly and, once HAProxy runs, through it too.
+        ways = [self.direct_endpoint()] + ([self.endpoint()] if self.haproxy.running() else [])
         try:
-            with self.endpoint().connect(connect_timeout=3) as conn:
-                conn.execute("SELECT 1")
+            for endpoint in ways:
+                with endpoint.connect(connect_timeout=3) as conn:
+                    row = conn.execute("SELECT pg_is_in_recovery()").fetchone()
+                    if row is None or row[0]:
+                        return False
         except psycopg.Error:
             return False
         return True
@@ -232,13 +265,15 @@ class PatroniCluster:
     def up(self) -> ClusterEndpoint:
         """Start the cluster (or reuse it when it runs and is ready); return its endpoint."""
         meta = self.meta()
-        if self.running() and meta.get("synchronous") == self.synchronous and self.is_ready():
+        if self.running() and meta.get("synchronous") == self.synchronous and meta.get("router") == self.router \
+                and self.is_ready():
             return self.endpoint(meta)
         self.down()
         sweep_stale()  # the namespaces of clusters whose state directory is gone (a crashed command's)
         meta = {"password": secrets.token_urlsafe(18), "replication_password": secrets.token_urlsafe(18),
                 "synchronous": self.synchronous, "members": {m: self.address_of(m) for m in self.members},
-                "namespaces": [self.network.ns(m) for m in self.members], "settings": self.settings}
+                "namespaces": [self.network.ns(m) for m in self.members], "settings": self.settings,
+                "router": self.router}
         self._save_meta(meta)
         try:
             self.network.up()
@@ -249,6 +284,10 @@ class PatroniCluster:
             for member in self.members:  # the first bootstraps; the others wait for its leader key
                 self._spawn(member, "patroni", ["patroni", str(self.home(member) / "patroni.yml")])
             self._wait_ready()
+            if self.router == "haproxy":
+                self.haproxy.start(self.network.here, {m: self.address_of(m) for m in self.members},
+                                   PG_PORT, REST_PORT)
+                self._wait_ready()
         except BaseException:
             self.down()
             raise
@@ -263,6 +302,9 @@ class PatroniCluster:
                 return
             dead = [(m, w) for m in self.members for w in ("etcd", "patroni")
                     if not ((rec := ProcessRecord.load(self._record_path(m, w))) and rec.alive())]
+            if self.haproxy.record_path.exists() and not self.haproxy.running():
+                raise ServerError(f"HAProxy exited during start-up: {process.last_log_line(self.haproxy.log_path)} "
+                                  f"(log: {self.haproxy.log_path})")
             if dead:
                 log = self._log(*dead[0])
                 raise ServerError(f"Patroni cluster: {', '.join(f'{m} {w}' for m, w in dead)} exited during start-up: "
@@ -324,7 +366,7 @@ class PatroniCluster:
                 "authentication": {"superuser": superuser, "rewind": superuser,
                                    "replication": {"username": REPLICATOR, "password": meta["replication_password"]}},
                 "parameters": {**MEMBER_PARAMETERS,
-                               **{k: v for k, v in self.settings.items() if k != "synchronous_mode"}},
+                               **{k: v for k, v in self.settings.items() if k not in CLUSTER_KEYS}},
                 # Clients of the cluster's /24 only: the members and this host's side of the bridge.
                 "pg_hba": [f"host all all {subnet} scram-sha-256",
                            f"host replication {REPLICATOR} {subnet} scram-sha-256"],
@@ -348,9 +390,10 @@ class PatroniCluster:
         if rec is not None:
             process.stop(rec, sig=sig)
 
-    def crash_member(self, member: str) -> list[int]:
+    def crash_member(self, member: str, killed: Callable[[], None] | None = None) -> list[int]:
         """SIGKILL the member's Patroni and every PostgreSQL process of it, as a crash of that node
-        would (its etcd member stays: the consensus keeps its three voters); return the pids killed."""
+        would (its etcd member stays: the consensus keeps its three voters); `killed` is called the
+        moment the signals are sent, before waiting for the processes to go; return the pids killed."""
         keep = ProcessRecord.load(self._record_path(member, "etcd"))
         keep_pid = keep.pid if keep is not None and keep.alive() else None
         pids = [int(p) for p in process_ids(self.network.ns(member)) if int(p) != keep_pid]
@@ -362,6 +405,8 @@ class PatroniCluster:
                 procs.append(proc)
             except psutil.Error:
                 pass
+        if killed is not None:
+            killed()
         psutil.wait_procs(procs, timeout=10)
         return pids
 
@@ -374,7 +419,7 @@ class PatroniCluster:
     def down(self) -> bool:
         """Stop Patroni (and so PostgreSQL), then etcd, kill what is left on the hosts, remove the
         namespaces and the members' homes; True when something was stopped or removed."""
-        stopped = False
+        stopped = self.haproxy.stop()  # its clients first
         for what in ("patroni", "etcd"):
             for member in self.members:
                 path = self._record_path(member, what)
