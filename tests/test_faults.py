@@ -106,7 +106,7 @@ def test_a_failover_loses_as_not_replicated_only_what_was_stamped_before_the_cra
 
 def test_a_clusters_faults_are_run_only_when_named() -> None:
     assert not set(CLUSTER_FAULTS) & set(FaultsPart().kinds)
-    scenario = parse_scenario(_scenario({"kinds": ["switchover", "failover"]}), Path("t.toml"))
+    scenario = parse_scenario(_scenario({"kinds": list(CLUSTER_FAULTS)}), Path("t.toml"))
     assert scenario.faults is not None and scenario.faults.kinds == CLUSTER_FAULTS
 
 

@@ -41,7 +41,7 @@ import pytest
 from hdbbench.backends import Backend, get_backend
 from hdbbench.errors import SchemaError
 from hdbbench.faults import accounting as acc
-from hdbbench.faults.cluster import Failover, Switchover
+from hdbbench.faults.cluster import Failover, ReplicaLost, Switchover
 from hdbbench.faults.injectors import FaultTarget, make_injector
 from hdbbench.faults.part import FaultsPart
 from hdbbench.faults.run import FaultTrialRun
@@ -284,6 +284,42 @@ def test_switchover_and_failover_under_load(ha_stack: tuple[Stack, StackEndpoint
     assert sum(loss.lost_by_reason.values()) == loss.lost
     if cluster.synchronous:
         assert loss.lost == 0 and stored == {n: emitted[n] for n in sims.names}, loss
+
+
+def test_a_lost_replica_loses_nothing_with_synchronous_mode(
+        ha_stack: tuple[Stack, StackEndpoints], cluster: PatroniCluster, tmp_path: Path) -> None:
+    """The synchronous standby's node crashes: another member becomes synchronous standby, archiving
+    goes on; the lost one comes back. Nothing lost. On the synchronous cluster only (the module's time)."""
+    if not cluster.synchronous:
+        pytest.skip("run on the synchronous cluster only (the module's time)")
+    stack, endpoints = ha_stack
+    with Harness(endpoints, tmp_path) as h:
+        db = h.database(BACKEND, prefix="ha", endpoint=endpoints["patroni"])
+        sims: Sims = h.devices(profile_toml(tmp_path, "hapart", RATE_HZ))
+        lib = h.lib(db, spool_dir=str(tmp_path / "spool"), spool_mode="write_ahead", spool_sync_ms=0,
+                    reconnect_min_ms=100, reconnect_max_ms=1000)
+        es = h.subscriber(98, None, sims.names, lib=lib)
+        since = h.archiving(es, db, sims)
+        sim = sims.proxy()
+        sim.Start()
+        _archiving_on(db, since, "before the faults")
+        target = FaultTarget(state_dir=stack.state_dir, backend=BACKEND, database=db.database, tables=())
+
+        lost = make_injector("replica_lost", target)
+        assert isinstance(lost, ReplicaLost)
+        lost.arm()
+        lost.begin()
+        _archiving_on(db, since, "without the lost replica")
+        lost.end()
+        lost.disarm()
+        assert {"down", "promoted", "back"} <= set(lost.marks)
+
+        _emitted_grew(sim, BETWEEN)
+        sim.Stop()
+        emitted = sims.emitted()
+        eventually(lambda: (lambda got: seen(got == {n: emitted[n] for n in sims.names}, (got, emitted)))(
+            _by_attribute(db, since)), 120, "every emitted event stored, once")
+        assert int(es.LostEventNumber) == 0
 
 
 def _utc(seconds: float) -> Any:

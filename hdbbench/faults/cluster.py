@@ -10,6 +10,9 @@
   synchronous mode only the synchronous standby may be). end starts the crashed member's Patroni again,
   which rejoins as a replica (pg_rewind, or a new clone), and waits until the cluster is whole
   ("back"). disarm does the same if end never ran, so a trial leaves three members.
+- `replica_lost`: a standby's node crashes (the synchronous standby in synchronous mode; "down"), and
+  in synchronous mode Patroni names another member synchronous standby ("promoted"); end starts the
+  lost member again ("back").
 
 Both take the cluster from the stack in the target's state directory: the first server kind with the
 fault among its `faults` (hdbbench.servers.registry). `primary_before` and `primary_after` name the
@@ -133,4 +136,45 @@ class Failover(_PrimaryMoves):
         super().disarm()
 
 
-INJECTORS = {cls.name: cls for cls in (Switchover, Failover)}
+class ReplicaLost(_Injector):
+    """A standby's node crashes (the synchronous one in synchronous mode: Patroni then names another
+    member synchronous standby, and commits wait for it meanwhile); end starts it again."""
+
+    name = "replica_lost"
+
+    def __init__(self, target: FaultTarget) -> None:
+        super().__init__(target)
+        self.cluster = stack_cluster(target, self.name)
+        self.lost: str | None = None
+        self._down: str | None = None
+
+    def begin(self) -> None:
+        self._mark("began")
+        standby = self.cluster.sync_standby() if self.cluster.synchronous else self.cluster.switchover_candidate()
+        if standby is None:
+            raise ServerError(f"replica_lost: the cluster has no standby: {self.cluster.cluster()}")
+        self.lost = self._down = str(standby)
+        self.cluster.crash_member(self.lost)
+        self._mark("down")
+        if self.cluster.synchronous:  # another standby takes its place
+            _until(lambda: self.cluster.sync_standby() not in (None, self.lost), PROMOTION_TIMEOUT_S,
+                   "replica_lost: another synchronous standby", self.cluster.cluster)
+            self._mark("promoted")
+
+    def end(self) -> None:
+        self._mark("ended")
+        self._restart()
+
+    def _restart(self) -> None:
+        down, self._down = self._down, None
+        if down is not None:
+            self.cluster.start_member(down)
+            _until(self.cluster.is_ready, WHOLE_TIMEOUT_S, "replica_lost: every member back", self.cluster.cluster)
+            self._mark("back")
+
+    def disarm(self) -> None:
+        self._restart()
+        super().disarm()
+
+
+INJECTORS = {cls.name: cls for cls in (Switchover, Failover, ReplicaLost)}

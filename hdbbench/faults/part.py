@@ -22,7 +22,7 @@ PROCESS_FAULTS = ("subscriber_kill", "device_kill")
 FAULT_KINDS = ("database_stop", "database_kill", "table_lock", "subscriber_kill", "device_kill",
                "spool_full", "database_full")
 # A replicated cluster's faults (hdbbench.faults.cluster): only when named, on a stack with a cluster.
-CLUSTER_FAULTS = ("switchover", "failover")
+CLUSTER_FAULTS = ("switchover", "failover", "replica_lost")
 SPOOL_MODES = ("overflow", "write_ahead")
 # device_kill's target: the server the subscribers connect to last (where Tango's event consumer drops
 # subscriptions past its limit, reference §1c) or first.

@@ -105,8 +105,14 @@ class ClusterEndpoint:
             "password": self.password,
             "dbname": dbname or self.dbname,
             "target_session_attrs": target_session_attrs or self.target_session_attrs,
-            # A member that is down or cut off must not hold a client past the next host for long.
+            # A member that is down or cut off must not hold a client past the next host for long: at
+            # connection (connect_timeout), nor in a session whose peer no longer answers (a host cut
+            # off sends no reset): unacknowledged data for 10 s, or an idle session's keepalives.
             "connect_timeout": "3",
+            "tcp_user_timeout": "10000",
+            "keepalives_idle": "5",
+            "keepalives_interval": "2",
+            "keepalives_count": "3",
         }
         return " ".join(f"{k}={_libpq_quote(v)}" for k, v in parts.items())
 

@@ -63,6 +63,10 @@ CLUSTER_PARAMETERS: dict[str, Any] = {
     "hot_standby": "on",
     "wal_keep_size": "256MB",
     "max_wal_size": "1GB",
+    # A peer cut off the network sends no reset: replication connections notice by these timeouts (and
+    # a primary's shutdown, which waits for its WAL senders, does not wait the default minute).
+    "wal_sender_timeout": "10s",
+    "wal_receiver_timeout": "10s",
 }
 # Each member's own: small buffers, as three servers share a 2-core machine with the rest of a run.
 MEMBER_PARAMETERS: dict[str, Any] = {
@@ -409,6 +413,10 @@ class PatroniCluster:
             killed()
         psutil.wait_procs(procs, timeout=10)
         return pids
+
+    def sync_standby(self) -> str | None:
+        view = self.cluster() or {}
+        return next((m["name"] for m in view.get("members", []) if m.get("role") == "sync_standby"), None)
 
     def start_member(self, member: str) -> None:
         """Start a member's Patroni again (after a fault stopped it): it rejoins as a replica."""

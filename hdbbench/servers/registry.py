@@ -124,7 +124,7 @@ SERVER_KINDS: tuple[ServerKind, ...] = (
     ServerKind("patroni", "Patroni cluster", ClusterEndpoint,
                lambda a: patroni.PatroniCluster(a.state_dir, a.settings, attached=a.attached,
                                                 keep_running=a.keep_running, address=a.address),
-               process=False, on_request=True, faults=("switchover", "failover"), settings=patroni.PROFILES),
+               process=False, on_request=True, faults=("switchover", "failover", "replica_lost"), settings=patroni.PROFILES),
     ServerKind("local", "local directory", LocalEndpoint, lambda a: LocalDirectory(a.state_dir), process=False,
                archive=True, always=True),
 )
