@@ -7,7 +7,8 @@ member and a Patroni daemon, which runs PostgreSQL; the three etcd members are P
 store. Patroni bootstraps the first member with initdb, the others clone it with pg_basebackup and
 stream from it; with `synchronous_mode` on, the primary commits only once a synchronous standby has
 the WAL, so a failover loses no commit that a client saw. Clients reach the primary by a libpq
-multi-host connection string (`ClusterEndpoint`, target_session_attrs=read-write).
+multi-host connection string (`ClusterEndpoint`, target_session_attrs=read-write), or, with the setting
+`router = haproxy`, through HAProxy (hdbbench.servers.haproxy); `replica_endpoint` for reads.
 
 Inside its namespace each member has its address to itself, so every member uses the well-known
 ports (PostgreSQL 5432, Patroni REST 8008, etcd 2379/2380). PostgreSQL has no Unix socket (members
