@@ -30,11 +30,19 @@ from hdbbench.servers.confine.spec import ConfineSpec
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.servers.ports import LOOPBACK, check_address
 from hdbbench.servers.process import ProcessRecord
-from hdbbench.servers.registry import SERVER_KINDS, SERVER_NAMES, ServerArgs, ServerKind, kind
+from hdbbench.servers.registry import (
+    DEFAULT_SERVER_NAMES,
+    SERVER_KINDS,
+    SERVER_NAMES,
+    ServerArgs,
+    ServerKind,
+    kind,
+)
 from hdbbench.settings import SettingsProfile, resolve_profile
 
 DEFAULT_STATE_DIR = Path(".hdbbench")
 COMPONENTS = SERVER_NAMES  # in start order (hdbbench.servers.registry)
+DEFAULT_COMPONENTS = DEFAULT_SERVER_NAMES  # a stack's when none are named: not the kinds only started on request
 TANGO_DATABASES = kind("tango").flavours
 _STATE_FILE = "stack.json"
 
@@ -43,7 +51,7 @@ _STATE_FILE = "stack.json"
 class StackConfig:
     state_dir: Path = DEFAULT_STATE_DIR
     profile: SettingsProfile = field(default_factory=lambda: resolve_profile("durable"))
-    components: tuple[str, ...] = COMPONENTS
+    components: tuple[str, ...] = DEFAULT_COMPONENTS
     external: Mapping[str, str] = field(default_factory=dict)  # kind -> URL (host:port for Tango): never started
     tango_db: str = "pytango"         # private Tango database: "pytango" (sqlite) or "cpp" (on a database server)
     attached: bool = False            # servers die with this process (tests, runs)
@@ -186,6 +194,12 @@ class Stack:
         stopped = devices.down(self.state_dir / "devices")
         stopped += self._stop_records("*/*/process.json")
         stopped += [name for name, server in self._servers.items() if server.down()]
+        # A kind started only on request (the Patroni cluster) is stopped by any `down` of its state
+        # directory, also one that did not name it.
+        for extra in SERVER_KINDS:
+            if extra.on_request and extra.name not in self._servers and (self.state_dir / extra.name).is_dir():
+                if extra.private(ServerArgs(self.state_dir)).down():
+                    stopped.append(extra.name)
         # Servers started under another configuration (e.g. the other Tango database) have records too.
         stopped += self._stop_records("*/process.json")
         # Filesystems a fault trial mounted and a crash left behind (their users are stopped now).

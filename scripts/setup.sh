@@ -38,7 +38,16 @@ apt_packages=(
   # Prometheus 2.42: tests/test_metrics.py scrapes the subscriber's /metrics and hdbbench exporter with
   # a private instance (its own config and data directory, never the system service)
   prometheus
+  # the Patroni cluster kind (hdbbench/servers/patroni.py): Patroni 3.0 runs three PostgreSQL members,
+  # etcd 3.4 is its three-member consensus store, HAProxy 2.6 routes to the primary by Patroni's REST
+  # health check; all run privately (own configs, data, ports), never as the system services
+  patroni etcd-server haproxy
 )
+# The system services those packages enable at install, by package. hdbbench runs private instances,
+# never the machine's (an enabled etcd.service would start at the next boot, listen on 2379 and keep
+# data in /var/lib/etcd). Only the services of packages this set-up installed are disabled: an
+# administrator's own haproxy, installed before, is left as it is.
+declare -A system_services_to_disable=([etcd-server]=etcd [haproxy]=haproxy [patroni]=patroni)
 
 sudo_cmd=()
 current_step=""
@@ -110,7 +119,27 @@ install_system_packages() {
       "read the log; a held or broken package must be repaired by hand"
   done
   [ "$created_policy" -eq 1 ] && "${sudo_cmd[@]}" rm -f "$policy"
+  disable_system_services "${missing[@]}"
   step_done "installed ${#missing[@]}: ${missing[*]}"
+}
+
+# Debian enables the services of etcd-server, haproxy and patroni at install (policy-rc.d only kept
+# them from starting then): stop and disable them, so that they never run beside the private ones.
+# `systemctl disable` works without a running systemd too (it edits the links and the SysV rc.d links).
+disable_system_services() {
+  local pkg svc
+  command -v systemctl >/dev/null 2>&1 || return 0
+  for pkg in "$@"; do
+    svc=${system_services_to_disable[$pkg]:-}
+    [ -n "$svc" ] || continue
+    if systemctl is-enabled --quiet "$svc.service" 2>/dev/null; then
+      if [ -d /run/systemd/system ]; then
+        "${sudo_cmd[@]}" systemctl disable --now --quiet "$svc.service" >/dev/null 2>&1 || true
+      else
+        "${sudo_cmd[@]}" systemctl disable --quiet "$svc.service" >/dev/null 2>&1 || true
+      fi
+    fi
+  done
 }
 
 # The newest TimescaleDB that Debian packages as source and that still builds against PostgreSQL 15

@@ -13,7 +13,7 @@ import pytest
 from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.errors import ConfigError
 from hdbbench.faults.accounting import KillSnapshot, account, recovery_s
-from hdbbench.faults.part import FAULT_KINDS, FaultsPart
+from hdbbench.faults.part import CLUSTER_FAULTS, FAULT_KINDS, FaultsPart
 from hdbbench.faults.results import RESULTS_KIND, FaultTrial
 from hdbbench.results import RunDirectory, RunPart, read_results, results_document
 from hdbbench.scenario import load_scenario, parse_scenario
@@ -93,6 +93,21 @@ def test_a_device_kill_counts_only_the_killed_servers_attributes() -> None:
     assert loss.lost_by_reason == {"in_flight_at_device_crash": 1, "emitted_before_resubscription": 2,
                                    "unattributed": 2}
     assert sum(loss.lost_by_reason.values()) == loss.lost
+
+
+def test_a_failover_loses_as_not_replicated_only_what_was_stamped_before_the_crash() -> None:
+    # At the crash A had emitted 10 and 7 are stored of them: 3 were committed on the old primary and
+    # never replicated. After it, 6 emitted and 5 stored: the one missing has no reason.
+    snapshot = KillSnapshot(100.0, {A: 10}, {A: 7}, frozenset({A}))
+    loss = account("failover", {A: 16}, {A: 12}, {}, snapshot)
+    assert loss.lost_by_reason == {"not_replicated_at_failover": 3, "unattributed": 1}
+    assert account("failover", {A: 16}, {A: 16}, {}, snapshot).lost_by_reason == {}
+
+
+def test_a_clusters_faults_are_run_only_when_named() -> None:
+    assert not set(CLUSTER_FAULTS) & set(FaultsPart().kinds)
+    scenario = parse_scenario(_scenario({"kinds": list(CLUSTER_FAULTS)}), Path("t.toml"))
+    assert scenario.faults is not None and scenario.faults.kinds == CLUSTER_FAULTS
 
 
 def test_recovery_is_measured_from_the_end_to_the_first_sample_holding_what_will_be_stored() -> None:

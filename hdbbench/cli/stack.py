@@ -17,7 +17,7 @@ from hdbbench.errors import ConfigError
 from hdbbench.servers.confine.spec import CLASS_NAMES, parse_spec
 from hdbbench.servers.registry import confinable_kinds, settings_example
 from hdbbench.settings import PROFILE_NAMES, parse_overrides, resolve_profile
-from hdbbench.stack import COMPONENTS, TANGO_DATABASES, Stack, StackConfig
+from hdbbench.stack import COMPONENTS, DEFAULT_COMPONENTS, TANGO_DATABASES, Stack, StackConfig
 
 console = Console(stderr=True)
 
@@ -47,7 +47,7 @@ def _stack(state_dir: Path, profile: str, overrides: tuple[str, ...], components
     """`external`: the values of the external-server options, by parameter name (external_server_options)."""
     return Stack(StackConfig(
         state_dir=state_dir, profile=resolve_profile(profile, parse_overrides(overrides)),
-        components=components or COMPONENTS, external=external_servers(external), tango_db=tango_db,
+        components=components or DEFAULT_COMPONENTS, external=external_servers(external), tango_db=tango_db,
         confine=parse_spec(_memory_option(memory), _storage_option(storage), storage_size, confinable_kinds(),
                            prefix="--"),
     ))

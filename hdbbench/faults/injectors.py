@@ -415,7 +415,10 @@ INJECTORS: dict[str, Callable[[FaultTarget], Injector]] = {
 
 def make_injector(kind: str, target: FaultTarget) -> Injector:
     """The injector of `kind` for `target`; an unknown kind is refused naming it and the known ones."""
-    factory = INJECTORS.get(kind)
+    from hdbbench.faults import cluster  # a cluster's faults (switchover, failover): it imports this module
+
+    known: dict[str, Callable[[FaultTarget], Injector]] = {**INJECTORS, **cluster.INJECTORS}
+    factory = known.get(kind)
     if factory is None:
-        raise ConfigError(f"unknown fault kind {kind!r} (known: {', '.join(sorted(INJECTORS))})")
+        raise ConfigError(f"unknown fault kind {kind!r} (known: {', '.join(sorted(known))})")
     return factory(target)

@@ -21,6 +21,8 @@ DATABASE_FAULTS = ("database_stop", "database_kill", "table_lock", "database_ful
 PROCESS_FAULTS = ("subscriber_kill", "device_kill")
 FAULT_KINDS = ("database_stop", "database_kill", "table_lock", "subscriber_kill", "device_kill",
                "spool_full", "database_full")
+# A replicated cluster's faults (hdbbench.faults.cluster): only when named, on a stack with a cluster.
+CLUSTER_FAULTS = ("switchover", "failover", "replica_lost")
 SPOOL_MODES = ("overflow", "write_ahead")
 # device_kill's target: the server the subscribers connect to last (where Tango's event consumer drops
 # subscriptions past its limit, reference §1c) or first.
@@ -58,9 +60,10 @@ class FaultsPart:
 def parse_faults(reader: Table) -> FaultsPart:
     """``[faults]`` checked completely; ConfigError "file:line: [faults] key: problem" otherwise."""
     kinds = tuple(reader.list_of("kinds", str, list(FAULT_KINDS), non_empty=True))
+    known = FAULT_KINDS + CLUSTER_FAULTS
     for kind in kinds:
-        if kind not in FAULT_KINDS:
-            raise reader.fail("kinds", f"names an unknown fault {kind!r}" + suggestion(kind, FAULT_KINDS))
+        if kind not in known:
+            raise reader.fail("kinds", f"names an unknown fault {kind!r}" + suggestion(kind, known))
     if twice := next((k for k in kinds if kinds.count(k) > 1), None):
         raise reader.fail("kinds", f"names {twice!r} twice")
     part = FaultsPart(

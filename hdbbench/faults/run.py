@@ -181,7 +181,12 @@ class FaultTrialRun:
                              tables=self._data_tables(), spool_dir=self.home / "spool", tmpfs_mb=self.part.tmpfs_mb)
         if self.fault == "spool_full":
             return Together(make_injector("spool_full", target), make_injector("database_stop", target))
-        return make_injector(self.fault, target)
+        from hdbbench.faults.cluster import Failover
+
+        injector = make_injector(self.fault, target)
+        if isinstance(injector, Failover):  # its loss is split at the crash, as a process kill's
+            injector.at_crash = self._before_kill
+        return injector
 
     def _data_tables(self) -> tuple[str, ...]:
         """The data tables the load's attributes are stored in (the backend names them)."""

@@ -27,7 +27,7 @@ from hdbbench.results import ResultsFormatError, read_results
 from hdbbench.units import human_bytes
 
 FAULTS_JSON = "faults.json"
-REASON_COLOURS = dict(zip(REASONS, (*PALETTE[:6], "#000000")))  # unattributed in black
+REASON_COLOURS = dict(zip(REASONS, (*PALETTE[:len(REASONS) - 1], "#000000")))  # unattributed in black
 RECOVERY = ("recovery: from the fault's end to the first 1 Hz sample at which the database holds as many rows "
             "as the devices had emitted at the end minus the trial's final loss (every event emitted before the "
             "end that will be stored is stored; a spool replayed out of order can make it read early)")

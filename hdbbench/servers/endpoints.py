@@ -70,6 +70,73 @@ class PostgresEndpoint:
 
 
 @dataclass(frozen=True)
+class ClusterEndpoint:
+    """A replicated PostgreSQL cluster (hdbbench.servers.patroni): every member's address, one port.
+
+    Clients reach the primary, wherever it is now, by libpq's multi-host connection string: libpq tries
+    the hosts in turn and keeps the first whose session is `target_session_attrs` ("read-write": the
+    primary). After a failover a client that reconnects finds the new primary the same way. `member`
+    gives one member alone (reads from a replica); `rest_port` is each member's Patroni REST API.
+    """
+
+    hosts: tuple[str, ...]
+    port: int
+    user: str
+    password: str
+    dbname: str = "postgres"
+    external: bool = False
+    target_session_attrs: str = "read-write"
+    rest_port: int = 8008
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hosts", tuple(self.hosts))  # a list when read back from JSON
+
+    @property
+    def host(self) -> str:
+        """The hosts as libpq's `host` takes them (also what tools given `-h` accept)."""
+        return ",".join(self.hosts)
+
+    def conninfo(self, dbname: str | None = None, target_session_attrs: str | None = None) -> str:
+        """A libpq multi-host connection string (the HDB++ `connect_string` format)."""
+        parts = {
+            "host": self.host,
+            "port": str(self.port),
+            "user": self.user,
+            "password": self.password,
+            "dbname": dbname or self.dbname,
+            "target_session_attrs": target_session_attrs or self.target_session_attrs,
+            # A member that is down or cut off must not hold a client past the next host for long: at
+            # connection (connect_timeout), nor in a session whose peer no longer answers (a host cut
+            # off sends no reset): unacknowledged data for 10 s, or an idle session's keepalives.
+            "connect_timeout": "3",
+            "tcp_user_timeout": "10000",
+            "keepalives_idle": "5",
+            "keepalives_interval": "2",
+            "keepalives_count": "3",
+        }
+        return " ".join(f"{k}={_libpq_quote(v)}" for k, v in parts.items())
+
+    def connect(self, dbname: str | None = None, **kwargs: Any) -> Any:
+        import psycopg
+
+        return psycopg.connect(self.conninfo(dbname), **kwargs)
+
+    def member(self, host: str) -> PostgresEndpoint:
+        """One member alone, whatever its role (a replica for reads)."""
+        return PostgresEndpoint(host=host, port=self.port, user=self.user, password=self.password,
+                                dbname=self.dbname, external=self.external)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self) | {"conninfo": self.conninfo()}
+
+    def external_value(self) -> str:
+        """The URL another host's hdbbench reaches the primary by (password included)."""
+        netloc = ",".join(f"{h}:{self.port}" for h in self.hosts)
+        return (f"postgresql://{quote(self.user)}:{quote(self.password, safe='')}@{netloc}/{self.dbname}"
+                f"?target_session_attrs={self.target_session_attrs}")
+
+
+@dataclass(frozen=True)
 class MariaDBEndpoint:
     host: str
     port: int

@@ -21,8 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench.errors import ConfigError
-from hdbbench.servers import mariadb, postgres, tangodb
-from hdbbench.servers.endpoints import LocalEndpoint, MariaDBEndpoint, PostgresEndpoint, TangoEndpoint
+from hdbbench.servers import mariadb, patroni, postgres, tangodb
+from hdbbench.servers.endpoints import (
+    ClusterEndpoint,
+    LocalEndpoint,
+    MariaDBEndpoint,
+    PostgresEndpoint,
+    TangoEndpoint,
+)
 from hdbbench.servers.local import LocalDirectory
 from hdbbench.servers.ports import LOOPBACK
 
@@ -55,10 +61,11 @@ class ServerKind:
     hosts_key: str | None = None      # its key in a scenario's [hosts] table; None: always on the controller
     group: str | None = None          # CPU placement group (hdbbench.placement.GROUPS)
     archive: bool = False             # stores archived events: its CPU is sampled with the trials
-    faults: tuple[str, ...] = ()      # server faults it supports: "stop", "kill", "fill"
+    faults: tuple[str, ...] = ()      # server faults it supports: "stop", "kill", "fill"; a cluster's "switchover", "failover"
     flavours: tuple[str, ...] = ()    # implementations to choose from; the first is the default
     needs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # flavour -> kinds it runs on
     always: bool = False              # in every stack, whatever components are asked for
+    on_request: bool = False          # only in a stack that names it (`--only`): never a default component
     # Its buffers under a memory budget (hdbbench.servers.confine): budget bytes -> settings that
     # override the profile's, and the rule in words. None: no budget can be given.
     buffers_for: Callable[[int], dict[str, str]] | None = None
@@ -111,10 +118,18 @@ SERVER_KINDS: tuple[ServerKind, ...] = (
         probe=tangodb.probe, hosts_key="tango_db", group="tango", flavours=("pytango", "cpp"),
         needs={"cpp": ("mariadb",)},
     ),
+    # Three PostgreSQL+TimescaleDB members on three hosts (network namespaces; needs root), managed by
+    # Patroni with a three-member etcd. Not one process (pid, pinning, the process faults do not apply
+    # as such) and only when asked for: it takes the machine's network namespaces and root.
+    ServerKind("patroni", "Patroni cluster", ClusterEndpoint,
+               lambda a: patroni.PatroniCluster(a.state_dir, a.settings, attached=a.attached,
+                                                keep_running=a.keep_running, address=a.address),
+               process=False, on_request=True, faults=("switchover", "failover", "replica_lost"), settings=patroni.PROFILES),
     ServerKind("local", "local directory", LocalEndpoint, lambda a: LocalDirectory(a.state_dir), process=False,
                archive=True, always=True),
 )
 SERVER_NAMES: tuple[str, ...] = tuple(k.name for k in SERVER_KINDS)
+DEFAULT_SERVER_NAMES: tuple[str, ...] = tuple(k.name for k in SERVER_KINDS if not k.on_request)
 
 
 def kind(name: str) -> ServerKind:
