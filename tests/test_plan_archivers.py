@@ -127,7 +127,7 @@ def test_calibrate_measures_one_archiver_on_the_mix_and_plans_from_it(tmp_path: 
     (tmp_path / "s.toml").write_text(SMALL)
     out = tmp_path / "plan"
     done = subprocess.run([sys.executable, "-m", "hdbbench", "plan", "archivers", str(tmp_path / "s.toml"),
-                           "--backend", "timescaledb", "--calibrate", "--output", str(out),
+                           "--backend", "timescaledb", "--calibrate", "--headroom", "0.9", "--output", str(out),
                            "--state-dir", str(test_state_dir)],
                           capture_output=True, text=True, cwd=REPO, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -135,7 +135,7 @@ def test_calibrate_measures_one_archiver_on_the_mix_and_plans_from_it(tmp_path: 
            "search from 39 events/s" in done.stderr
     (run,) = (out / "runs").iterdir()
     sustainable, words = planner.sustainable_from_run(run, "timescaledb", OURS)
-    assert sustainable >= 78 / 0.5, words        # reached the rate the plan needs: one archiver holds all 40
+    assert sustainable >= 78 / 0.9, words        # reached the rate the plan needs: one archiver holds all 40
     header = (out / "archivers.toml").read_text()
     assert f"calibration run {run}" in header.replace("\n# ", " ")
     assert len(load_inventory(out / "archivers.toml").archivers) == 1
