@@ -181,6 +181,11 @@ class SaturationSearch:
     criterion: str
     lost: int | None = None
     error_events: int | None = None
+    # How the rates were chosen (hdbbench.search): "step" (Elettra's +step, the answer exact to one
+    # step) or "bisect" (bracketed and bisected to `resolution`, hi / lo - 1). Older runs' records
+    # lack both: they were stepped searches, of the scenario's step.
+    mode: str = "step"
+    resolution: float | None = None
 
 
 # --- read from outside the subscriber, and what the subscriber said ------------------------------
