@@ -142,7 +142,9 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
     section.figures.append(("Stored rate per step (database counter) against the offered rate (× = saturated)",
                             plots.saturation(steps, colours)))
     last = {b: num(search.last_sustainable_rate) for b, search in searches.items()}
-    section.figures.append(("Last sustainable rate", plots.bars(["last sustainable rate"],
+    how = {b: data.search_words(search, view.saturation_step) for b, search in searches.items()}
+    shown = next(iter(how.values())) if len(set(how.values())) == 1 else "; ".join(f"{b}: {w}" for b, w in how.items())
+    section.figures.append((f"Last sustainable rate (search {shown})", plots.bars(["last sustainable rate"],
                                                                 {b: [v] for b, v in last.items()}, colours,
                                                                 "events/s")))
     rows = [[b, fmt(num(s.offered_rate)), fmt(num(s.source_rate)), fmt(num(s.stored_rate)),
@@ -155,7 +157,9 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
                                      f"events/s unless stated; rule: {criterion}"))
     section.finding = text.saturation(last, {b: max((p[0] for p in s), default=0.0) for b, s in steps.items()},
                                       {b: any(p[2] for p in s) for b, s in steps.items()},
-                                      {b: list(search.ended_by) for b, search in searches.items()})
+                                      {b: list(search.ended_by) for b, search in searches.items()},
+                                      {b: data.search_precision(search, view.saturation_step)
+                                       for b, search in searches.items()})
     return section
 
 
