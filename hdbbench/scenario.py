@@ -227,6 +227,7 @@ class Scenario:
     maintenance: MaintenancePart | None = None  # [maintenance]: hdbbench.maintenance
     warnings: tuple[str, ...] = ()     # found while reading: `check` and `run` print them, a run records them
     confine: ConfineSpec = field(default_factory=ConfineSpec)  # [stack] memory, storage, storage_size
+    quick: bool = False                # cut down by `hdbbench run --quick` (hdbbench.quick)
 
     @property
     def kinds(self) -> tuple[SubscriberKind, ...]:

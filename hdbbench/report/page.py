@@ -383,6 +383,11 @@ def _not_asked(doc: Mapping[str, Any] | None, key: str) -> bool:
     return dig(scenario, *path) is None
 
 
+QUICK_NOTE = ("A quick run (hdbbench run --quick, hdbbench.quick): shorter trials, fewer batch sizes, a coarser "
+              "saturation search, extraction warm only and disk usage on fewer events and variants. Its figures "
+              "show a change's direction; compare full runs with full runs.")
+
+
 def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) -> tuple[list[Section], list[str]]:
     """Every section of the report and page-level warnings (status, format)."""
     loaded = data.load_file(run_dir, data.FILES["insertion"])
@@ -391,6 +396,8 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
     if status.get("state") not in (None, "completed"):
         notes.append(f"This run is {status.get('state')}: {status.get('error') or 'figures may be partial'}.")
     doc = loaded.document
+    if (data.load_json(run_dir / "scenario.json") or dig(doc, "scenario") or {}).get("quick"):
+        notes.append(QUICK_NOTE)
     view = data.insertion_view(run_dir, loaded) if loaded.insertion is not None else None
     colours = plots.Colours(view.backends if view else [])
     sections: list[Section] = []
@@ -450,6 +457,7 @@ def write_report(run_dir: Path, weights: Mapping[str, float] | None = None) -> P
 def _subtitle(run_dir: Path) -> str:
     scenario = data.load_json(run_dir / "scenario.json")
     status = data.load_json(run_dir / "status.json")
-    return (f"scenario {scenario.get('name', '?')}, seed {scenario.get('seed', '?')}, profile "
+    quick = " (quick)" if scenario.get("quick") else ""
+    return (f"scenario {scenario.get('name', '?')}{quick}, seed {scenario.get('seed', '?')}, profile "
             f"{scenario.get('profile', '?')}, schema {scenario.get('schema_variant', '?')}; run "
             f"{status.get('state', '?')}, {status.get('started', '?')} → {status.get('ended', '–')}")
