@@ -183,9 +183,9 @@ class SaturationSearch:
     error_events: int | None = None
     # How the rates were chosen (hdbbench.search): "step" (Elettra's +step, the answer exact to one
     # step) or "bisect" (bracketed and bisected to `resolution`, hi / lo - 1). Older runs' records
-    # lack both: they were stepped searches, of the scenario's step.
-    mode: str = "step"
-    resolution: float | None = None
+    # lack both (read as None, and written back without them): stepped searches of the scenario's step.
+    mode: str | None = omitted()
+    resolution: float | None = omitted()
 
 
 # --- read from outside the subscriber, and what the subscriber said ------------------------------
