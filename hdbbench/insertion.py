@@ -372,7 +372,7 @@ class Trial:
         plan = s.search
         total_s = s.duration_s if plan is None else s.step_s * plan.expected_steps()
         phases: list[dict[str, float]] = []
-        tried: list[tuple[float, Verdict]] = []
+        tried: list[tuple[float, Verdict]] = []  # each step's rate and verdict, as the search chooses from them
         sampler = Sampler(self._probes(fleet, devices), period_s=1.0)
         self.load.start()
         with sampler:
@@ -394,11 +394,16 @@ class Trial:
                 if plan is None:
                     break
                 step = judge.judge(sat.Step(rate, start, phases[-1]["end_s"]))
-                verdict: Verdict = "source" if step.source_behind else "saturated" if step.saturated else "pass"
-                tried.append((rate, verdict))
+                tried.append((rate, sat.verdicts([step])[0][1]))
                 rate = next_rate(plan, tried)
+                if rate is None and plan.mode == "bisect":
+                    # Judged again over the full series (a step's last seconds may not have been
+                    # sampled when it ended): a verdict that changed can leave the bracket wider
+                    # than the resolution, and the bisection then goes on.
+                    tried = sat.verdicts([judge.judge(sat.Step(p["rate"], p["start_s"], p["end_s"])) for p in phases])
+                    rate = next_rate(plan, tried)
                 if rate is not None:
-                    self._next_step(fleet, devices, rate, drain_first=verdict != "pass")
+                    self._next_step(fleet, devices, rate, drain_first=tried[-1][1] != "pass")
         self.load.stop()
         return sampler.series, phases, sampler.started_epoch
 

@@ -155,11 +155,20 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
     section.tables.append(html_table(["backend", "offered", "emitted", "stored (counter)", "stored median/s",
                                       "lag growth (s)", "lost", "error events", "saturated by"], rows,
                                      f"events/s unless stated; rule: {criterion}"))
-    section.finding = text.saturation(last, {b: max((p[0] for p in s), default=0.0) for b, s in steps.items()},
+    section.finding = finding = text.saturation(last, {b: max((p[0] for p in s), default=0.0)
+                                                      for b, s in steps.items()},
                                       {b: any(p[2] for p in s) for b, s in steps.items()},
                                       {b: list(search.ended_by) for b, search in searches.items()},
                                       {b: data.search_precision(search, view.saturation_step)
                                        for b, search in searches.items()})
+    for backend, search in searches.items():
+        mode, resolution = data.search_precision(search, view.saturation_step)
+        gap = data.search_gap(search)
+        if mode == "bisect" and resolution is not None and gap is not None and gap > resolution + 1e-6:
+            finding.warnings.append(
+                f"{backend}: {gap:.0%} lie between the answer and the lowest saturated rate above it, more than the "
+                f"search's resolution ({resolution:.0%}): a verdict changed after the drain (events found lost, error "
+                "events counted). The limit lies in that range.")
     return section
 
 
