@@ -379,9 +379,6 @@ class Trial:
             if self._outside is not None:
                 self._outside.t0_epoch = sampler.started_epoch
             judge = self._judge(sampler.series, sampler.started_epoch)
-            # A bisect search's step may follow a saturated one at a lower rate: its queue-growth
-            # rule reads only the step's own samples, not a backlog's peak from before.
-            judge.per_step_pending = plan is not None and plan.mode == "bisect"
             rate: float | None = s.rate
             while rate is not None:
                 start = sampler.elapsed_s()
@@ -423,8 +420,15 @@ class Trial:
         """The saturation rules over this trial's series and outside figures (hdbbench.saturation)."""
         outside = self._outside
         if outside is None:  # a backend not readable from outside: our subscriber's own counts
-            return sat.StepJudge(series, 0.0, None, t0_epoch)
-        return sat.StepJudge(series, outside.resolution_s, outside.watch.lags_between, t0_epoch, outside.stored_counter)
+            judge = sat.StepJudge(series, 0.0, None, t0_epoch)
+        else:
+            judge = sat.StepJudge(series, outside.resolution_s, outside.watch.lags_between, t0_epoch,
+                                  outside.stored_counter)
+        # A bisect search's step may follow a saturated one at a lower rate: its queue-growth rule
+        # reads only the step's own samples, not the peak a backlog before it left (live and after the drain).
+        search = self.settings.search
+        judge.per_step_pending = search is not None and search.mode == "bisect"
+        return judge
 
     def _judged_steps(self, judge: sat.StepJudge, phases: Sequence[dict[str, float]], backend: Any,
                       load_started: datetime, accounting: Accounting) -> list[sat.Step]:

@@ -247,3 +247,14 @@ def test_a_bisect_summary_records_its_mode_resolution_and_answer() -> None:
     older = {k: v for k, v in write(record).items() if k not in ("mode", "resolution")}
     again = read(type(record), older)  # a results.json of before the bisect search still reads
     assert again.mode is None and again.resolution is None and write(again) == older
+
+
+def test_a_bisect_steps_pending_rule_reads_only_its_own_samples() -> None:
+    # the queue's high-water mark rose through seconds 0..7 (an earlier saturated step), then stays
+    peak = [1000.0 * min(t, 7) + 1 for t in range(21)]
+    s = series(RATE, seconds=20, **{"sub.AttributeMaxPendingNumber": peak})
+    later = sat.Step(RATE, 12.0, 20.0)
+    assert sat.StepJudge(s, 0.0, None, 0.0).judge(later).rules == ["pending"]  # a stepped search's view
+    per_step = sat.StepJudge(s, 0.0, None, 0.0)
+    per_step.per_step_pending = True
+    assert per_step.judge(sat.Step(RATE, 12.0, 20.0)).rules == []
