@@ -323,6 +323,9 @@ class TrialSummary:
     # are our subscriber's own statistics (missing for another kind).
     outside: OutsideSummary | None = omitted()
     subscriber_reported: SubscriberReported | None = omitted()
+    # A trial whose settings were those of an earlier trial of the run (a sustained load equal to the
+    # throughput trial's): that trial's label; its figures and series are that trial's, not run again.
+    same_as: str | None = omitted()
 
     def to_dict(self) -> dict[str, Any]:
         return dict(write(self))

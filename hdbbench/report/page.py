@@ -182,6 +182,10 @@ def sustained_section(view: Insertion, colours: plots.Colours) -> Section:
     section.figures.append(("Share of seconds at or above the offered rate (dashed: 99 % = stable)", plots.bars(
         ["sustained share"], {b: [v] for b, v in shares.items()}, colours, "share of seconds", hline=0.99)))
     section.finding = text.sustained(shares, {b: num(t.offered_rate) for b, t in trials.items()})
+    same = {b: t.same_as for b, t in trials.items() if t.same_as}
+    if same:  # a sustained load equal to an earlier trial's was measured once (hdbbench.runner)
+        section.finding.sentences.append("Measured once with the trial of the same load: " + ", ".join(
+            f"{b} {label}" for b, label in same.items()) + ".")
     return section
 
 
