@@ -79,7 +79,6 @@ SUMMED_OVER_SUBSCRIBERS = (st.ROWS_STORED_NUMBER, st.PENDING_EVENT_NUMBER, st.AT
                            st.ATTRIBUTE_FAILURE_FREQ)
 
 SETTLE_S = 2.0  # at most, for the proof's events to be stored before the statistics restart
-SETTLE_QUIET_S = 0.4  # their queue empty and their stored count still this long: settled
 Progress = Callable[[str, float, dict[str, float]], None]  # (phase, fraction done, latest figures)
 
 
@@ -264,7 +263,7 @@ class Trial:
         # before the filter arrives are dropped. Each attribute's event path is proven first.
         unproven = delivery.confirm(fleet, devices, self.load)
         self.load.prepare(s.rate)
-        self._settle(fleet, devices)
+        delivery.settle(fleet, devices, SETTLE_S)
         # The initial values Tango sends on subscription carry the devices' last timestamps (minutes
         # old for a slow attribute): the windowed figures start with the load, not with them.
         for device in devices:
@@ -466,21 +465,6 @@ class Trial:
             self.progress(phase, 1.0, {f"sub.{st.ATTRIBUTE_PENDING_NUMBER}": pending})
             time.sleep(0.5)
         return False
-
-    def _settle(self, fleet: SubscriberFleet, devices: Sequence[str]) -> None:
-        """Until the delivery proof's events are stored (every queue empty, the stored count still for
-        SETTLE_QUIET_S), at most SETTLE_S: they then stay out of the windowed figures, which restart next."""
-        deadline = time.monotonic() + SETTLE_S
-        previous, since = None, time.monotonic()
-        while time.monotonic() < deadline:
-            stats = [fleet.statistics(d, EXTRA_STATISTICS) for d in devices]
-            state = (sum(float(x.get(st.ATTRIBUTE_PENDING_NUMBER) or 0) for x in stats),
-                     db_side.ours_rows_stored(stats))
-            if state != previous or state[0]:
-                previous, since = state, time.monotonic()
-            elif time.monotonic() - since >= SETTLE_QUIET_S:
-                return
-            time.sleep(0.1)
 
     def _account(self, stored: dict[str, int]) -> Accounting:
         """Emitted against stored per attribute (the loss by reason is added by `loss_by_reason`)."""
