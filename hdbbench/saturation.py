@@ -25,7 +25,9 @@ A step the devices could not offer (their schedule fell more than `SOURCE_LAG_LI
 proves nothing about the subscriber: it is marked ``source_behind`` and not counted. The search
 decides to stop from what it can see at the end of each step; the recorded verdicts are computed
 again after the drain, when every row of every step is visible and the loss per step is known, so a
-step can only become saturated afterwards, never the reverse.
+step can only become saturated afterwards, never the reverse. In a bisect search (hdbbench.search),
+whose rates go down as well as up, Elettra's rule reads each step's own samples: the high-water
+mark a backlog left before it is not that step's growth.
 """
 
 from __future__ import annotations

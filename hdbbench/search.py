@@ -13,7 +13,8 @@ Two modes (``[measurements] saturation.mode``):
   A step the devices could not offer bounds the search from above like a saturated one but is no
   verdict on the subscriber. Before the step after a saturated (or source-behind) one the load is
   stopped and the subscriber's queue drained (hdbbench.insertion), so a backlog never pollutes the
-  next step; the drain is not a step.
+  next step; the drain is not a step. Before it ends, the trial judges every step again over the
+  whole series (hdbbench.insertion): a verdict that changed can reopen the bracket.
 
 The answer is read from the verdicts as recomputed after the drain (a step can only become
 saturated then, never the reverse): the highest rate every one of whose counted steps passed and
