@@ -79,6 +79,7 @@ SUMMED_OVER_SUBSCRIBERS = (st.ROWS_STORED_NUMBER, st.PENDING_EVENT_NUMBER, st.AT
                            st.ATTRIBUTE_FAILURE_FREQ)
 
 SETTLE_S = 2.0  # at most, for the proof's events to be stored before the statistics restart
+EARLY_VERDICT_S = 5.0  # a bisect search's step saturated by then ends there (Trial._measure)
 Progress = Callable[[str, float, dict[str, float]], None]  # (phase, fraction done, latest figures)
 
 
@@ -379,6 +380,7 @@ class Trial:
             if self._outside is not None:
                 self._outside.t0_epoch = sampler.started_epoch
             judge = self._judge(sampler.series, sampler.started_epoch)
+            early = plan is not None and plan.mode == "bisect"
             rate: float | None = s.rate
             while rate is not None:
                 start = sampler.elapsed_s()
@@ -387,6 +389,11 @@ class Trial:
                 while sampler.elapsed_s() < end:
                     self.progress(f"{s.backend} {s.label}", min(1.0, sampler.elapsed_s() / total_s), sampler.latest())
                     time.sleep(min(0.5, max(0.0, end - sampler.elapsed_s())))
+                    # A bisect step the rules find saturated after EARLY_VERDICT_S ends there: more
+                    # seconds far above the limit only add backlog, and rows that slow later steps.
+                    now = sampler.elapsed_s()
+                    if early and now - start >= EARLY_VERDICT_S and judge.judge(sat.Step(rate, start, now)).saturated:
+                        break
                 phases[-1]["end_s"] = sampler.elapsed_s()
                 if plan is None:
                     break

@@ -13,7 +13,9 @@ Two modes (``[measurements] saturation.mode``):
   A step the devices could not offer bounds the search from above like a saturated one but is no
   verdict on the subscriber. Before the step after a saturated (or source-behind) one the load is
   stopped and the subscriber's queue drained (hdbbench.insertion), so a backlog never pollutes the
-  next step; the drain is not a step. Before it ends, the trial judges every step again over the
+  next step; the drain is not a step. A step the rules find saturated after 5 s ends there
+  (hdbbench.insertion.EARLY_VERDICT_S): its verdict is made, and more seconds far above the limit
+  would only add backlog and rows that slow the steps after it. Before it ends, the trial judges every step again over the
   whole series (hdbbench.insertion): a verdict that changed can reopen the bracket.
 
 The answer is read from the verdicts as recomputed after the drain (a step can only become
