@@ -13,7 +13,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from click.testing import CliRunner
 
 from hdbbench import facility
