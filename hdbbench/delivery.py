@@ -22,6 +22,7 @@ from typing import Any
 from hdbbench import subscriber_statistics as st
 
 ATTEMPT_WAIT_S = 1.0
+SETTLE_QUIET_S = 0.4  # the queues empty and the stored count still this long: the proof's events are stored
 
 
 def event_counts(fleet: Any, devices: Sequence[str]) -> dict[str, int]:
@@ -67,3 +68,21 @@ def confirm(fleet: Any, subscriber_devices: Sequence[str], load: Any, timeout_s:
         idle = idle + 1 if len(still) == len(waiting) else 0
         waiting = still
     return waiting
+
+
+def settle(fleet: Any, subscriber_devices: Sequence[str], timeout_s: float) -> None:
+    """Until the proof's events are stored (every queue empty, our stored count still for
+    SETTLE_QUIET_S), at most `timeout_s`: they then stay out of the windowed figures, which restart
+    next. A kind without a stored count settles on its queues alone."""
+    deadline = time.monotonic() + timeout_s
+    previous: tuple[float, Any] | None = None
+    since = time.monotonic()
+    while time.monotonic() < deadline:
+        stats = [fleet.statistics(d, (st.ROWS_STORED_NUMBER,)) for d in subscriber_devices]
+        state = (sum(float(x.get(st.ATTRIBUTE_PENDING_NUMBER) or 0) for x in stats),
+                 tuple(x.get(st.ROWS_STORED_NUMBER) for x in stats))
+        if state != previous or state[0]:
+            previous, since = state, time.monotonic()
+        elif time.monotonic() - since >= SETTLE_QUIET_S:
+            return
+        time.sleep(0.1)

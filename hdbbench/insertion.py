@@ -45,6 +45,7 @@ from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, unproven_cause
 from hdbbench.placement import PlacementControl, archiving_path_per_core
 from hdbbench.records import write
 from hdbbench.sampling import Sampler, TimeSeries, process_probe, thread_probe
+from hdbbench.search import SearchPlan, Verdict, next_rate
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configuration, spread
 from hdbbench.trial_figures import AGE_FIGURES, loss_by_reason, summarise
@@ -77,7 +78,8 @@ SUMMED_OVER_SUBSCRIBERS = (st.ROWS_STORED_NUMBER, st.PENDING_EVENT_NUMBER, st.AT
                            st.LOST_EVENT_NUMBER, st.ATTRIBUTE_NOK_NUMBER, st.DB_ERROR_NUMBER, st.SPOOLED_EVENT_NUMBER,
                            st.ATTRIBUTE_FAILURE_FREQ)
 
-SETTLE_S = 2.0
+SETTLE_S = 2.0  # at most, for the proof's events to be stored before the statistics restart
+EARLY_VERDICT_S = 5.0  # a bisect search's step saturated by then ends there (Trial._measure)
 Progress = Callable[[str, float, dict[str, float]], None]  # (phase, fraction done, latest figures)
 
 
@@ -183,11 +185,22 @@ class TrialSettings:
     subscribers: int = 1
     lib_overrides: dict[str, str] = field(default_factory=dict)
     schema_variant: str = "pk+2"
-    rate_steps: Sequence[float] = ()    # saturation search: later rates, one per step_s
+    search: SearchPlan | None = None    # a saturation search: its rates chosen step by step (hdbbench.search)
     step_s: float = 0.0
     kind: SubscriberKind = DEFAULT_KIND  # which subscriber (hdbbench.kinds): binary, environment
     history: HistoryRecord | None = None  # the aged history it archives onto (None: a fresh database)
     growth: GrowthLoad | None = None     # a growth trial's end and interval (hdbbench.aging.growth)
+
+    @property
+    def is_search(self) -> bool:
+        return self.search is not None
+
+    @property
+    def rate_steps(self) -> tuple[float, ...]:
+        """A stepped search's rates after the first (a bisect search chooses its rates as it goes)."""
+        if self.search is None or self.search.mode != "step":
+            return ()
+        return tuple(self.search.step_rates()[1:])
 
     @property
     def batch_size(self) -> int | None:
@@ -251,7 +264,7 @@ class Trial:
         # before the filter arrives are dropped. Each attribute's event path is proven first.
         unproven = delivery.confirm(fleet, devices, self.load)
         self.load.prepare(s.rate)
-        time.sleep(SETTLE_S)
+        delivery.settle(fleet, devices, SETTLE_S)
         # The initial values Tango sends on subscription carry the devices' last timestamps (minutes
         # old for a slow attribute): the windowed figures start with the load, not with them.
         for device in devices:
@@ -274,10 +287,11 @@ class Trial:
         errors = backend.count_error_events(since=load_started)
         accounting = loss_by_reason(accounting, final, errors, drained)
         judge = self._judge(series, t0_epoch)
-        steps = self._judged_steps(judge, phases, backend, load_started, accounting) if s.rate_steps else None
+        steps = self._judged_steps(judge, phases, backend, load_started, accounting) if s.search else None
+        search = sat.summary(steps, judge.resolution_s, s.search) if steps is not None and s.search else None
         return _Observed(series, phases, load_started, ours_before, final, accounting, drained,
                          DatabaseBytes(size_before, size_after, size_after - size_before), len(unproven), placement,
-                         sat.summary(steps, judge.resolution_s) if steps is not None else None)
+                         search)
 
     def _summary(self, seen: _Observed, outside: db_side.Outside | None) -> TrialSummary:
         """The trial's record, built here only: the settings say what the trial measured, the typed
@@ -351,42 +365,77 @@ class Trial:
         return {"emitted": emitted, "read_epoch": time.time(), "max_lag_s": self.load.max_lag_s()}
 
     def _measure(self, fleet: SubscriberFleet, devices: Sequence[str]) -> tuple[TimeSeries, list[dict[str, float]], float]:
-        """The load at the trial's rate (a saturation search: at each step's rate in turn, stopping after
-        the first step that saturated or that the devices could not offer, hdbbench.saturation).
-        Returns the series, the phases (rate, start_s, end_s) and the wall-clock time of t_s = 0."""
+        """The load at the trial's rate, or a saturation search's steps at the rates it chooses in turn
+        (hdbbench.search: stepped, or bracketed and bisected), each judged as it ends
+        (hdbbench.saturation). Returns the series, the phases (rate, start_s, end_s) and the
+        wall-clock time of t_s = 0."""
         s = self.settings
-        rates = [s.rate, *s.rate_steps]
-        total_s = s.duration_s if not s.rate_steps else s.step_s * len(rates)
+        plan = s.search
+        total_s = s.duration_s if plan is None else s.step_s * plan.expected_steps()
         phases: list[dict[str, float]] = []
+        tried: list[tuple[float, Verdict]] = []  # each step's rate and verdict, as the search chooses from them
         sampler = Sampler(self._probes(fleet, devices), period_s=1.0)
         self.load.start()
         with sampler:
             if self._outside is not None:
                 self._outside.t0_epoch = sampler.started_epoch
             judge = self._judge(sampler.series, sampler.started_epoch)
-            for index, rate in enumerate(rates):
-                if index:
-                    self.load.set_rate(rate)
+            early = plan is not None and plan.mode == "bisect"
+            rate: float | None = s.rate
+            while rate is not None:
                 start = sampler.elapsed_s()
                 phases.append({"rate": rate, "start_s": start})
-                end = start + (s.step_s if s.rate_steps else s.duration_s)
+                end = start + (s.step_s if plan is not None else s.duration_s)
                 while sampler.elapsed_s() < end:
                     self.progress(f"{s.backend} {s.label}", min(1.0, sampler.elapsed_s() / total_s), sampler.latest())
                     time.sleep(min(0.5, max(0.0, end - sampler.elapsed_s())))
+                    # A bisect step the rules find saturated after EARLY_VERDICT_S ends there: more
+                    # seconds far above the limit only add backlog, and rows that slow later steps.
+                    now = sampler.elapsed_s()
+                    if early and now - start >= EARLY_VERDICT_S and judge.judge(sat.Step(rate, start, now)).saturated:
+                        break
                 phases[-1]["end_s"] = sampler.elapsed_s()
-                if s.rate_steps:
-                    step = judge.judge(sat.Step(rate, start, phases[-1]["end_s"]))
-                    if step.saturated or step.source_behind:
-                        break  # the subscriber saturated, or the devices cannot offer more
+                if plan is None:
+                    break
+                step = judge.judge(sat.Step(rate, start, phases[-1]["end_s"]))
+                tried.append((rate, sat.verdicts([step])[0][1]))
+                rate = next_rate(plan, tried)
+                if rate is None and plan.mode == "bisect":
+                    # Judged again over the full series (a step's last seconds may not have been
+                    # sampled when it ended): a verdict that changed can leave the bracket wider
+                    # than the resolution, and the bisection then goes on.
+                    tried = sat.verdicts([judge.judge(sat.Step(p["rate"], p["start_s"], p["end_s"])) for p in phases])
+                    rate = next_rate(plan, tried)
+                if rate is not None:
+                    self._next_step(fleet, devices, rate, drain_first=tried[-1][1] != "pass")
         self.load.stop()
         return sampler.series, phases, sampler.started_epoch
+
+    def _next_step(self, fleet: SubscriberFleet, devices: Sequence[str], rate: float, drain_first: bool) -> None:
+        """The load at the next step's rate. After a saturated step (or one the devices could not
+        offer) the load stops and the queue drains first, so no backlog reaches the next step; the
+        drain is not a step (its samples lie between the steps' windows)."""
+        if not drain_first:
+            self.load.set_rate(rate)
+            return
+        self.load.stop()
+        self._drain(fleet, devices, phase="draining between steps")
+        self.load.set_rate(rate)
+        self.load.start()
 
     def _judge(self, series: TimeSeries, t0_epoch: float) -> sat.StepJudge:
         """The saturation rules over this trial's series and outside figures (hdbbench.saturation)."""
         outside = self._outside
         if outside is None:  # a backend not readable from outside: our subscriber's own counts
-            return sat.StepJudge(series, 0.0, None, t0_epoch)
-        return sat.StepJudge(series, outside.resolution_s, outside.watch.lags_between, t0_epoch, outside.stored_counter)
+            judge = sat.StepJudge(series, 0.0, None, t0_epoch)
+        else:
+            judge = sat.StepJudge(series, outside.resolution_s, outside.watch.lags_between, t0_epoch,
+                                  outside.stored_counter)
+        # A bisect search's step may follow a saturated one at a lower rate: its queue-growth rule
+        # reads only the step's own samples, not the peak a backlog before it left (live and after the drain).
+        search = self.settings.search
+        judge.per_step_pending = search is not None and search.mode == "bisect"
+        return judge
 
     def _judged_steps(self, judge: sat.StepJudge, phases: Sequence[dict[str, float]], backend: Any,
                       load_started: datetime, accounting: Accounting) -> list[sat.Step]:
@@ -403,7 +452,8 @@ class Trial:
         judge.add_accounting(steps, counts)
         return steps
 
-    def _drain(self, fleet: SubscriberFleet, devices: Sequence[str], timeout_s: float = 120.0) -> bool:
+    def _drain(self, fleet: SubscriberFleet, devices: Sequence[str], timeout_s: float = 120.0,
+               phase: str = "draining") -> bool:
         """Wait until every subscriber's queue is empty (HDB++'s AttributePendingNumber) and the stored
         count has stopped moving for longer than the counter can be stale."""
         deadline = time.monotonic() + timeout_s
@@ -419,7 +469,7 @@ class Trial:
                 previous, since = stored, time.monotonic()
             elif time.monotonic() - since >= quiet_s:
                 return True
-            self.progress("draining", 1.0, {f"sub.{st.ATTRIBUTE_PENDING_NUMBER}": pending})
+            self.progress(phase, 1.0, {f"sub.{st.ATTRIBUTE_PENDING_NUMBER}": pending})
             time.sleep(0.5)
         return False
 

@@ -360,7 +360,7 @@ def kind_figures(outside: Outside | None, series: TimeSeries, settings: Any, pha
     subscriber said of itself over the same stretch (rows stored, its per-second stored rate)."""
     end_s = phases[0].get("end_s") if phases else None
     load_s = phases[-1].get("end_s", 0.0) if phases else 0.0
-    steady_end = end_s if not settings.rate_steps else None
+    steady_end = end_s if not settings.is_search else None
     figures = None
     if outside is not None:
         figures = outside.figures(series, settings.warmup_s, steady_end, load_started, load_s)

@@ -287,9 +287,10 @@ def _kind_trials(scenario: Scenario, backend: str, kind: SubscriberKind) -> list
                for count in m.subscriber_sweep]
     if m.saturation:
         sat = m.saturation
+        search = sat.plan()
         trials.append(replace(base, label=f"{backend}_saturation", trial_kind="saturation", rate=sat.start_rate,
-                              rate_steps=tuple(sat.start_rate * (1 + sat.step) ** k for k in range(1, sat.max_steps)),
-                              step_s=sat.step_s, warmup_s=0.0, duration_s=sat.step_s * sat.max_steps))
+                              search=search, step_s=sat.step_s, warmup_s=0.0,
+                              duration_s=sat.step_s * search.expected_steps()))
     if m.sustained:
         trials.append(replace(base, label=f"{backend}_sustained", trial_kind="sustained", rate=m.sustained.rate,
                               duration_s=m.sustained.duration_s))
@@ -441,7 +442,10 @@ def _rate(t: TrialSettings) -> str:
             until += f" (without one {human_bytes(g.until_bytes)})"
         return (f"growth at {t.rate:g} events/s from an empty database until {until}, at most "
                 f"{g.max_duration_s:g} s, intervals of {g.interval_s:g} s")
-    if t.rate_steps:
+    if t.search is not None and t.search.mode == "bisect":
+        return (f"saturation search from {t.rate:g} events/s, doubling up to {t.search.max_rate:g} then bisecting "
+                f"to {t.search.resolution:.0%}, steps of {t.step_s:g} s (at most {t.search.max_steps})")
+    if t.search is not None:
         return f"saturation search from {t.rate:g} events/s, {len(t.rate_steps) + 1} steps of {t.step_s:g} s"
     return f"{t.rate:g} events/s for {t.duration_s:g} s (warm-up {t.warmup_s:g} s)"
 

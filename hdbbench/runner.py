@@ -150,10 +150,21 @@ def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadT
     elif confinement:
         results["aging"] = confine.aging_results(list(confinement)).to_dict()
     fleet_factory = {"fleet_factory": hosts_layout.HostedSubscribers} if hosted else {}
+    ran: dict[str, tuple[Any, Any]] = {}  # a plain trial's settings (label and kind aside) -> its summary, series
     with TrialProgress(console) as progress:
         for settings in plan.trials:
             if aging is not None and settings.trial_kind != "growth":
                 settings = dataclasses.replace(settings, history=aging.histories[settings.backend])
+            if (same := ran.get(_same_load(settings))) is not None:
+                # The same load as an earlier trial (the default scenario's sustained load is its
+                # throughput trial's): its figures stand for this one, said in the record.
+                summary = dataclasses.replace(same[0], label=settings.label, kind=settings.trial_kind,
+                                              same_as=same[0].label)
+                _write_series(run, settings.label, *same[1])
+                results["trials"].append(summary.to_dict())
+                run.write_json("results.json", results_document(RESULTS_KIND, plan.recorded, environment, results))
+                console.print(trial_line(summary), highlight=False, soft_wrap=True)
+                continue
             progress.new_trial(settings.label)
             trial = growth.make_trial(settings, stack, endpoints, load, state_dir / "trials",
                                       server_pids, progress, placement=placement, **fleet_factory)
@@ -162,6 +173,8 @@ def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadT
                 summary = dataclasses.replace(summary, cpu={}, subscriber_cpu_by_thread={})
             header, rows = series.as_table()
             _write_series(run, settings.label, header, rows)
+            if settings.trial_kind in ("throughput", "sustained") and settings.history is None:
+                ran.setdefault(_same_load(settings), (summary, (header, rows)))
             results["trials"].append(summary.to_dict())  # hdbbench.trials: the file's contract
             growth.keep_record(results, trial, lambda name, head, body: _write_csv(run, name, head, body))
             run.write_json("results.json", results_document(RESULTS_KIND, plan.recorded, environment, results))
@@ -169,6 +182,11 @@ def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadT
     if not results["trials"]:  # a scenario of other parts only: the run directory keeps its layout
         run.write_json("results.json", results_document(RESULTS_KIND, plan.recorded, environment, results))
     return results
+
+
+def _same_load(settings: Any) -> str:
+    """What a plain trial measures, its label and kind aside: two trials with the same are one run."""
+    return repr(dataclasses.replace(settings, label="", trial_kind="throughput"))
 
 
 def _placement(placement: Placement, status: dict[str, Any]) -> PlacementControl:

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The saturation search's verdicts, read from outside the subscriber: the same rules for every kind.
 
-A search offers a rising rate, one step of `step_s` seconds per rate, and stops at the first step
-that saturates. A step is **saturated** when any of these rules fires (each is named in the results,
+A search offers one rate per step of `step_s` seconds, as hdbbench.search chooses them: rising by a
+fixed step until the first step that saturates (Elettra), or bracketed and bisected. A step is **saturated** when any of these rules fires (each is named in the results,
 so a reader sees why a step failed):
 
 * ``stored_rate`` — over the step (after its first second) the database's own counter grew by less
@@ -25,7 +25,9 @@ A step the devices could not offer (their schedule fell more than `SOURCE_LAG_LI
 proves nothing about the subscriber: it is marked ``source_behind`` and not counted. The search
 decides to stop from what it can see at the end of each step; the recorded verdicts are computed
 again after the drain, when every row of every step is visible and the loss per step is known, so a
-step can only become saturated afterwards, never the reverse.
+step can only become saturated afterwards, never the reverse. In a bisect search (hdbbench.search),
+whose rates go down as well as up, Elettra's rule reads each step's own samples: the high-water
+mark a backlog left before it is not that step's growth.
 """
 
 from __future__ import annotations
@@ -34,10 +36,11 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 
-from hdbbench import measure
+from hdbbench import measure, search
 from hdbbench import outside as db_side
 from hdbbench import subscriber_statistics as st
 from hdbbench.sampling import TimeSeries
+from hdbbench.search import SearchPlan, Verdict
 from hdbbench.trials import SaturationSearch, SearchStep, StepFigures
 
 STORED_TOLERANCE = 0.05
@@ -121,6 +124,9 @@ class StepJudge:
         self.resolution_s = counter_resolution_s
         self.lags = lags
         self.t0_epoch = t0_epoch
+        # Elettra's rule over the step's own samples (a bisect search, whose steps do not rise
+        # monotonically), else over the search so far (a stepped search stops at the first saturation).
+        self.per_step_pending = False
 
     def stored_counter(self) -> tuple[list[float], list[float]]:
         """The database's counter (at the samples' instants: hdbbench.outside.Outside.stored_counter), else
@@ -170,7 +176,8 @@ class StepJudge:
         times, pending = self.series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")
         if times:
             step.max_pending = next((p for t, p in zip(reversed(times), reversed(pending)) if t <= end), None)
-            if measure.elettra_saturated([p for t, p in zip(times, pending) if t <= end]):
+            since = start if self.per_step_pending else -math.inf
+            if measure.elettra_saturated([p for t, p in zip(times, pending) if since <= t <= end]):
                 rules.append("pending")
         step.rules = [r for r in RULES if r in rules]
         return step
@@ -235,8 +242,11 @@ def _rate(times: Sequence[float], counts: Sequence[float], start: float, end: fl
     return (b - a) / (end - start)
 
 
-def summary(steps: Sequence[Step], counter_resolution_s: float) -> SaturationSearch:
-    """results.json ``saturation`` of a search: the steps, the last sustainable rate and what ended it."""
+def summary(steps: Sequence[Step], counter_resolution_s: float, plan: SearchPlan | None = None) -> SaturationSearch:
+    """results.json ``saturation`` of a search: the steps, the last sustainable rate and what ended it,
+    with the search's mode and resolution (`plan`; None: a stepped search of unknown step)."""
+    if plan is not None and plan.mode == "bisect":
+        return _bisect_summary(steps, counter_resolution_s, plan)
     counted = [s for s in steps if not s.source_behind]
     first_bad = next((s for s in counted if s.saturated), None)
     last = None
@@ -252,7 +262,32 @@ def summary(steps: Sequence[Step], counter_resolution_s: float) -> SaturationSea
         limited_by, ended_by = "none (last step reached)", []
     return SaturationSearch(steps=[s.record() for s in steps], last_sustainable_rate=last, limited_by=limited_by,
                             ended_by=ended_by, criterion=criterion_text(counter_resolution_s),
-                            lost=sum(s.lost or 0 for s in steps), error_events=sum(s.error_events or 0 for s in steps))
+                            lost=sum(s.lost or 0 for s in steps), error_events=sum(s.error_events or 0 for s in steps),
+                            mode="step", resolution=plan.step if plan is not None else None)
+
+
+def verdicts(steps: Sequence[Step]) -> list[tuple[float, Verdict]]:
+    return [(s.offered_rate, "source" if s.source_behind else "saturated" if s.saturated else "pass") for s in steps]
+
+
+def _bisect_summary(steps: Sequence[Step], counter_resolution_s: float, plan: SearchPlan) -> SaturationSearch:
+    """A bisect search's record: its answer from the verdicts recomputed after the drain
+    (hdbbench.search.answer); what ended it is the lowest rate above the answer that failed."""
+    last = search.answer(verdicts(steps))
+    above = [s for s in steps if (last is None or s.offered_rate > last) and (s.saturated or s.source_behind)]
+    bound = min((s.offered_rate for s in above), default=None)
+    at_bound = [s for s in above if s.offered_rate == bound]
+    saturated = [s for s in at_bound if s.saturated]
+    if saturated:
+        limited_by, ended_by = "subscriber", list(saturated[0].rules)
+    elif at_bound:
+        limited_by, ended_by = "source", ["source_behind"]
+    else:
+        limited_by, ended_by = "none (last step reached)", []
+    return SaturationSearch(steps=[s.record() for s in steps], last_sustainable_rate=last, limited_by=limited_by,
+                            ended_by=ended_by, criterion=criterion_text(counter_resolution_s),
+                            lost=sum(s.lost or 0 for s in steps), error_events=sum(s.error_events or 0 for s in steps),
+                            mode="bisect", resolution=plan.resolution)
 
 
 def error_counts(errors: Mapping[str, Mapping[str, int]]) -> int:

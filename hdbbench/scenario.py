@@ -55,6 +55,9 @@ The resolved scenario (every default filled in) is saved in the run directory.
     batch_sweep = [64, 256, 1024]
     subscriber_sweep = [1, 2]
     saturation = { start_rate = 2000, step = 0.10, step_s = 10, max_steps = 15 }
+                                 # Elettra's +10 % steps; or bracket by doubling, then bisect to 5 %, each
+                                 # bound confirmed by a repeat (hdbbench.search):
+                                 # { mode = "bisect", start_rate = 2000, resolution = 0.05, max_rate = 100000, step_s = 10 }
     sustained = { rate = 2000, duration_s = 60 }
     growth = { rate = 20000, until_memory_ratio = 10, interval_s = 10, max_duration_s = 1200 }
                                  # from an empty database until it is that many times the server's memory
@@ -119,6 +122,7 @@ from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, parse_kinds
 from hdbbench.maintenance.part import MaintenancePart, parse_maintenance
 from hdbbench.measure import MIN_SATURATION_STEP_S
 from hdbbench.placement import Placement, placement_from
+from hdbbench.search import MODES, Mode, SearchPlan
 from hdbbench.servers.confine.spec import ConfineSpec, parse_spec
 from hdbbench.servers.registry import confinable_kinds
 from hdbbench.settings import PROFILE_NAMES
@@ -140,6 +144,14 @@ class SaturationSearch:
     step: float = 0.10
     step_s: float = 10.0
     max_steps: int = 15
+    mode: str = "step"           # hdbbench.search.MODES
+    resolution: float = 0.05     # bisect: the bracket's hi / lo - 1 at the end
+    max_rate: float = MAX_RATE   # bisect: never offered above
+
+    def plan(self) -> SearchPlan:
+        mode: Mode = "bisect" if self.mode == "bisect" else "step"
+        return SearchPlan(mode=mode, start_rate=self.start_rate, step=self.step, max_steps=self.max_steps,
+                          resolution=self.resolution, max_rate=self.max_rate)
 
 
 @dataclass(frozen=True)
@@ -215,6 +227,7 @@ class Scenario:
     maintenance: MaintenancePart | None = None  # [maintenance]: hdbbench.maintenance
     warnings: tuple[str, ...] = ()     # found while reading: `check` and `run` print them, a run records them
     confine: ConfineSpec = field(default_factory=ConfineSpec)  # [stack] memory, storage, storage_size
+    quick: bool = False                # cut down by `hdbbench run --quick` (hdbbench.quick)
 
     @property
     def kinds(self) -> tuple[SubscriberKind, ...]:
@@ -515,9 +528,19 @@ def _parse_measurements(reader: Table) -> Measurements:
         if step_s < MIN_SATURATION_STEP_S:
             raise sat.fail("step_s", f"must be >= {MIN_SATURATION_STEP_S:g} s, got {step_s:g}: Elettra's rule needs "
                                      "6 rises of the max-pending figure in a row, sampled at 1 Hz, within a step")
+        mode = sat.choice("mode", MODES, "step")
+        start_rate = sat.positive("start_rate", 2000.0)
+        resolution = sat.number("resolution", 0.05, minimum=0.005, maximum=1.0)
+        max_rate = sat.number("max_rate", MAX_RATE, minimum=start_rate, maximum=MAX_RATE)
+        if mode == "step" and (sat.has("resolution") or sat.has("max_rate")):
+            raise sat.fail("mode", 'resolution and max_rate belong to mode = "bisect" (a stepped search ends '
+                                   "after max_steps steps of +step)")
+        if mode == "bisect" and sat.has("step"):
+            raise sat.fail("step", 'a bisect search has no fixed step: set its resolution (or mode = "step")')
         saturation = SaturationSearch(
-            start_rate=sat.positive("start_rate", 2000.0), step=sat.positive("step", 0.10),
-            step_s=step_s, max_steps=sat.count("max_steps", 15))
+            start_rate=start_rate, step=sat.positive("step", 0.10), step_s=step_s,
+            max_steps=sat.count("max_steps", 15 if mode == "step" else 20), mode=mode, resolution=resolution,
+            max_rate=max_rate)
         sat.finish()
     sustained = None
     if (sus := reader.optional_table("sustained")) is not None:

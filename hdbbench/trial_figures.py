@@ -56,7 +56,7 @@ def summarise(series: TimeSeries, s: TrialSettings, final: dict[str, dict[str, A
     times, stored = outside.stored_counter(series) if outside is not None else stored_column(series)
     rates = measure.rates_per_second(times, stored)
     end_s = phases[0]["end_s"] if phases else None
-    steady = measure.steady(rates, s.warmup_s, end_s if not s.rate_steps else None)
+    steady = measure.steady(rates, s.warmup_s, end_s if not s.is_search else None)
     _, pending = series.column(f"sub.{st.ATTRIBUTE_PENDING_NUMBER}")
     _, max_pending = series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")
     _, pending_age = series.column(f"sub.{st.PENDING_EVENT_AGE}")
@@ -74,7 +74,7 @@ def summarise(series: TimeSeries, s: TrialSettings, final: dict[str, dict[str, A
         cpu=_cpu_figures(series, s.warmup_s, end_s, counter=(times, stored)),
         subscriber_cpu_by_thread=_cpu_figures(series, s.warmup_s, end_s, prefix="threads_subscribers.",
                                               suffix="_cpu_s", counter=(times, stored)),
-        sustained_share=measure.sustained_share(steady, s.rate, slack=0.02) if not s.rate_steps and steady else None,
+        sustained_share=measure.sustained_share(steady, s.rate, slack=0.02) if not s.is_search and steady else None,
     )
 
 

@@ -181,6 +181,11 @@ class SaturationSearch:
     criterion: str
     lost: int | None = None
     error_events: int | None = None
+    # How the rates were chosen (hdbbench.search): "step" (Elettra's +step, the answer exact to one
+    # step) or "bisect" (bracketed and bisected to `resolution`, hi / lo - 1). Older runs' records
+    # lack both (read as None, and written back without them): stepped searches of the scenario's step.
+    mode: str | None = omitted()
+    resolution: float | None = omitted()
 
 
 # --- read from outside the subscriber, and what the subscriber said ------------------------------
@@ -318,6 +323,9 @@ class TrialSummary:
     # are our subscriber's own statistics (missing for another kind).
     outside: OutsideSummary | None = omitted()
     subscriber_reported: SubscriberReported | None = omitted()
+    # A trial whose settings were those of an earlier trial of the run (a sustained load equal to the
+    # throughput trial's): that trial's label; its figures and series are that trial's, not run again.
+    same_as: str | None = omitted()
 
     def to_dict(self) -> dict[str, Any]:
         return dict(write(self))

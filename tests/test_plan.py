@@ -13,7 +13,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from click.testing import CliRunner
 
 from hdbbench import facility
@@ -204,3 +203,13 @@ def test_the_runner_reads_the_scenario_only_to_plan_it() -> None:
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
              and n.func.id == "plan_run"]
     assert len(uses) == 1 and len(calls) == 1 and calls[0].args[0] is uses[0]
+
+
+def test_a_sustained_load_equal_to_the_throughput_trial_is_measured_once(tmp_path: Path) -> None:
+    from hdbbench.runner import _same_load
+
+    for name, once in (("default.toml", True), ("small.toml", False)):
+        by_kind = {t.trial_kind: t for t in _plan(REPO / "scenarios" / name, tmp_path).trials
+                   if t.backend == "timescaledb"}
+        assert (_same_load(by_kind["throughput"]) == _same_load(by_kind["sustained"])) is once, name
+        assert _same_load(by_kind["throughput"]) != _same_load(by_kind["batch_sweep"])

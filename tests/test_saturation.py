@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """The saturation rules (hdbbench.saturation) on series written out by hand: each rule fires on the
 evidence it names and not on a subscriber that kept up; the summary ends the search at the first
-saturated step and names the rules. The search itself runs end to end in tests/test_saturation_run.py."""
+saturated step and names the rules. The rates a search chooses (hdbbench.search) from synthetic
+verdicts. The search itself runs end to end in tests/test_saturation_run.py."""
 
 from __future__ import annotations
 
 from hdbbench import saturation as sat
+from hdbbench import search
 from hdbbench.records import read, write
 from hdbbench.sampling import TimeSeries
 from hdbbench.trials import Accounting, AttributeCount, LostByReason, NotDrained
@@ -168,3 +170,91 @@ def test_a_counter_published_in_flushes_rises_over_the_stretch_its_rows_arrived_
     # a pause that ends with work resuming: the rows came just before the flush that ended it
     tracker.points = [(0.0, 0), (5.0, 0), (20.0, 800), (21.0, 1800), (22.0, 2800)]
     assert tracker.value_at(18.0) == 0.0 and tracker.value_at(19.5) == 400.0 and tracker.value_at(21.5) == 2300.0
+
+
+def _searched(plan: search.SearchPlan, limit: float, flukes: dict[int, str] | None = None
+              ) -> list[tuple[float, search.Verdict]]:
+    """The steps a search takes against a subscriber that keeps up to `limit` (`flukes`: step index ->
+    verdict instead)."""
+    tried: list[tuple[float, search.Verdict]] = []
+    while (rate := search.next_rate(plan, tried)) is not None:
+        verdict: search.Verdict = "pass" if rate <= limit else "saturated"
+        tried.append((rate, (flukes or {}).get(len(tried), verdict)))
+    return tried
+
+
+BISECT = search.SearchPlan("bisect", start_rate=12000.0, resolution=0.05, max_rate=160000.0, max_steps=20)
+
+
+def test_a_bisect_search_brackets_by_doubling_then_bisects_to_its_resolution() -> None:
+    for limit in (37661.0, 34237.0, 66719.0, 12500.0):
+        tried = _searched(BISECT, limit)
+        rates = [r for r, _ in tried]
+        assert rates[:2] == [12000.0, 24000.0], rates
+        found = search.answer(tried)
+        assert found is not None and limit / 1.05 <= found <= limit, (limit, found, tried)
+        # the answer and the lowest failing rate above it were each offered twice
+        bound = min(r for r, v in tried if v == "saturated")
+        assert bound / found <= 1.05 and rates.count(found) == 2 and rates.count(bound) == 2, tried
+        assert len(tried) < 14, tried  # the stepped search took 14 steps to 37,661
+
+
+def test_a_bisect_search_ends_at_its_max_rate_and_halves_below_its_start() -> None:
+    tried = _searched(BISECT, 1e9)
+    assert [r for r, _ in tried][-2:] == [160000.0, 160000.0] and search.answer(tried) == 160000.0
+    low = _searched(BISECT, 5000.0)
+    assert low[0] == (12000.0, "saturated") and low[1][0] == 6000.0
+    assert search.answer(low) is not None and 5000 / 1.05 <= (search.answer(low) or 0) <= 5000
+
+
+def test_a_repeat_that_fails_moves_the_bisection_below() -> None:
+    # the answer's repeat (step 7 of 9 for a limit of 37,661) saturates: that rate becomes the bound
+    plain = _searched(BISECT, 37661.0)
+    repeat = next(i for i in range(1, len(plain)) if plain[i][0] in [r for r, _ in plain[:i]] and plain[i][1] == "pass")
+    tried = _searched(BISECT, 37661.0, {repeat: "saturated"})
+    found = search.answer(tried)
+    assert found is not None and found < plain[repeat][0], tried
+    assert all(v == "pass" for r, v in tried if r == found) and [r for r, _ in tried].count(found) >= 2
+
+
+def test_the_answer_is_read_from_the_recomputed_verdicts() -> None:
+    steps: list[tuple[float, search.Verdict]] = [(10.0, "pass"), (20.0, "pass"), (40.0, "saturated"),
+                                                  (28.0, "pass"), (34.0, "saturated"), (28.0, "pass"),
+                                                  (34.0, "saturated")]
+    assert search.answer(steps) == 28.0
+    # after the drain a step of 28 lost events: 28 is no longer sustainable, 20 is the answer
+    assert search.answer([*steps[:5], (28.0, "saturated"), steps[6]]) == 20.0
+    # a rate above a confirmed-saturated one never answers, a source-behind step is no verdict
+    assert search.answer([(10.0, "pass"), (20.0, "saturated"), (20.0, "saturated"), (30.0, "pass")]) == 10.0
+    assert search.answer([(10.0, "pass"), (20.0, "source"), (20.0, "pass")]) == 20.0
+
+
+def test_a_stepped_search_is_unchanged() -> None:
+    plan = search.SearchPlan("step", start_rate=1000.0, step=0.25, max_steps=6)
+    assert [r for r, _ in _searched(plan, 2000.0)] == [1000.0 * 1.25 ** k for k in range(5)]
+    assert len(_searched(plan, 1e9)) == 6 and plan.precision == 0.25
+
+
+def test_a_bisect_summary_records_its_mode_resolution_and_answer() -> None:
+    plan = search.SearchPlan("bisect", start_rate=RATE, resolution=0.05)
+    steps = [sat.Step(r, 0.0, 8.0) for r in (1000.0, 2000.0, 1414.0, 1414.0, 2000.0)]
+    for step in steps:
+        step.rules = ["stored_rate"] if step.offered_rate == 2000.0 else []
+    record = sat.summary(steps, 0.0, plan)
+    assert (record.mode, record.resolution, record.last_sustainable_rate) == ("bisect", 0.05, 1414.0)
+    assert record.limited_by == "subscriber" and record.ended_by == ["stored_rate"]
+    assert sat.summary(steps[:1], 0.0, search.SearchPlan("step", RATE, step=0.1)).resolution == 0.1
+    older = {k: v for k, v in write(record).items() if k not in ("mode", "resolution")}
+    again = read(type(record), older)  # a results.json of before the bisect search still reads
+    assert again.mode is None and again.resolution is None and write(again) == older
+
+
+def test_a_bisect_steps_pending_rule_reads_only_its_own_samples() -> None:
+    # the queue's high-water mark rose through seconds 0..7 (an earlier saturated step), then stays
+    peak = [1000.0 * min(t, 7) + 1 for t in range(21)]
+    s = series(RATE, seconds=20, **{"sub.AttributeMaxPendingNumber": peak})
+    later = sat.Step(RATE, 12.0, 20.0)
+    assert sat.StepJudge(s, 0.0, None, 0.0).judge(later).rules == ["pending"]  # a stepped search's view
+    per_step = sat.StepJudge(s, 0.0, None, 0.0)
+    per_step.per_step_pending = True
+    assert per_step.judge(sat.Step(RATE, 12.0, 20.0)).rules == []

@@ -8,7 +8,9 @@ The capped kind's last sustainable rate must be within one step of CAP, its loss
 and its throughput trial must have the outside figures (stored-rate distribution from the database's
 counter, visibility lag, loss); ours, in the same run, reaches the end of the range with nothing lost.
 Two backends: TimescaleDB (a counter published once a second) and MariaDB (exact at every read).
-Real servers, devices and subscribers.
+A second, short run searches the capped kind alone in bisect mode on one backend: it must find CAP
+within its resolution, repeat its answer and its bound, and drain after a saturated step so that a
+lower rate after it passes. Real servers, devices and subscribers.
 """
 
 from __future__ import annotations
@@ -70,6 +72,48 @@ def capped_run(
     tmp = tmp_path_factory.mktemp("capped")
     return run_scenario(
         load_scenario(capped_scenario(tmp)), RunOptions(state_dir=test_state_dir, runs_root=tmp / "runs")
+    )
+
+
+# 1300 passes, 2600 saturates, then 1838 and 2186 (9 % over CAP: clear of the stored-rate rule's 5 %)
+BISECT_START, BISECT_RESOLUTION = 1300.0, 0.20
+BISECT_BACKEND = "mysql" if "mysql" in BACKENDS else BACKENDS[0]
+
+
+def bisect_scenario(tmp: Path) -> Path:
+    """The capped kind alone, one backend, a bisect search only, bisected to 20 % (about six steps of
+    7 s with the repeats)."""
+    text = (REPO / "scenarios" / "small.toml").read_text()
+    text = re.sub(r"(?m)^backends = \[.*\]$", f'backends = ["{BISECT_BACKEND}"]', text.split("[load]")[0])
+    text += f'''[[subscribers.kinds]]
+name = "capped"
+binary = "{DEFAULT_BINARY}"
+lib_configuration = {{ hdbpp_strict = "1", max_events_per_s = "{CAP}", queue_capacity = "2000" }}
+
+[load]
+rate = 500
+duration_s = 6
+warmup_s = 1
+
+[measurements]
+throughput = false
+saturation = {{ mode = "bisect", start_rate = {BISECT_START:g}, resolution = {BISECT_RESOLUTION}, max_rate = 4000, step_s = 7 }}
+'''
+    path = tmp / "small-capped-bisect.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture(scope="module")
+def bisect_run(
+    stack_endpoints: StackEndpoints, test_state_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    from hdbbench.runner import RunOptions, run_scenario
+    from hdbbench.scenario import load_scenario
+
+    tmp = tmp_path_factory.mktemp("capped-bisect")
+    return run_scenario(
+        load_scenario(bisect_scenario(tmp)), RunOptions(state_dir=test_state_dir, runs_root=tmp / "runs")
     )
 
 
@@ -150,3 +194,42 @@ def test_report_and_compare_set_the_verdicts_side_by_side(capped_run: Path, tmp_
     assert (
         "<section id='kinds-0'>" in page and "<section id='kinds-1'>" in page and "lost: unattributed" in page
     )
+
+
+def test_a_bisect_search_finds_the_cap_within_its_resolution(bisect_run: Path) -> None:
+    (trial,) = _trials(bisect_run, "saturation").values()
+    search = _search(trial)
+    assert search.mode == "bisect" and search.resolution == BISECT_RESOLUTION, search
+    last = search.last_sustainable_rate
+    # The answer lies at most one resolution below the lowest failing rate, which lies above what the
+    # capped writer stores (up to the stored-rate rule's tolerance above CAP).
+    assert last is not None and CAP / (1 + BISECT_RESOLUTION) * 0.95 <= last <= CAP * 1.10, search
+    assert search.limited_by == "subscriber" and search.ended_by, search
+    rates = [s.offered_rate for s in search.steps]
+    assert rates[:2] == [BISECT_START, 2 * BISECT_START], rates  # bracketed by doubling
+    assert rates.count(last) >= 2, rates  # the answer confirmed by a repeat
+    bound = min(s.offered_rate for s in search.steps if s.saturated and s.offered_rate > last)
+    assert bound / last <= 1 + BISECT_RESOLUTION + 1e-9, (bound, last)
+    assert all(not s.saturated for s in search.steps if s.offered_rate == last), search.steps
+
+
+def test_a_bisect_search_drains_after_a_saturated_step(bisect_run: Path) -> None:
+    (trial,) = _trials(bisect_run, "saturation").values()
+    steps = _search(trial).steps
+    for s in steps:  # a passing step runs its 7 s; a saturated one may end from 5 s (EARLY_VERDICT_S)
+        assert s.start_s is not None and s.end_s is not None
+        assert s.end_s - s.start_s >= (4.9 if s.saturated else 6.5), s
+    after = [(a, b) for a, b in zip(steps, steps[1:]) if a.saturated and b.offered_rate < a.offered_rate]
+    assert after, steps
+    for saturated, step in after:
+        # the drain waits for the stored count to stay still for >= 1 s: the next step starts later
+        assert step.start_s is not None and saturated.end_s is not None and step.start_s - saturated.end_s >= 1.0
+        if step.offered_rate <= CAP * 0.95:  # clearly below the cap: no backlog of the step before
+            assert not step.saturated and not step.lost, (saturated, step)
+
+
+def test_the_report_states_the_bisect_searchs_resolution(bisect_run: Path) -> None:
+    from hdbbench.report.page import write_report
+
+    section = write_report(bisect_run).read_text().split("<section id='saturation'>", 1)[1].split("<section ", 1)[0]
+    assert "bisect search, resolution 20%" in section and "resolution 20%" in section.split("Last sustainable rate")[1]

@@ -9,6 +9,7 @@ import pytest
 
 from hdbbench.errors import ConfigError
 from hdbbench.scenario import load_scenario
+from tests.harness import REPO
 
 GOOD = """
 name = "small"
@@ -88,3 +89,19 @@ def test_the_device_profile_is_validated_with_the_scenario(tmp_path: Path) -> No
     broken.write_text('[profile]\nname = "b"\n[[attribute]]\nname = "a"\nrate_hz = -1\n')
     with pytest.raises(ConfigError, match=r"broken-profile\.toml:5: \[\[attribute\]\] #1 \('a'\): .*rate_hz"):
         load_scenario(write(tmp_path, GOOD + f'[devices]\nprofile = "{broken}"\n'))
+
+
+def test_quick_cuts_the_default_scenario_down_and_says_so() -> None:
+    from hdbbench.quick import quick
+
+    full = load_scenario(REPO / "scenarios" / "default.toml")
+    cut = quick(full)
+    assert cut.quick and not full.quick and cut.name == "default-quick" and cut.to_dict()["quick"] is True
+    assert cut.backends == full.backends and cut.seed == full.seed
+    assert cut.duration_s < full.duration_s and cut.duration_s >= cut.warmup_s + 5
+    assert cut.measurements.batch_sweep == (64, 8192)
+    sat, full_sat = cut.measurements.saturation, full.measurements.saturation
+    assert sat is not None and full_sat is not None and sat.mode == "bisect" == full_sat.mode
+    assert sat.resolution == 0.10 and sat.max_steps <= 12
+    assert cut.extraction is not None and not cut.extraction.cold and len(cut.extraction.variants) == 1
+    assert cut.disk is not None and full.disk is not None and cut.disk.events == full.disk.events // 4

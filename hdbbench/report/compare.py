@@ -7,7 +7,8 @@ of the ranking criteria, each later run is shown as value and ratio to the first
 * per-second distributions (median stored rate, peak sweep rate): **not significant** when the
   p1..p99 ranges of the two runs overlap, else significant;
 * last sustainable rate: **not significant** when the two differ by no more than one step of the
-  search (the step fraction of the smaller rate), since rates between steps were not measured;
+  search, or its resolution for a bisect search (that fraction of the smaller rate; the coarser of
+  the two runs'), since rates between steps were not measured;
 * figures without repeats (event age p99, CPU per event, sustained share, query slope, bytes per
   event): **no spread** — the ratio is shown, but no claim of significance can be made.
 """
@@ -35,7 +36,7 @@ NOT_SIGNIFICANT, SIGNIFICANT, NO_SPREAD = "not significant", "significant", "no 
 class Figure:
     value: float | None
     spread: Spread | None = None
-    step: float | None = None   # saturation search step fraction
+    step: float | None = None   # saturation search step fraction (a bisect search: its resolution)
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,9 @@ def run_figures(run_dir: Path) -> dict[str, dict[str, Figure]]:
             top = max(sweeps, key=lambda spread: spread.median)
             row["peak_rate"] = Figure(top.median, top)
         if "saturation_rate" in row:
-            row["saturation_rate"] = Figure(row["saturation_rate"].value, step=step)
+            search = sat.saturation if (sat := view.one(backend, "saturation")) is not None else None
+            precision = data.search_precision(search, step)[1] if search is not None else step
+            row["saturation_rate"] = Figure(row["saturation_rate"].value, step=precision)
     # The subscriber kinds after the first, as rows "<backend> · <kind>" (hdbbench.report.kinds).
     for name, figures in kinds.compare_figures(run_dir, loaded).items():
         out[name] = {key: Figure(value) for key, value in figures.items()}
@@ -81,7 +84,9 @@ def verdict(base: Figure, other: Figure) -> str:
         return NOT_SIGNIFICANT if overlaps(base.spread, other.spread) else SIGNIFICANT
     if base.step is not None and other.step is not None:
         smaller = min(base.value, other.value)
-        return NOT_SIGNIFICANT if abs(base.value - other.value) <= smaller * base.step * 1.0001 else SIGNIFICANT
+        # A stepped run against a bisected one: the coarser of the two searches decides.
+        coarser = max(base.step, other.step)
+        return NOT_SIGNIFICANT if abs(base.value - other.value) <= smaller * coarser * 1.0001 else SIGNIFICANT
     return NO_SPREAD
 
 

@@ -38,7 +38,7 @@ from hdbbench.results import (
     insertion_results,
     read_results,
 )
-from hdbbench.trials import InsertionResults, TrialKind, TrialSummary
+from hdbbench.trials import InsertionResults, SaturationSearch, TrialKind, TrialSummary
 
 FILES = {"insertion": "results.json", "extraction": "extraction.json", "disk": "disk.json", "sizing": "sizing.json"}
 
@@ -124,12 +124,39 @@ class Insertion:
     backends: list[str]
     series_dir: Path
     warmup_s: float
+    saturation_step: float | None = None  # the scenario's step: an older stepped search's resolution
 
     def of_kind(self, kind: TrialKind) -> list[TrialSummary]:
         return [t for t in self.trials if t.kind == kind]
 
     def one(self, backend: str, kind: TrialKind) -> TrialSummary | None:
         return next((t for t in self.trials if t.backend == backend and t.kind == kind), None)
+
+
+def search_precision(search: SaturationSearch, scenario_step: float | None) -> tuple[str, float | None]:
+    """How a saturation search chose its rates and how close its answer is to the limit: ("bisect",
+    resolution) or ("step", step); an older run's record has neither, its scenario's step then."""
+    if search.mode == "bisect":
+        return "bisect", search.resolution
+    return "step", search.resolution if search.resolution is not None else scenario_step
+
+
+def search_gap(search: SaturationSearch) -> float | None:
+    """A bisect search's bracket as recorded: the lowest failing rate above the answer over the
+    answer, less 1 (None: no answer or nothing failed above it). Wider than the resolution when a
+    verdict changed after the drain (events of a step found lost, error events counted)."""
+    last = search.last_sustainable_rate
+    above = [s.offered_rate for s in search.steps if s.saturated and last is not None and s.offered_rate > last]
+    return min(above) / last - 1 if above and last else None
+
+
+def search_words(search: SaturationSearch, scenario_step: float | None) -> str:
+    mode, precision = search_precision(search, scenario_step)
+    if mode == "bisect":
+        shown = f"{precision:.0%}" if precision is not None else "unknown"
+        return f"bracketed by doubling, then bisected: resolution {shown} (limit between it and {shown} above)"
+    shown = f"+{precision:.0%}" if precision is not None else "fixed"
+    return f"stepped ({shown} per step): resolution one step"
 
 
 def subscriber_kinds(loaded: Loaded) -> list[str]:
@@ -149,7 +176,8 @@ def insertion_view(run_dir: Path, loaded: Loaded, kind: str | None = None) -> In
     backends += [t.backend for t in trials if t.backend not in backends]
     backends = list(dict.fromkeys(backends))
     warmup = num(dig(loaded.document, "scenario", "warmup_s")) or 0.0
-    return Insertion(trials, backends, run_dir / "series", warmup)
+    step = num(dig(loaded.document, "scenario", "measurements", "saturation", "step"))
+    return Insertion(trials, backends, run_dir / "series", warmup, step)
 
 
 def read_series(path: Path) -> dict[str, list[float]]:

@@ -142,7 +142,9 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
     section.figures.append(("Stored rate per step (database counter) against the offered rate (× = saturated)",
                             plots.saturation(steps, colours)))
     last = {b: num(search.last_sustainable_rate) for b, search in searches.items()}
-    section.figures.append(("Last sustainable rate", plots.bars(["last sustainable rate"],
+    how = {b: data.search_words(search, view.saturation_step) for b, search in searches.items()}
+    shown = next(iter(how.values())) if len(set(how.values())) == 1 else "; ".join(f"{b}: {w}" for b, w in how.items())
+    section.figures.append((f"Last sustainable rate (search {shown})", plots.bars(["last sustainable rate"],
                                                                 {b: [v] for b, v in last.items()}, colours,
                                                                 "events/s")))
     rows = [[b, fmt(num(s.offered_rate)), fmt(num(s.source_rate)), fmt(num(s.stored_rate)),
@@ -153,9 +155,20 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
     section.tables.append(html_table(["backend", "offered", "emitted", "stored (counter)", "stored median/s",
                                       "lag growth (s)", "lost", "error events", "saturated by"], rows,
                                      f"events/s unless stated; rule: {criterion}"))
-    section.finding = text.saturation(last, {b: max((p[0] for p in s), default=0.0) for b, s in steps.items()},
+    section.finding = finding = text.saturation(last, {b: max((p[0] for p in s), default=0.0)
+                                                      for b, s in steps.items()},
                                       {b: any(p[2] for p in s) for b, s in steps.items()},
-                                      {b: list(search.ended_by) for b, search in searches.items()})
+                                      {b: list(search.ended_by) for b, search in searches.items()},
+                                      {b: data.search_precision(search, view.saturation_step)
+                                       for b, search in searches.items()})
+    for backend, search in searches.items():
+        mode, resolution = data.search_precision(search, view.saturation_step)
+        gap = data.search_gap(search)
+        if mode == "bisect" and resolution is not None and gap is not None and gap > resolution + 1e-6:
+            finding.warnings.append(
+                f"{backend}: {gap:.0%} lie between the answer and the lowest saturated rate above it, more than the "
+                f"search's resolution ({resolution:.0%}): it reached max_steps, or a verdict changed after the drain "
+                "(events found lost, error events counted). The limit lies in that range.")
     return section
 
 
@@ -169,6 +182,10 @@ def sustained_section(view: Insertion, colours: plots.Colours) -> Section:
     section.figures.append(("Share of seconds at or above the offered rate (dashed: 99 % = stable)", plots.bars(
         ["sustained share"], {b: [v] for b, v in shares.items()}, colours, "share of seconds", hline=0.99)))
     section.finding = text.sustained(shares, {b: num(t.offered_rate) for b, t in trials.items()})
+    same = {b: t.same_as for b, t in trials.items() if t.same_as}
+    if same:  # a sustained load equal to an earlier trial's was measured once (hdbbench.runner)
+        section.finding.sentences.append("Measured once with the trial of the same load: " + ", ".join(
+            f"{b} {label}" for b, label in same.items()) + ".")
     return section
 
 
@@ -379,6 +396,11 @@ def _not_asked(doc: Mapping[str, Any] | None, key: str) -> bool:
     return dig(scenario, *path) is None
 
 
+QUICK_NOTE = ("A quick run (hdbbench run --quick, hdbbench.quick): shorter trials, fewer batch sizes, a coarser "
+              "saturation search, extraction warm only and disk usage on fewer events and variants. Its figures "
+              "show a change's direction; compare full runs with full runs.")
+
+
 def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) -> tuple[list[Section], list[str]]:
     """Every section of the report and page-level warnings (status, format)."""
     loaded = data.load_file(run_dir, data.FILES["insertion"])
@@ -387,6 +409,8 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
     if status.get("state") not in (None, "completed"):
         notes.append(f"This run is {status.get('state')}: {status.get('error') or 'figures may be partial'}.")
     doc = loaded.document
+    if (data.load_json(run_dir / "scenario.json") or dig(doc, "scenario") or {}).get("quick"):
+        notes.append(QUICK_NOTE)
     view = data.insertion_view(run_dir, loaded) if loaded.insertion is not None else None
     colours = plots.Colours(view.backends if view else [])
     sections: list[Section] = []
@@ -446,6 +470,7 @@ def write_report(run_dir: Path, weights: Mapping[str, float] | None = None) -> P
 def _subtitle(run_dir: Path) -> str:
     scenario = data.load_json(run_dir / "scenario.json")
     status = data.load_json(run_dir / "status.json")
-    return (f"scenario {scenario.get('name', '?')}, seed {scenario.get('seed', '?')}, profile "
+    quick = " (quick)" if scenario.get("quick") else ""
+    return (f"scenario {scenario.get('name', '?')}{quick}, seed {scenario.get('seed', '?')}, profile "
             f"{scenario.get('profile', '?')}, schema {scenario.get('schema_variant', '?')}; run "
             f"{status.get('state', '?')}, {status.get('started', '?')} → {status.get('ended', '–')}")

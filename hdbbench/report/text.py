@@ -231,15 +231,23 @@ def subscriber_sweep(points: Mapping[str, Sequence[tuple[int, float]]], slopes: 
 
 
 def saturation(last: Mapping[str, float | None], highest_offered: Mapping[str, float],
-               saturated: Mapping[str, bool], ended_by: Mapping[str, Sequence[str]] | None = None) -> Finding:
+               saturated: Mapping[str, bool], ended_by: Mapping[str, Sequence[str]] | None = None,
+               precision: Mapping[str, tuple[str, float | None]] | None = None) -> Finding:
+    """`precision`: per backend the search's mode and resolution (hdbbench.report.data.search_precision)."""
     finding = Finding()
     ordered = best(last)
+    bisected = False
     for backend, rate in ordered:
         rules = ", ".join(r.replace("_", " ") for r in (ended_by or {}).get(backend) or [])
-        state = (f"saturated at the next step ({rules})" if saturated.get(backend) and rules
-                 else "saturated at the next step" if saturated.get(backend)
+        mode, resolution = (precision or {}).get(backend, ("step", None))
+        bisected = bisected or mode == "bisect"
+        within = f" {resolution:.0%}" if resolution is not None else ""
+        above = "a rate up to one resolution above" if mode == "bisect" else "the next step"
+        state = (f"saturated at {above} ({rules})" if saturated.get(backend) and rules
+                 else f"saturated at {above}" if saturated.get(backend)
                  else f"never saturated up to the last step ({fmt(highest_offered.get(backend), 'events/s')})")
-        finding.sentences.append(f"{backend}: last sustainable rate {fmt(rate, 'events/s')}, {state}.")
+        how = f"{'bisect' if mode == 'bisect' else 'stepped'} search, resolution{within or ' unknown'}"
+        finding.sentences.append(f"{backend}: last sustainable rate {fmt(rate, 'events/s')} ({how}), {state}.")
     missing = [b for b, v in last.items() if v is None]
     if missing:
         finding.sentences.append(f"{', '.join(missing)}: saturated or failed already at the first step.")
@@ -251,11 +259,13 @@ def saturation(last: Mapping[str, float | None], highest_offered: Mapping[str, f
                                  f"lowest ({ordered[-1][0]}).")
     unsaturated = [b for b in last if not saturated.get(b)]
     if unsaturated:
-        finding.warnings.append(f"{', '.join(unsaturated)} did not saturate: the search stopped at max_steps, the "
-                                "true limit is higher. Raise [measurements] saturation.max_steps or start_rate.")
+        raise_what = "max_rate" if bisected else "max_steps or start_rate"
+        finding.warnings.append(f"{', '.join(unsaturated)} did not saturate: the search stopped at its end, the "
+                                f"true limit is higher. Raise [measurements] saturation.{raise_what}.")
     if ordered:
+        between = "rates within the resolution above it" if bisected else "rates between steps"
         finding.recommendation = (f"Plan with at most {fmt(ordered[0][1], 'events/s')} per subscriber on "
-                                  f"{leaders(ordered)}, less a margin; rates between steps were not measured.")
+                                  f"{leaders(ordered)}, less a margin; {between} were not measured.")
     return finding
 
 
