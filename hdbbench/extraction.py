@@ -343,11 +343,20 @@ class ExtractionOptions:
 
 @dataclass
 class _Progress:
-    callback: Callable[[str], None] | None = None
+    """One database's share [base, base + span) of the extraction's progress: `done` is its own fraction."""
 
-    def __call__(self, text: str) -> None:
+    callback: Callable[[str, float], None] | None = None
+    base: float = 0.0
+    span: float = 1.0
+
+    def __call__(self, text: str, done: float) -> None:
         if self.callback is not None:
-            self.callback(text)
+            self.callback(text, self.base + self.span * done)
+
+
+# Where a database's steps end, as a share of its time (the default run: loading 5-10 s, validation 3-10 s,
+# the queries about 10 s, CLUSTER 2 s, the queries clustered 7 s): for the progress estimate only.
+LOADED, VALIDATED, CLUSTERING, CLUSTERED = 0.25, 0.4, 0.7, 0.75
 
 
 @dataclass
@@ -360,9 +369,10 @@ class _State:
 
 
 def run_extraction(qs: QuerySet, endpoints: Any, options: ExtractionOptions, runs_root: Path,
-                   stack: Any | None = None, progress: Callable[[str], None] | None = None,
+                   stack: Any | None = None, progress: Callable[[str, float], None] | None = None,
                    into: RunPart | None = None) -> Path:
-    """Measure the query set on every backend and variant; return the run directory.
+    """Measure the query set on every backend and variant; return the run directory. `progress` gets
+    what is being done and the fraction of the whole done (hdbbench.progress.PhaseProgress).
 
     Alone it writes a run directory of its own under `runs_root`; `into` a part of another run
     (``hdbbench run``) it writes ``extraction.json`` and ``extraction-*.csv`` there."""
@@ -373,9 +383,10 @@ def run_extraction(qs: QuerySet, endpoints: Any, options: ExtractionOptions, run
     state = _State()
     starter = ColdStarter(stack, options.drop_caches)
     try:
-        for variant in options.variants:
-            for name in options.backends:
-                _one_database(qs, endpoints, options, name, variant, starter, state, _Progress(progress))
+        databases = [(variant, name) for variant in options.variants for name in options.backends]
+        for k, (variant, name) in enumerate(databases):
+            say = _Progress(progress, k / len(databases), 1 / len(databases))
+            _one_database(qs, endpoints, options, name, variant, starter, state, say)
         _write_results(run, qs, options, starter, state, stack)
         run.set_status("completed")
     except KeyboardInterrupt:
@@ -399,7 +410,7 @@ def _one_database(qs: QuerySet, endpoints: Any, options: ExtractionOptions, name
     database.create_schema(None if variant == "default" else variant)
     backend = extraction_of(database)
     try:
-        say(f"{name} {variant}: generating {qs.data.expected_rows()} events")
+        say(f"{name} {variant}: generating {qs.data.expected_rows()} events", 0.0)
         loaded = generate(backend, qs.data, options.order)
         tables = sorted({backend.table_for(a.info) for a in qs.data.attributes()})
         state.loads.append(loaded.to_dict() | {"variant": variant, "table_sizes": _table_sizes(backend, tables)})
@@ -409,15 +420,19 @@ def _one_database(qs: QuerySet, endpoints: Any, options: ExtractionOptions, name
         bound = [bind(backend, q, ids) for q in state.queries]
         who = f"{name}/{variant}"
         if options.validate:
+            say(f"{name} {variant}: validating {len(bound)} queries", LOADED)
             _validate(backend, bound, qs.fetch_rows, who, state.validator)
         ctx = Context(backend, variant, "unclustered", starter, qs.fetch_rows, qs.cold_explain)
+        # The database's share of the progress: loading and validation, then each pass of the queries.
+        passes = [(VALIDATED, 1.0)] if not options.cluster else [(VALIDATED, CLUSTERING), (CLUSTERED, 1.0)]
         try:
-            _measure_all(ctx, bound, state, say)
+            _measure_all(ctx, bound, state, say, *passes[0])
             if options.cluster:
                 ctx.close()
+                say(f"{name} {variant}: CLUSTER", CLUSTERING)
                 state.clustering.append(_cluster(backend, variant, tables))
                 ctx.state = "clustered"
-                _measure_all(ctx, bound, state, say)
+                _measure_all(ctx, bound, state, say, *passes[1])
         finally:
             ctx.close()
     finally:
@@ -434,7 +449,7 @@ def _on_history(qs: QuerySet, endpoints: Any, options: ExtractionOptions, name: 
     ids = attribute_ids(backend)
     ctx = Context(backend, variant, "aged", starter, qs.fetch_rows, qs.cold_explain)
     try:
-        _measure_all(ctx, [bind(backend, q, ids) for q in queries], state, say)
+        _measure_all(ctx, [bind(backend, q, ids) for q in queries], state, say, 0.0, 1.0)
     finally:
         ctx.close()
 
@@ -448,9 +463,11 @@ def _validate(backend: ExtractionBackend, bound: list[BoundQuery], fetch_rows: i
         conn.close()
 
 
-def _measure_all(ctx: Context, bound: list[BoundQuery], state: _State, say: _Progress) -> None:
+def _measure_all(ctx: Context, bound: list[BoundQuery], state: _State, say: _Progress, start: float,
+                 end: float) -> None:
     for k, bq in enumerate(bound):
-        say(f"{ctx.backend.name} {ctx.variant} {ctx.state}: {bq.query.id} ({k + 1}/{len(bound)})")
+        say(f"{ctx.backend.name} {ctx.variant} {ctx.state}: {bq.query.id} ({k + 1}/{len(bound)})",
+            start + (end - start) * k / len(bound))
         state.records.extend(measure_query(ctx, bq))
 
 

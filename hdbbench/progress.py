@@ -109,3 +109,51 @@ def trial_line(summary: TrialSummary) -> str:
     if summary.delivery_unproven:
         parts.append(f"{summary.delivery_unproven:,} attributes unproven: {summary.delivery_unproven_cause}")
     return f"trial {summary.label} ({summary.subscriber_kind}): " + "; ".join(parts)
+
+
+class PhaseProgress:
+    """The progress of a phase of steps (extraction's databases and queries, disk usage's cases): a
+    callable `(text, done)` with `done` the fraction of the phase finished. On a terminal a rich bar
+    with elapsed time and an estimate of what is left; elsewhere the same as one plain line every
+    `PLAIN_PERIOD_S` (and at each new stage's first line, so a log shows where the time went)."""
+
+    def __init__(self, console: Console, title: str) -> None:
+        self.console = console
+        self.title = title
+        self._bar = Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
+                             TimeRemainingColumn(), console=console, transient=False) if console.is_terminal else None
+        self._task: Any = None
+        self._started = time.monotonic()
+        self._printed = -math.inf
+        self._stage = ""
+
+    def __enter__(self) -> PhaseProgress:
+        self._started = time.monotonic()
+        if self._bar is not None:
+            self._bar.__enter__()
+            self._task = self._bar.add_task(self.title, total=1.0)
+        else:
+            self.console.print(f"{self.title}: started", highlight=False, soft_wrap=True)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        elapsed = time.monotonic() - self._started
+        if self._bar is not None:
+            self._bar.__exit__(kind, error, tb)
+        if kind is None:
+            self.console.print(f"{self.title}: done in {elapsed:.0f} s", highlight=False, soft_wrap=True)
+
+    def __call__(self, text: str, done: float) -> None:
+        done = min(1.0, max(0.0, done))
+        if self._bar is not None:
+            self._bar.update(self._task, description=f"{self.title}: {text}", completed=done)
+            return
+        now = time.monotonic()
+        stage = text.split(":")[0]
+        if now - self._printed < PLAIN_PERIOD_S and stage == self._stage:
+            return
+        self._printed, self._stage = now, stage
+        elapsed = now - self._started
+        left = (f", about {elapsed * (1 - done) / done:.0f} s left" if MIN_DONE_FOR_ESTIMATE <= done < 1 else "")
+        self.console.print(f"  {self.title}: {text}  [{elapsed:.0f} s, {done:.0%}{left}]", highlight=False,
+                           soft_wrap=True)

@@ -26,7 +26,7 @@ from hdbbench.aging.part import AgingRun, history_lines, run_history, write_csvs
 from hdbbench.insertion import LoadTarget
 from hdbbench.placement import Placement, PlacementControl
 from hdbbench.plan import DiskPlan, ExtractionPlan, FaultsPlan, RunOptions, RunPlan, plan_run
-from hdbbench.progress import TrialProgress, trial_line
+from hdbbench.progress import PhaseProgress, TrialProgress, trial_line
 from hdbbench.results import RunDirectory, RunPart, environment_facts, results_document
 from hdbbench.scenario import Scenario
 from hdbbench.servers import registry as servers
@@ -241,9 +241,9 @@ def _run_extraction(part: ExtractionPlan, run: RunDirectory, endpoints: Any, sta
     """The extraction benchmark on the scenario's backends; its results become extraction.json."""
     from hdbbench.extraction import run_extraction
 
-    with console.status("extraction...") as status:
+    with PhaseProgress(console, "extraction") as progress:
         run_extraction(part.query_set, endpoints, part.options, run.path, stack if part.cold else None,
-                       progress=lambda text: status.update(f"extraction: {text}"), into=RunPart(run, "extraction"))
+                       progress=progress, into=RunPart(run, "extraction"))
 
 
 def _run_disk(part: DiskPlan, run: RunDirectory, endpoints: Any, console: Console) -> None:
@@ -254,9 +254,9 @@ def _run_disk(part: DiskPlan, run: RunDirectory, endpoints: Any, console: Consol
     from hdbbench.results import load_results
 
     disk = RunPart(run, "disk")
-    with console.status("disk usage per type..."):
+    with PhaseProgress(console, "disk usage") as progress:
         run_measure(endpoints, part.chosen(), list(part.cases), part.seed, run.path, "disk",
-                    progress=console.print, into=disk)
+                    progress=progress, into=disk)
     if part.inventory is not None:
         inventory = part.inventory
         projections = sizing.project(inventory, load_results(disk.results_path(), "disk"))

@@ -17,6 +17,7 @@ them by backend) are numbered within it: ``archiving/hdbbench-es/<group>-<n>``.
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ EVENT_BUFFER_HWM = 100_000  # events ZeroMQ may buffer per subscriber before it 
 # The HDB++ scalar statistics every HdbEventSubscriber has (reference §1), read for statistics.
 HDBPP_STATISTICS = tuple(name for name in stats.HDBPP if name in stats.SCALARS)
 STARTED_TIMEOUT_S = 90.0
+PORT_RACE_ATTEMPTS = 3  # starts of a subscriber whose port another program bound first
 # The device property of the configured attributes has the name of the attribute that lists them.
 ATTRIBUTE_LIST_PROPERTY = stats.ATTRIBUTE_LIST
 
@@ -95,6 +97,8 @@ class SubscriberFleet:
         host, _, port = tango_host.rpartition(":")
         self._db_address = (host, int(port))
         self._attribute_names: dict[str, frozenset[str]] = {}  # per device: what it publishes
+        self._taken_ports: set[int] = set()  # free when picked, bound by someone else before the subscriber
+        self._log_starts: dict[str, int] = {}  # per subscriber: its log's length when it was last started
 
     @property
     def server_name(self) -> str:
@@ -132,7 +136,7 @@ class SubscriberFleet:
             self.register(spec)
             self._start(spec)
         for spec in specs:
-            self._wait_ready(spec.device, ready_timeout_s)
+            self._ready(spec, ready_timeout_s)
         for spec in specs:
             for attribute in spec.attributes:
                 self.add_attribute(spec.device, attribute)
@@ -143,7 +147,33 @@ class SubscriberFleet:
         """Start a registered subscriber's process again (after it died) with its device properties as
         they are: it finds its attributes in its AttributeList property, as hdbpp-es does."""
         self._start(spec)
-        self._wait_ready(spec.device, ready_timeout_s)
+        self._ready(spec, ready_timeout_s)
+
+    def _ready(self, spec: SubscriberSpec, timeout_s: float) -> None:
+        """Wait for the started subscriber. A port is picked free but bound by the subscriber a moment
+        later: another program (another hdbbench session's subscriber, on a shared machine) may bind it
+        in between, and omniORB then exits at start. The subscriber starts again on other ports."""
+        for attempt in range(PORT_RACE_ATTEMPTS):
+            try:
+                self._wait_ready(spec.device, timeout_s)
+                return
+            except ServerError:
+                taken = self._port_taken(spec)
+                if taken is None or attempt == PORT_RACE_ATTEMPTS - 1:
+                    raise
+                self._taken_ports.add(taken)
+                self._start(spec)
+
+    def _port_taken(self, spec: SubscriberSpec) -> int | None:
+        """The port omniORB could not bind, from the subscriber's log (None: it exited for another reason)."""
+        log = self.dir / spec.label / "subscriber.log"
+        if not log.is_file():
+            return None
+        with open(log, "rb") as f:  # this start's lines only: the log is appended to
+            f.seek(self._log_starts.get(spec.label, 0))
+            text = f.read().decode(errors="replace")
+        found = re.search(r"Failed to bind to address \S+ port (\d+)", text)
+        return int(found.group(1)) if found else None
 
     def wait_started(self, expected: Mapping[str, int], timeout_s: float = STARTED_TIMEOUT_S,
                      progress: Progress | None = None) -> None:
@@ -195,11 +225,14 @@ class SubscriberFleet:
         old = ProcessRecord.load(record_path)
         if old is not None and old.alive():
             process.stop(old)
-        orb_port = pick_free_port(24000 + 10 * spec.instance, host=self.address)
-        event_port = pick_free_port(orb_port + 1, host=self.address)
+        log = home / "subscriber.log"
+        self._log_starts[spec.label] = log.stat().st_size if log.is_file() else 0
+        avoid = frozenset(self._taken_ports)
+        orb_port = pick_free_port(24000 + 10 * spec.instance, host=self.address, avoid=avoid)
+        event_port = pick_free_port(orb_port + 1, host=self.address, avoid=avoid)
         # The kind's variables (a library path, ...) cannot move the subscriber off our Tango host and ports.
         env = {**os.environ, **self.env, "TANGO_HOST": self.tango_host, "TANGO_ZMQ_EVENT_PORT": str(event_port),
-               "TANGO_ZMQ_HEARTBEAT_PORT": str(pick_free_port(event_port + 1, host=self.address))}
+               "TANGO_ZMQ_HEARTBEAT_PORT": str(pick_free_port(event_port + 1, host=self.address, avoid=avoid))}
         # ZeroMQ drops events past its receive high-water mark (1,000 by default): a subscriber that
         # stores in batches needs room for a burst. An explicit setting in the environment wins.
         env.setdefault("TANGO_EVENT_BUFFER_HWM", str(EVENT_BUFFER_HWM))

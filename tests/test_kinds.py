@@ -163,6 +163,44 @@ def test_a_kinds_environment_reaches_its_subscriber(tango_host: str, tmp_path: P
     assert os.environ.get("HDBBENCH_KIND_PROBE") is None
 
 
+
+@pytest.mark.subscriber
+def test_a_port_taken_between_its_pick_and_the_subscribers_bind_is_left_for_another(
+        tango_host: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # On a shared machine another session's subscriber may bind the ORB port the moment after it was
+    # found free: omniORB then exits at start ("Failed to bind"). Here a socket binds the port picked first.
+    import socket
+
+    import hdbbench.subscribers as subscribers
+
+    holder = socket.socket()
+    real_pick = subscribers.pick_free_port
+    picks: list[int] = []
+
+    def pick(preferred: int, **kwargs: object) -> int:
+        port = real_pick(preferred, **kwargs)  # type: ignore[arg-type]
+        if not picks:  # free when picked, then bound by "someone else"
+            holder.bind(("127.0.0.1", port))
+            holder.listen()
+        picks.append(port)
+        return port
+
+    monkeypatch.setattr(subscribers, "pick_free_port", pick)
+    fleet = SubscriberFleet(tango_host, tmp_path, binary=DEFAULT_BINARY, attached=True)
+    spec = SubscriberSpec(instance=1, lib_configuration=("backend=null",), group=f"port{uuid.uuid4().hex[:6]}")
+    try:
+        fleet.up([spec], ready_timeout_s=30)
+        assert len(fleet.pids()) == 1
+    finally:
+        fleet.down()
+        holder.close()
+    log = (tmp_path / "subscribers" / spec.label / "subscriber.log").read_text()
+    held = picks[0]
+    assert held not in picks[1:] and len(picks) >= 6  # two starts, three ports each
+    first, second = log.split("Tango is not initialised", 1)
+    assert f"port {held}" in first and "Failed to bind" not in second
+
+
 FACILITY = """
 name = "kinds"
 backends = ["timescaledb"]

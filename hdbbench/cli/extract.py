@@ -25,6 +25,7 @@ from rich.text import Text
 from hdbbench.backends import BACKENDS, DEFAULT_BACKENDS, Backend, backend_for_stack
 from hdbbench.cli.options import database_option, state_dir_option
 from hdbbench.datagen import ORDERS, generate, load_data_set
+from hdbbench.progress import PhaseProgress
 from hdbbench.stack import Stack, StackConfig, load_endpoints
 
 console = Console(stderr=True)
@@ -134,8 +135,8 @@ def extract(query_set: Path, backends: tuple[str, ...], variants: tuple[str, ...
     options.check()
     endpoints = load_endpoints(state_dir)
     stack = None if no_cold else _running_stack(state_dir)
-    with console.status("extraction...") as status:
-        path = run_extraction(qs, endpoints, options, runs_root, stack, progress=lambda text: status.update(text))
+    with PhaseProgress(console, "extraction") as progress:
+        path = run_extraction(qs, endpoints, options, runs_root, stack, progress=progress)
     click.echo(str(path))
 
 

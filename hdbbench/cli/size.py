@@ -29,6 +29,7 @@ from hdbbench.backends import BACKENDS, DEFAULT_BACKENDS
 from hdbbench.cli.options import state_dir_option
 from hdbbench.disk.variants import storage_of
 from hdbbench.errors import ConfigError
+from hdbbench.progress import PhaseProgress
 from hdbbench.results import RunDirectory, environment_facts, load_results, results_document
 from hdbbench.units import human_bytes as human
 
@@ -75,8 +76,9 @@ def measure(state_dir: Path, backends: tuple[str, ...], variants: tuple[str, ...
                  for c in parsed] or default_cases(events, attributes, sizes, span)
     chosen = variants_for(backends or DEFAULT_BACKENDS, variants)
     endpoints = load_endpoints(state_dir)
-    path = run_measure(endpoints, chosen, case_list, seed, runs_root, name,
-                       (inv, simulated_s, scale) if inv else None, progress=console.print)
+    with PhaseProgress(console, "disk usage") as progress:
+        path = run_measure(endpoints, chosen, case_list, seed, runs_root, name,
+                           (inv, simulated_s, scale) if inv else None, progress=progress)
     click.echo(str(path))
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -212,8 +212,10 @@ def measure_case(backend: Backend, variant: str, case: Case, seed: int, loader: 
 
 
 def measure_round(backend_name: str, endpoint: Any, variant: MeasureVariant, cases: Sequence[Case], seed: int,
-                  loader: Loader | None, stop: threading.Event | None = None) -> list[CaseResult]:
-    """One fresh database: load and measure each case; PostgreSQL/TimescaleDB again after CLUSTER."""
+                  loader: Loader | None, stop: threading.Event | None = None,
+                  tick: Callable[[Case], None] = lambda case: None) -> list[CaseResult]:
+    """One fresh database: load and measure each case (`tick` after each); PostgreSQL/TimescaleDB
+    again after CLUSTER."""
     backend = get_backend(backend_name, endpoint, f"hdbdisk_{backend_name[:5]}_{uuid.uuid4().hex[:8]}")
     backend.create_schema(variant.schema)
     try:
@@ -221,7 +223,10 @@ def measure_round(backend_name: str, endpoint: Any, variant: MeasureVariant, cas
         apply_storage(backend, tables, variant.storage)
         backend.prepare_sizes(tables)
         defs = {t.name: t for t in backend.expected_tables(variant.schema)}
-        results = [measure_case(backend, variant.name, c, seed, loader, defs, stop) for c in cases]
+        results = []
+        for case in cases:
+            results.append(measure_case(backend, variant.name, case, seed, loader, defs, stop))
+            tick(case)
         if backend.separate_clustering:
             backend.cluster()
             clustered = backend.table_sizes(tables)
@@ -241,8 +246,10 @@ class VariantOutcome:
 
 
 def measure_variant(backend_name: str, endpoint: Any, variant_text: str, cases: Sequence[Case], seed: int = 42,
-                    loader: Loader | None = None, stop: threading.Event | None = None) -> VariantOutcome:
-    """Every case of one backend and variant, round by round; an unavailable storage variant is reported."""
+                    loader: Loader | None = None, stop: threading.Event | None = None,
+                    tick: Callable[[Case], None] = lambda case: None) -> VariantOutcome:
+    """Every case of one backend and variant, round by round (`tick` after each case); an unavailable
+    storage variant is reported."""
     variant = MeasureVariant.parse(backend_name, variant_text)
     if variant.clustered:
         raise ConfigError(f"variant {variant_text!r}: give it without 'clustered'; every {backend_name} "
@@ -255,7 +262,7 @@ def measure_variant(backend_name: str, endpoint: Any, variant_text: str, cases: 
     for group in rounds(probe, cases):
         _check(stop)
         try:
-            outcome.results += measure_round(backend_name, endpoint, variant, group, seed, loader, stop)
+            outcome.results += measure_round(backend_name, endpoint, variant, group, seed, loader, stop, tick)
         except SchemaError as exc:
             raise SchemaError(f"{backend_name} {variant.name}: {exc}") from exc
         except Exception as exc:

@@ -37,10 +37,11 @@ def csv_row(row: dict[str, Any]) -> list[Any]:
 
 def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[Any], seed: int, runs_root: Path,
                 name: str, inventory_run: tuple[Any, float, float] | None = None,
-                progress: Callable[[str], None] = lambda line: None, into: RunPart | None = None) -> Path:
+                progress: Callable[[str, float], None] = lambda text, done: None, into: RunPart | None = None) -> Path:
     """Measure every backend/variant, write results.json + CSVs into a new run directory (or, `into` a
     part of another run, disk.json + disk-*.csv there); return its path.
-    `progress` gets one line per variant measured.
+    `progress` gets the case being measured and the fraction of the whole done
+    (hdbbench.progress.PhaseProgress).
 
     Backends are measured one after the other, grouped by server so that server-wide log figures stay
     theirs. (Measuring the servers in parallel threads gained nothing on 2 cores and, in one default
@@ -52,7 +53,8 @@ def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[An
         by_server: dict[str, list[str]] = {}
         for backend in chosen:
             by_server.setdefault(server_of(backend) or backend, []).append(backend)
-        done = [_measure_backends(backends, chosen, endpoints, cases, seed, inventory_run, progress, stop)
+        tally = _Tally(progress, sum(len(v) for v in chosen.values()) * (len(cases) + (1 if inventory_run else 0)))
+        done = [_measure_backends(backends, chosen, endpoints, cases, seed, inventory_run, tally, stop)
                 for backends in by_server.values()]
         measured = {backend: part for parts in done for backend, part in parts.items()}
         rows = [r for b in chosen for r in measured[b]["rows"]]
@@ -66,8 +68,22 @@ def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[An
     return run.path
 
 
+class _Tally:
+    """Cases (and inventory runs) measured of all the run's, for the progress callback."""
+
+    def __init__(self, progress: Callable[[str, float], None], total: int) -> None:
+        self.progress, self.total, self.done = progress, max(1, total), 0
+
+    def __call__(self, text: str) -> None:
+        self.progress(text, self.done / self.total)
+
+    def tick(self, text: str) -> None:
+        self.done += 1
+        self(text)
+
+
 def _measure_backends(backends: Sequence[str], chosen: dict[str, list[str]], endpoints: Any, cases: Sequence[Any],
-                      seed: int, inventory_run: tuple[Any, float, float] | None, progress: Callable[[str], None],
+                      seed: int, inventory_run: tuple[Any, float, float] | None, progress: _Tally,
                       stop: threading.Event) -> dict[str, dict[str, list[Any]]]:
     """The backends of one server, one after the other: rows, variants and inventory runs of each."""
     out: dict[str, dict[str, list[Any]]] = {}
@@ -80,12 +96,18 @@ def _measure_backends(backends: Sequence[str], chosen: dict[str, list[str]], end
                                 for v in chosen[backend]]
             continue
         for v in chosen[backend]:
-            progress(f"size: {backend} {v} ...")
-            outcome = measure_variant(backend, endpoint, v, cases, seed, stop=stop)
+            who = f"{backend} {v}"
+            progress(f"{who}: loading")
+
+            def measured(case: Any, who: str = who) -> None:
+                progress.tick(f"{who}: {case.label} measured")
+
+            outcome = measure_variant(backend, endpoint, v, cases, seed, stop=stop, tick=measured)
             part["variants"].append({"backend": backend, "variant": outcome.variant, "unavailable": outcome.unavailable})
             part["rows"] += [r.to_dict() for r in outcome.results]
             if inventory_run:
                 part["inventory_runs"].append(_inventory_run(backend, endpoint, v, inventory_run, seed, progress))
+                progress.tick(f"{backend} {v}: inventory measured")
     return out
 
 
@@ -96,7 +118,7 @@ def _inventory_run(backend: str, endpoint: Any, variant: str, spec: tuple[Any, f
     results = []
     clustered = [f"{variant},clustered"] if backend_class(backend).separate_clustering else []
     for v in [variant, *clustered]:
-        progress(f"size: {backend} {v} inventory {inv.name} ...")
+        progress(f"{backend} {v}: inventory {inv.name}")
         results.append(measure_inventory(backend, endpoint, v, groups, seed).to_dict())
     return {"runs": results}
 
