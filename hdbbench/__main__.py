@@ -2,4 +2,5 @@
 """`python -m hdbbench` is the `hdbbench` command."""
 from hdbbench.cli import run
 
-run()
+if __name__ == "__main__":  # not when a spawned process (hdbbench.disk.servers) imports it as its parent's main
+    run()

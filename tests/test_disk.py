@@ -252,7 +252,7 @@ def test_plan_adds_the_logs_kept_and_the_replicas() -> None:
     assert by_backend[("mysql", "pk,partitioned")]["groups"][0]["parts_at_retention"] == 2  # bimonthly
 
 
-def test_servers_are_measured_in_turn_and_a_failure_cleans_both(stack_endpoints: StackEndpoints,
+def test_servers_are_measured_side_by_side_and_a_failure_on_one_cleans_both(stack_endpoints: StackEndpoints,
                                                                 tmp_path: Path) -> None:
     cases = [parse_case("devdouble", 20_000, 4, span=10), parse_case("devlong", 20_000, 4, span=10)]
     run_dir = run_measure(stack_endpoints, {"postgresql": ["pk"], "mysql": ["pk"]}, cases, 42, tmp_path, "disk")

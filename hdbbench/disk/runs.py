@@ -4,16 +4,17 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from hdbbench.backends import backend_class, endpoint_for, server_of
 from hdbbench.backends.registry import server_facts
 from hdbbench.disk.reference import compare as compare_with_reference
 from hdbbench.disk.inventory import measure_inventory
 from hdbbench.disk.measure import array_fits, measure_variant
+from hdbbench.disk.servers import measure_side_by_side
 from hdbbench.results import RunDirectory, RunPart, environment_facts, results_document
 
 
@@ -43,19 +44,18 @@ def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[An
     `progress` gets the case being measured and the fraction of the whole done
     (hdbbench.progress.PhaseProgress).
 
-    Backends are measured one after the other, grouped by server so that server-wide log figures stay
-    theirs. (Measuring the servers in parallel threads gained nothing on 2 cores and, in one default
-    run, ended in a segmentation fault of the process: the database drivers' C code is not trusted
-    across threads here.) Each variant drops its database also on an error or Ctrl-C."""
+    Each server's backends are measured one after the other, so that server-wide log figures stay
+    theirs; the servers side by side, each in a process of its own (hdbbench.disk.servers). Each
+    variant drops its database also on an error or Ctrl-C."""
     run = into or RunDirectory.create(runs_root, name)
-    stop = threading.Event()  # never set here: measure_variant's stop point for callers that run it in threads
     try:
         by_server: dict[str, list[str]] = {}
         for backend in chosen:
             by_server.setdefault(server_of(backend) or backend, []).append(backend)
         tally = _Tally(progress, sum(len(v) for v in chosen.values()) * (len(cases) + (1 if inventory_run else 0)))
-        done = [_measure_backends(backends, chosen, endpoints, cases, seed, inventory_run, tally, stop)
-                for backends in by_server.values()]
+        measure = partial(_measure_backends, chosen=chosen, endpoints=endpoints, cases=cases, seed=seed,
+                          inventory_run=inventory_run)
+        done = measure_side_by_side(list(by_server.values()), measure, tally)
         measured = {backend: part for parts in done for backend, part in parts.items()}
         rows = [r for b in chosen for r in measured[b]["rows"]]
         variants = [v for b in chosen for v in measured[b]["variants"]]
@@ -82,10 +82,17 @@ class _Tally:
         self(text)
 
 
-def _measure_backends(backends: Sequence[str], chosen: dict[str, list[str]], endpoints: Any, cases: Sequence[Any],
-                      seed: int, inventory_run: tuple[Any, float, float] | None, progress: _Tally,
-                      stop: threading.Event) -> dict[str, dict[str, list[Any]]]:
-    """The backends of one server, one after the other: rows, variants and inventory runs of each."""
+class _Progress(Protocol):
+    def __call__(self, text: str) -> None: ...
+
+    def tick(self, text: str) -> None: ...
+
+
+def _measure_backends(backends: Sequence[str], progress: _Progress, stop: Any, *, chosen: dict[str, list[str]],
+                      endpoints: Any, cases: Sequence[Any], seed: int,
+                      inventory_run: tuple[Any, float, float] | None) -> dict[str, dict[str, list[Any]]]:
+    """The backends of one server, one after the other: rows, variants and inventory runs of each.
+    `stop` (an event, or None): set by the caller, the measurement ends at its next step."""
     out: dict[str, dict[str, list[Any]]] = {}
     for backend in backends:
         part: dict[str, list[Any]] = {"rows": [], "variants": [], "inventory_runs": []}
