@@ -115,7 +115,8 @@ class PhaseProgress:
     """The progress of a phase of steps (extraction's databases and queries, disk usage's cases): a
     callable `(text, done)` with `done` the fraction of the phase finished. On a terminal a rich bar
     with elapsed time and an estimate of what is left; elsewhere the same as one plain line every
-    `PLAIN_PERIOD_S` (and at each new stage's first line, so a log shows where the time went)."""
+    `PLAIN_PERIOD_S`, and the first line of each stage (the text before its colon: a backend and
+    variant), so that a log shows where the time went."""
 
     def __init__(self, console: Console, title: str) -> None:
         self.console = console
@@ -125,7 +126,7 @@ class PhaseProgress:
         self._task: Any = None
         self._started = time.monotonic()
         self._printed = -math.inf
-        self._stage = ""
+        self._stages: set[str] = set()
 
     def __enter__(self) -> PhaseProgress:
         self._started = time.monotonic()
@@ -150,9 +151,10 @@ class PhaseProgress:
             return
         now = time.monotonic()
         stage = text.split(":")[0]
-        if now - self._printed < PLAIN_PERIOD_S and stage == self._stage:
+        if now - self._printed < PLAIN_PERIOD_S and stage in self._stages:
             return
-        self._printed, self._stage = now, stage
+        self._printed = now
+        self._stages.add(stage)
         elapsed = now - self._started
         left = (f", about {elapsed * (1 - done) / done:.0f} s left" if MIN_DONE_FOR_ESTIMATE <= done < 1 else "")
         self.console.print(f"  {self.title}: {text}  [{elapsed:.0f} s, {done:.0%}{left}]", highlight=False,

@@ -29,6 +29,34 @@ def test_plain_lines_carry_the_trial_its_figures_and_time_left(monkeypatch) -> N
     assert "stored 5,000/s  queue 12  lag 0.03 s" in lines[-1] and "left]" in lines[-1]
 
 
+def test_a_phase_says_each_stage_and_its_share_done_with_time_left(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, width=200)
+    monkeypatch.setattr(progress, "PLAIN_PERIOD_S", 3600.0)  # lines within the period: new stages only
+    with progress.PhaseProgress(console, "disk usage") as phase:
+        phase("timescaledb pk: loading", 0.0)
+        phase("timescaledb pk: scalar_devdouble_ro measured", 0.1)
+        phase("mysql pk: loading", 0.1)
+        phase("mysql pk: scalar_devdouble_ro measured", 0.5)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "disk usage: started"
+    assert [line.split("  [")[0].strip() for line in lines[1:3]] == ["disk usage: timescaledb pk: loading",
+                                                                   "disk usage: mysql pk: loading"]
+    assert "10%" in lines[2] and "left]" in lines[2]
+    assert lines[3].startswith("disk usage: done in ") and len(lines) == 4
+
+
+def test_the_disk_phase_is_as_far_as_its_slowest_server() -> None:
+    from hdbbench.disk.runs import _Tally
+
+    seen: list[float] = []
+    tally = _Tally(lambda text, done: seen.append(done), [4, 2])
+    tally.tick("postgres", 0)
+    tally.tick("mariadb", 1)
+    tally.tick("mariadb", 1)
+    assert seen == [0.0, 0.25, 0.25]
+
+
 def test_a_finished_trial_is_one_line_of_its_verdicts() -> None:
     nan = math.nan
     ages = AgeFigures("steady part, read at its end", None, None, None)

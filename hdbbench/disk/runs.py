@@ -52,7 +52,8 @@ def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[An
         by_server: dict[str, list[str]] = {}
         for backend in chosen:
             by_server.setdefault(server_of(backend) or backend, []).append(backend)
-        tally = _Tally(progress, sum(len(v) for v in chosen.values()) * (len(cases) + (1 if inventory_run else 0)))
+        per_variant = len(cases) + (1 if inventory_run else 0)
+        tally = _Tally(progress, [sum(len(chosen[b]) for b in group) * per_variant for group in by_server.values()])
         measure = partial(_measure_backends, chosen=chosen, endpoints=endpoints, cases=cases, seed=seed,
                           inventory_run=inventory_run)
         done = measure_side_by_side(list(by_server.values()), measure, tally)
@@ -69,17 +70,18 @@ def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[An
 
 
 class _Tally:
-    """Cases (and inventory runs) measured of all the run's, for the progress callback."""
+    """Cases (and inventory runs) measured of each server's, for the progress callback: the servers
+    are measured side by side, so the phase is as far as the one least far."""
 
-    def __init__(self, progress: Callable[[str, float], None], total: int) -> None:
-        self.progress, self.total, self.done = progress, max(1, total), 0
+    def __init__(self, progress: Callable[[str, float], None], totals: Sequence[int]) -> None:
+        self.progress, self.totals, self.done = progress, [max(1, t) for t in totals], [0] * len(totals)
 
-    def __call__(self, text: str) -> None:
-        self.progress(text, self.done / self.total)
+    def __call__(self, text: str, group: int = 0) -> None:
+        self.progress(text, min(d / t for d, t in zip(self.done, self.totals)))
 
-    def tick(self, text: str) -> None:
-        self.done += 1
-        self(text)
+    def tick(self, text: str, group: int = 0) -> None:
+        self.done[group] += 1
+        self(text, group)
 
 
 class _Progress(Protocol):

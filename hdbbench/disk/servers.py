@@ -58,8 +58,8 @@ def _child(index: int, measure: Measure, backends: Sequence[str], messages: Any,
 def measure_side_by_side(groups: Sequence[Sequence[str]], measure: Measure, progress: Any,
                          stop: Any = None) -> list[dict[str, Any]]:
     """`measure(backends, progress, stop)` for each group of backends (one server's), each group in a
-    process of its own; their results in the groups' order. `progress` is called with a line and has
-    `tick(line)` for a case done. One group runs here, in this process."""
+    process of its own; their results in the groups' order. `progress` is called with a line and the
+    group's index, and has `tick(line, index)` for a case done. One group runs here, in this process."""
     if len(groups) == 1:
         return [measure(groups[0], progress, stop)]
     context = multiprocessing.get_context("spawn")
@@ -77,9 +77,9 @@ def measure_side_by_side(groups: Sequence[Sequence[str]], measure: Measure, prog
                 _check_alive(processes, results)
                 continue
             if kind == "say":
-                progress(payload)
+                progress(payload, index)
             elif kind == "tick":
-                progress.tick(payload)
+                progress.tick(payload, index)
             elif kind == "done":
                 results[index] = payload
             else:
