@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from hdbbench.backends import backend_class, endpoint_for, server_of
 from hdbbench.backends.registry import server_facts
 from hdbbench.disk.reference import compare as compare_with_reference
+from hdbbench.disk.cases import generated_values
 from hdbbench.disk.inventory import measure_inventory
 from hdbbench.disk.measure import array_fits, measure_variant
 from hdbbench.disk.servers import measure_side_by_side
@@ -95,6 +96,15 @@ def _measure_backends(backends: Sequence[str], progress: _Progress, stop: Any, *
                       inventory_run: tuple[Any, float, float] | None) -> dict[str, dict[str, list[Any]]]:
     """The backends of one server, one after the other: rows, variants and inventory runs of each.
     `stop` (an event, or None): set by the caller, the measurement ends at its next step."""
+    try:
+        return _measure_each(backends, progress, stop, chosen, endpoints, cases, seed, inventory_run)
+    finally:
+        generated_values.cache_clear()  # the events made once for every backend and variant
+
+
+def _measure_each(backends: Sequence[str], progress: _Progress, stop: Any, chosen: dict[str, list[str]],
+                  endpoints: Any, cases: Sequence[Any], seed: int,
+                  inventory_run: tuple[Any, float, float] | None) -> dict[str, dict[str, list[Any]]]:
     out: dict[str, dict[str, list[Any]]] = {}
     for backend in backends:
         part: dict[str, list[Any]] = {"rows": [], "variants": [], "inventory_runs": []}
