@@ -36,7 +36,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -64,13 +64,12 @@ class ValidationError(HdbbenchError):
 
 
 _EPOCH = datetime(1970, 1, 1)
+_EPOCH_UTC = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def time_us(value: datetime) -> int:
     """µs since the Unix epoch; naive values are UTC (MariaDB datetime(6))."""
-    if value.tzinfo is not None:
-        value = value.astimezone(timezone.utc).replace(tzinfo=None)
-    return (value - _EPOCH) // _ONE_US
+    return (value - (_EPOCH if value.tzinfo is None else _EPOCH_UTC)) // _ONE_US
 
 
 _ONE_US = datetime(1970, 1, 1, 0, 0, 0, 1) - _EPOCH
@@ -87,26 +86,44 @@ class Checksum:
     value_sum: float = 0.0
 
     def add(self, block: Sequence[Sequence[Any]]) -> None:
-        partial: list[float] = []
+        # Millions of rows per database pass through here (validation reads every query's rows): the
+        # time stamps are summed as timedeltas from the block's first one (exact, and far from
+        # timedelta's limit), the values gathered in one list and summed once.
+        partial: list[Any] = []
+        gather = partial.append
+        nulls = items_sum = 0
+        weighted_us = 0  # time stamps of array rows count once per element
+        offsets = {False: timedelta(0), True: timedelta(0)}  # by whether the stamps are time-zone aware
+        bases: dict[bool, datetime] = {}
+        counts = {False: 0, True: 0}
         for row in block:
             items = 1
             for value in row[1:]:
-                if isinstance(value, list):
+                if value is None:
+                    nulls += 1
+                elif isinstance(value, list):
                     items = len(value)
-                    self._values(value, partial)
+                    for v in value:
+                        if v is None:
+                            nulls += 1
+                        else:
+                            gather(v)
                 else:
-                    self._values([value], partial)
-            self.rows += 1
-            self.items += items
-            self.time_us_sum += time_us(row[0]) * items
-        self.value_sum += math.fsum(partial)
-
-    def _values(self, values: Sequence[Any], out: list[float]) -> None:
-        for v in values:
-            if v is None:
-                self.nulls += 1
+                    gather(value)
+            stamp = row[0]
+            if items != 1:
+                weighted_us += time_us(stamp) * items
             else:
-                out.append(float(v) if isinstance(v, (Decimal, bool)) else v)
+                aware = stamp.tzinfo is not None
+                offsets[aware] += stamp - bases.setdefault(aware, stamp)
+                counts[aware] += 1
+            items_sum += items
+        self.rows += len(block)
+        self.items += items_sum
+        self.nulls += nulls
+        self.time_us_sum += weighted_us + sum(offsets[a] // _ONE_US + counts[a] * time_us(base)
+                                              for a, base in bases.items())
+        self.value_sum += math.fsum(float(v) if isinstance(v, (Decimal, bool)) else v for v in partial)
 
     def matches(self, other: Checksum) -> bool:
         tol = REL_TOL * max(1.0, abs(self.value_sum), abs(other.value_sum))
