@@ -90,6 +90,29 @@ def test_same_seed_same_queries() -> None:
     assert first == second and len({q.id for q in first}) == len(first)
 
 
+def test_checksum_reads_every_driver_s_time_stamps_alike_and_weights_arrays() -> None:
+    # psycopg gives time-zone aware stamps (in the session's zone), MariaDB naive UTC ones; an array
+    # row's stamp counts once per element. A block far larger than a fetch must not overflow.
+    from datetime import timedelta
+
+    from hdbbench.extraction import Checksum
+
+    start = datetime(2026, 11, 1, 12, tzinfo=timezone.utc)
+    stamps = [start + timedelta(seconds=30 * i, microseconds=i) for i in range(200_000)]
+    east = timezone(timedelta(hours=2))
+    aware, naive, shifted = Checksum(), Checksum(), Checksum()
+    aware.add([(t, 1.5) for t in stamps])
+    naive.add([(t.replace(tzinfo=None), 1.5) for t in stamps])
+    shifted.add([(t.astimezone(east), 1.5) for t in stamps])
+    epoch_us = sum(int((t - datetime(1970, 1, 1, tzinfo=timezone.utc)).total_seconds()) * 10**6 + t.microsecond
+                   for t in stamps)
+    assert aware.time_us_sum == naive.time_us_sum == shifted.time_us_sum == epoch_us
+    arrays = Checksum()
+    arrays.add([(start, [1.0, None, 2.0]), (start, None)])
+    assert (arrays.rows, arrays.items, arrays.nulls, arrays.value_sum) == (2, 4, 2, 3.0)
+    assert arrays.time_us_sum == 4 * int(start.timestamp()) * 10**6  # 3 elements, then 1
+
+
 def test_cli_refuses_a_bad_query_set_before_starting(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text('[[query]]\nname = "q"\ntype = "devfoo"\n')
