@@ -80,6 +80,7 @@ SUMMED_OVER_SUBSCRIBERS = (st.ROWS_STORED_NUMBER, st.PENDING_EVENT_NUMBER, st.AT
 
 SETTLE_S = 2.0  # at most, for the proof's events to be stored before the statistics restart
 EARLY_VERDICT_S = 5.0  # a bisect search's step saturated by then ends there (Trial._measure)
+DRAIN_POLL_S = 0.2  # how often a drain reads the queues: its end is seen within this of the quiet
 Progress = Callable[[str, float, dict[str, float]], None]  # (phase, fraction done, latest figures)
 
 
@@ -470,7 +471,7 @@ class Trial:
             elif time.monotonic() - since >= quiet_s:
                 return True
             self.progress(phase, 1.0, {f"sub.{st.ATTRIBUTE_PENDING_NUMBER}": pending})
-            time.sleep(0.5)
+            time.sleep(DRAIN_POLL_S)
         return False
 
     def _account(self, stored: dict[str, int]) -> Accounting:
