@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -227,6 +227,7 @@ class Trial:
         self.progress = progress or (lambda phase, done, figures: None)
         self.binary = binary if binary is not None else settings.kind.executable()
         self._outside: db_side.Outside | None = None
+        self._ended_early: dict[int, list[str]] = {}  # a bisect search's steps ended on a live verdict: its rules
 
     def run(self) -> tuple[TrialSummary, TimeSeries]:
         s = self.settings
@@ -393,7 +394,9 @@ class Trial:
                     # A bisect step the rules find saturated after EARLY_VERDICT_S ends there: more
                     # seconds far above the limit only add backlog, and rows that slow later steps.
                     now = sampler.elapsed_s()
-                    if early and now - start >= EARLY_VERDICT_S and judge.judge(sat.Step(rate, start, now)).saturated:
+                    live = judge.judge(sat.Step(rate, start, now)) if early and now - start >= EARLY_VERDICT_S else None
+                    if live is not None and live.saturated:
+                        self._ended_early[len(phases) - 1] = list(live.rules)
                         break
                 phases[-1]["end_s"] = sampler.elapsed_s()
                 if plan is None:
@@ -405,12 +408,19 @@ class Trial:
                     # Judged again over the full series (a step's last seconds may not have been
                     # sampled when it ended): a verdict that changed can leave the bracket wider
                     # than the resolution, and the bisection then goes on.
-                    tried = sat.verdicts([judge.judge(sat.Step(p["rate"], p["start_s"], p["end_s"])) for p in phases])
+                    tried = sat.verdicts(self._rejudge(judge, phases))
                     rate = next_rate(plan, tried)
                 if rate is not None:
                     self._next_step(fleet, devices, rate, drain_first=tried[-1][1] != "pass")
         self.load.stop()
         return sampler.series, phases, sampler.started_epoch
+
+    def _rejudge(self, judge: sat.StepJudge, phases: Sequence[dict[str, float]]) -> list[sat.Step]:
+        """Each step judged over the whole series. A step that ended early on a saturated verdict
+        keeps its rules: it was not given its length to show otherwise."""
+        steps = [judge.judge(sat.Step(p["rate"], p["start_s"], p["end_s"])) for p in phases]
+        return [replace(step, rules=self._ended_early[k]) if not step.rules and k in self._ended_early else step
+                for k, step in enumerate(steps)]
 
     def _next_step(self, fleet: SubscriberFleet, devices: Sequence[str], rate: float, drain_first: bool) -> None:
         """The load at the next step's rate. After a saturated step (or one the devices could not
@@ -442,7 +452,7 @@ class Trial:
                       load_started: datetime, accounting: Accounting) -> list[sat.Step]:
         """The search's steps judged again after the drain, with each step's events by source time:
         emitted (the devices' counters at the steps' bounds) against stored, and error events stored."""
-        steps = [judge.judge(sat.Step(p["rate"], p["start_s"], p["end_s"])) for p in phases]
+        steps = self._rejudge(judge, phases)
         bounds = judge.step_bounds(steps, load_started.timestamp(), accounting.emitted)
         counts = []
         for start, end, emitted in bounds:
