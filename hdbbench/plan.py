@@ -173,6 +173,7 @@ def plan_run(scenario: Scenario, options: RunOptions) -> RunPlan:
     config = StackConfig(
         state_dir=options.state_dir, profile=profile, tango_db=scenario.tango_db, attached=True, keep_running=True,
         external=servers.external_from_environment(), components=components, confine=scenario.confine,
+        serving=dict(scenario.stack_servers),
     )
     refuse_unenforceable(config.confine, config.components, config.external)  # root, controllers, external
     return RunPlan(

@@ -55,7 +55,9 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         status = stack.status()
         server_pids: dict[str, Sequence[int]] = {name: [s["pid"]] for name, s in status["servers"].items()
                                                  if s.get("pid") and name in servers.archive_kinds()}
-        versions = {name: s.get("version") for name, s in status["servers"].items() if servers.kind(name).process}
+        # A server without one process (the Patroni cluster) still has a version to record.
+        versions = {name: s.get("version") for name, s in status["servers"].items()
+                    if servers.kind(name).process or s.get("version")}
         assert endpoints.tango is not None
         placement = _placement(plan.placement, status)
         for group in ("controller", *placement.pids):

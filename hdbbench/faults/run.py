@@ -124,7 +124,7 @@ class FaultTrialRun:
             self.load.prepare(self.part.rate)
             time.sleep(SETTLE_S)
             self.load_started = time.time()
-            sampler = Sampler(self._probes(devices), period_s=1.0).start()
+            sampler = Sampler(self._probes(devices, injector), period_s=1.0).start()
             self.load.start()
             time.sleep(self.part.warmup_s)
             return self._fault(injector, devices, sampler), sampler.series
@@ -165,7 +165,7 @@ class FaultTrialRun:
         self.load.stop()
         marks["load_stopped"] = time.time()
         drained = self._drain(specs)
-        return self._count(specs, sampler.series, marks, drained)
+        return self._count(specs, sampler.series, marks, drained, getattr(injector, "lag_bytes_at_begin", None))
 
     # --- the fault ---------------------------------------------------------------------------------
     def _injector(self, specs: Sequence[SubscriberSpec]) -> Any:
@@ -230,16 +230,21 @@ class FaultTrialRun:
                     totals[key] = totals.get(key, 0.0) + float(value)
         return totals
 
-    def _probes(self, specs: Sequence[SubscriberSpec]) -> dict[str, Callable[[], dict[str, float]]]:
+    def _probes(self, specs: Sequence[SubscriberSpec], injector: Any) -> dict[str, Callable[[], dict[str, float]]]:
+        from hdbbench.faults.cluster import ClusterFault
+
         def memory() -> dict[str, float]:
             self.peak_memory = max(self.peak_memory, peak_memory_bytes(self.fleet.pids()))
             return {"peak_bytes": float(self.peak_memory)}
 
-        return {"clock": lambda: {"wall": time.time()},
-                "dev": lambda: {"emitted": float(self.emission.total())},
-                "db": lambda: {"stored": self._stored_total()},
-                "sub": lambda: self._statistics(specs),
-                "mem": memory}
+        probes = {"clock": lambda: {"wall": time.time()},
+                  "dev": lambda: {"emitted": float(self.emission.total())},
+                  "db": lambda: {"stored": self._stored_total()},
+                  "sub": lambda: self._statistics(specs),
+                  "mem": memory}
+        if isinstance(injector, ClusterFault):  # last: a member that is down must not delay the others
+            probes["lag"] = injector.lag_sample
+        return probes
 
     def _wait_resubscribed(self, marks: dict[str, float]) -> None:
         """A restarted subscriber receives again once the database holds an event stamped after its
@@ -304,7 +309,7 @@ class FaultTrialRun:
 
     # --- counting ------------------------------------------------------------------------------------
     def _count(self, specs: Sequence[SubscriberSpec], series: TimeSeries, marks: dict[str, float],
-               drained: bool) -> FaultTrial:
+               drained: bool, lag_at_begin: int | None) -> FaultTrial:
         emitted = self.emission.per_attribute()
         since = _utc(self.load_started)
         stored = self.backend.count_rows_by_attribute(since=since)
@@ -321,8 +326,15 @@ class FaultTrialRun:
         loss = acc.account(self.fault, emitted, stored, counted, snapshot)
         times, columns = _wall_columns(series, ("db.stored", "dev.emitted"))
         duplicates = _duplicates(final, before, emitted, stored)
+        began = marks.get("began", marks["ended"])
+        stall = acc.write_stall(times, columns["db.stored"], began, marks["load_stopped"])
+        lags = series.column("lag.bytes")[1]
         return self.record(
             **self._resumption(marks),
+            write_stall_s=stall[0] if stall else None,
+            caught_up_s=acc.caught_up_s(times, columns["db.stored"], columns["dev.emitted"], began, stall[1],
+                                        loss.lost, self.part.rate) if stall else None,
+            lag_bytes_at_begin=lag_at_begin, lag_bytes_max=int(max(lags)) if lags else None,
             emitted=loss.emitted, stored=loss.stored, lost=loss.lost, duplicates=duplicates,
             lost_by_reason=loss.lost_by_reason,
             recovery_s=acc.recovery_s(times, columns["db.stored"], columns["dev.emitted"], marks["ended"], loss.lost),

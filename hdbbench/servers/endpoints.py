@@ -230,13 +230,23 @@ def endpoint_from_dict(cls: type, raw: Mapping[str, Any]) -> Any:
 
 class StackEndpoints(Mapping[str, Any]):
     """The endpoints of a stack by server kind (``endpoints["postgres"]``, ``endpoints.get(name)``):
-    only the kinds the stack has. Tango, the control system every part uses, has a property."""
+    only the kinds the stack has. Tango, the control system every part uses, has a property.
 
-    def __init__(self, endpoints: Mapping[str, Any] | None = None) -> None:
+    `roles` maps a kind to the kind that took its place in this stack (``{"postgres": "patroni"}``:
+    the Patroni cluster serves as the PostgreSQL server, hdbbench.servers.registry `serves`): asking
+    for the role gives the stand-in's endpoint, so the backends of that kind reach it without knowing.
+    Iteration gives the kinds that run, never a role."""
+
+    def __init__(self, endpoints: Mapping[str, Any] | None = None, roles: Mapping[str, str] | None = None) -> None:
         self._endpoints = {name: e for name, e in (endpoints or {}).items() if e is not None}
+        self.roles = {role: name for role, name in (roles or {}).items() if name != role}
+
+    def kind_of(self, name: str) -> str:
+        """The kind that runs in the place of kind `name` (itself unless a stand-in took its place)."""
+        return self.roles.get(name, name)
 
     def __getitem__(self, name: str) -> Any:
-        return self._endpoints[name]
+        return self._endpoints[self.kind_of(name)]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._endpoints)
@@ -245,7 +255,7 @@ class StackEndpoints(Mapping[str, Any]):
         return len(self._endpoints)
 
     def __repr__(self) -> str:
-        return f"StackEndpoints({self._endpoints!r})"
+        return f"StackEndpoints({self._endpoints!r}, roles={self.roles!r})"
 
     @property
     def tango(self) -> TangoEndpoint | None:
@@ -255,9 +265,9 @@ class StackEndpoints(Mapping[str, Any]):
         return {name: endpoint.to_dict() for name, endpoint in self._endpoints.items()}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> StackEndpoints:
+    def from_dict(cls, data: Mapping[str, Any], roles: Mapping[str, str] | None = None) -> StackEndpoints:
         """The endpoints of a to_dict(); kinds unknown to the registry are left out."""
         from hdbbench.servers.registry import SERVER_KINDS  # the registry imports this module
 
         return cls({kind.name: endpoint_from_dict(kind.endpoint_class, data[kind.name])
-                    for kind in SERVER_KINDS if data.get(kind.name)})
+                    for kind in SERVER_KINDS if data.get(kind.name)}, roles)
