@@ -70,6 +70,19 @@ def test_a_kind_in_anothers_place_is_started_instead_and_given_to_that_kinds_bac
         StackConfig(state_dir=tmp_path, components=("mariadb",), serving={"mariadb": "patroni"})
 
 
+def test_an_external_cluster_is_given_by_a_multi_host_url() -> None:
+    """A facility's Patroni cluster as libpq reaches its primary: every member, one port; the URL
+    another host's hdbbench is given reads back as the same endpoint, also from a stack's state."""
+    cluster = ClusterEndpoint(hosts=("10.0.0.1", "10.0.0.2", "10.0.0.3"), port=5432, user="u", password="p@:/w",
+                              dbname="db", external=True)
+    given = kind("postgres").external_endpoint(cluster.external_value())
+    assert given == cluster and "target_session_attrs='read-write'" in given.conninfo()
+    assert StackEndpoints.from_dict({"postgres": given.to_dict()})["postgres"] == cluster
+    assert kind("postgres").external_endpoint("postgresql://u:p@h:5433/db") == PostgresEndpoint("h", 5433, "u", "p", "db", True)
+    with pytest.raises(ConfigError, match="one port for every host"):
+        kind("postgres").external_endpoint("postgresql://u:p@h1:5432,h2:5433/db")
+
+
 def test_every_stack_has_the_local_kind_and_needs_are_checked(tmp_path: Path) -> None:
     assert StackConfig(state_dir=tmp_path, components=("postgres",)).components == ("postgres", "local")
     with pytest.raises(ConfigError, match="include the mariadb component"):

@@ -54,8 +54,11 @@ class PostgresEndpoint:
         return f"postgresql://{quote(self.user)}:{quote(self.password, safe='')}@{self.host}:{self.port}/{self.dbname}"
 
     @classmethod
-    def from_url(cls, url: str) -> PostgresEndpoint:
-        """Parse `postgresql://user:password@host:port/dbname` (an external server)."""
+    def from_url(cls, url: str) -> PostgresEndpoint | ClusterEndpoint:
+        """Parse `postgresql://user:password@host:port/dbname` (an external server); a URL with several
+        hosts (`@h1:5432,h2:5432,h3:5432/db`, a facility's replicated cluster) is a ClusterEndpoint."""
+        if "," in urlsplit(url).netloc:
+            return ClusterEndpoint.from_url(url)
         parts = urlsplit(url)
         if parts.scheme not in ("postgresql", "postgres") or not parts.hostname:
             raise ConfigError(f"not a PostgreSQL URL (postgresql://user:password@host:port/db): {url!r}")
@@ -134,6 +137,28 @@ class ClusterEndpoint:
         netloc = ",".join(f"{h}:{self.port}" for h in self.hosts)
         return (f"postgresql://{quote(self.user)}:{quote(self.password, safe='')}@{netloc}/{self.dbname}"
                 f"?target_session_attrs={self.target_session_attrs}")
+
+    @classmethod
+    def from_url(cls, url: str) -> ClusterEndpoint:
+        """Parse `postgresql://user:password@h1:port,h2:port,h3:port/dbname` (an external cluster, as
+        libpq takes it; every member on the same port, as external_value writes it)."""
+        parts = urlsplit(url)
+        credentials, _, hostlist = parts.netloc.rpartition("@")
+        user, _, password = credentials.partition(":")
+        hosts, ports = [], set()
+        for item in hostlist.split(","):
+            host, _, port = item.rpartition(":") if ":" in item else (item, "", "5432")
+            if not host or not port.isdigit():
+                raise ConfigError(f"not a PostgreSQL cluster URL (postgresql://user:password@h1:port,h2:port/db): {url!r}")
+            hosts.append(host)
+            ports.add(int(port))
+        if parts.scheme not in ("postgresql", "postgres") or len(ports) != 1:
+            raise ConfigError(f"not a PostgreSQL cluster URL with one port for every host "
+                              f"(postgresql://user:password@h1:port,h2:port/db): {url!r}")
+        query = dict(p.partition("=")[::2] for p in parts.query.split("&") if p)
+        return cls(hosts=tuple(hosts), port=ports.pop(), user=unquote(user or "postgres"), password=unquote(password),
+                   dbname=parts.path.lstrip("/") or "postgres", external=True,
+                   target_session_attrs=query.get("target_session_attrs", "read-write"))
 
 
 @dataclass(frozen=True)
@@ -223,7 +248,10 @@ class LocalEndpoint:
 
 
 def endpoint_from_dict(cls: type, raw: Mapping[str, Any]) -> Any:
-    """An endpoint of class `cls` from its to_dict() (extra keys such as conninfo are derived)."""
+    """An endpoint of class `cls` from its to_dict() (extra keys such as conninfo are derived); a
+    PostgreSQL endpoint with several hosts is a cluster's (an external one given by a multi-host URL)."""
+    if cls is PostgresEndpoint and "hosts" in raw:
+        cls = ClusterEndpoint
     names = {f.name for f in fields(cls)}
     return cls(**{k: v for k, v in raw.items() if k in names})
 
