@@ -23,10 +23,12 @@ samples (hdbbench.faults.run).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from typing import Any
 
+from hdbbench.backends import Backend, get_backend
 from hdbbench.errors import ConfigError, ServerError
 from hdbbench.faults.injectors import FaultTarget, _Injector
 from hdbbench.servers.registry import SERVER_KINDS, ServerArgs
@@ -68,6 +70,12 @@ class ClusterFault(_Injector):
         # Read before the fault acts: during it a member's lag may be unknown (its node is down).
         self.lag_bytes_at_begin = self.cluster.lag_bytes()
         self._mark("began")
+
+    def on_any_member(self, backend: Backend) -> Backend:
+        """The backend's database on the first member that answers, a standby while no primary runs:
+        what the cluster holds when the primary cannot be asked (the trial's stored count then)."""
+        endpoint = dataclasses.replace(self.cluster.direct_endpoint(), target_session_attrs="any")
+        return get_backend(backend.name, endpoint, backend.database)
 
     def lag_sample(self) -> dict[str, float]:
         """The largest replication lag now, in bytes, for a Sampler probe ({} while none is known)."""
