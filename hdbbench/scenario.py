@@ -77,6 +77,10 @@ The resolved scenario (every default filled in) is saved in the run directory.
     variants = ["pk", "pk+2"]    # as `size measure --variant`; default: every backend's disk variants
     inventory = "inventories/example-facility.toml"   # optional: project this facility's disk
 
+    [replica_reads]              # optional, backends on a cluster: its query set on a standby while the
+    query_set = "query_sets/default.toml"  # primary archives at `rate`, against the same without readers
+    rate = 500                   # (hdbbench.replica_reads; also warmup_s, duration_s, readers)
+
     [faults]                     # optional: faults under load (hdbbench.faults.part: every key and default)
     kinds = ["database_stop", "subscriber_kill"]
 
@@ -123,6 +127,7 @@ from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, parse_kinds
 from hdbbench.maintenance.part import MaintenancePart, parse_maintenance
 from hdbbench.measure import MIN_SATURATION_STEP_S
 from hdbbench.placement import Placement, placement_from
+from hdbbench.replica_reads import DEFAULT_QUERY_SET, ReplicaReadsPart, parse_replica_reads, replica_problem
 from hdbbench.search import MODES, Mode, SearchPlan
 from hdbbench.servers.confine.spec import ConfineSpec, parse_spec
 from hdbbench.servers.registry import confinable_kinds, serving_problem
@@ -224,6 +229,7 @@ class Scenario:
     placement: Placement = field(default_factory=Placement)   # [placement.cpus]
     subscriber_kinds: tuple[SubscriberKind, ...] = ()  # [[subscribers.kinds]]; () = ours alone
     faults: FaultsPart | None = None   # [faults]: hdbbench.faults
+    replica_reads: ReplicaReadsPart | None = None  # [replica_reads]: hdbbench.replica_reads
     history: HistoryPart | None = None  # [history]: hdbbench.aging
     maintenance: MaintenancePart | None = None  # [maintenance]: hdbbench.maintenance
     warnings: tuple[str, ...] = ()     # found while reading: `check` and `run` print them, a run records them
@@ -253,6 +259,8 @@ class Scenario:
         data["hosts"] = self.hosts.to_dict() if self.hosts is not None else None
         data["confine"] = self.confine.to_dict()
         data["stack_servers"] = dict(self.stack_servers)
+        if self.replica_reads:
+            data["replica_reads"] = self.replica_reads.to_dict()
         return data
 
 
@@ -329,6 +337,11 @@ def _parse(top: Table) -> Scenario:
     placement = _parse_placement(sub) if (sub := top.optional_table("placement")) is not None else Placement()
     faults_table = top.optional_table("faults")
     faults = parse_faults(faults_table) if faults_table is not None else None
+    replica_table = top.optional_table("replica_reads")
+    replica_reads = parse_replica_reads(replica_table, _file(replica_table, "query_set", DEFAULT_QUERY_SET)) \
+        if replica_table is not None else None
+    if replica_table is not None and (problem := replica_problem(backends, dict(stack_servers))):
+        raise replica_table.fail(None, problem)
     history = parse_history(sub, backends) if (sub := top.optional_table("history")) is not None else None
     maintenance = parse_maintenance(sub, backends) if (sub := top.optional_table("maintenance")) is not None else None
     top.finish()
@@ -347,6 +360,7 @@ def _parse(top: Table) -> Scenario:
         warmup_s=warmup, measurements=measurements, report=report, extraction=extraction, disk=disk,
         hosts=hosts, facility=facility, placement=placement, subscriber_kinds=kinds, faults=faults,
         history=history, maintenance=maintenance, warnings=warnings, confine=confine, stack_servers=stack_servers,
+        replica_reads=replica_reads,
     )
 
 

@@ -145,6 +145,21 @@ def test_a_backend_on_a_kind_that_cannot_do_the_fault_is_refused_in_one_line(
     assert str(caught.value) == f"t.toml: {words}"
 
 
+def test_reads_from_a_replica_are_asked_for_backends_on_a_cluster_only() -> None:
+    scenario = load_scenario(REPO / "scenarios" / "ha-replica.toml")
+    assert scenario.replica_reads is not None and scenario.replica_reads.readers == 2
+    assert scenario.to_dict()["replica_reads"]["query_set"].endswith("query_sets/default.toml")
+    plan = plan_run(scenario, RunOptions(state_dir=Path("/nonexistent/state")))
+    assert plan.replica_reads is not None and plan.replica_reads.backends == ("timescaledb",)
+    document = {"name": "t", "backends": ["timescaledb"], "replica_reads": {"query_set": "query_sets/small.toml"}}
+    with pytest.raises(ConfigError) as caught:
+        parse_scenario(document, Path("t.toml"))
+    assert str(caught.value) == ("t.toml: [replica_reads]: backend timescaledb runs on the stack's PostgreSQL, which "
+                                 "has no standby to read from; give [stack] servers = { postgres = \"patroni\" }")
+    with pytest.raises(ConfigError, match=r"\[replica_reads\] readers: must be >= 1, got 0"):
+        parse_scenario({**document, "stack": ON_CLUSTER, "replica_reads": {"readers": 0}}, Path("t.toml"))
+
+
 def test_the_shipped_ha_scenario_runs_the_clusters_faults_on_timescaledb_there() -> None:
     scenario = load_scenario(REPO / "scenarios" / "ha.toml")
     assert scenario.faults is not None and scenario.faults.kinds == CLUSTER_FAULTS

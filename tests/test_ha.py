@@ -45,6 +45,8 @@ from hdbbench.faults.cluster import Failover, ReplicaLost, Switchover
 from hdbbench.faults.injectors import FaultTarget, make_injector
 from hdbbench.faults.results import RESULTS_KIND, FaultTrial
 from hdbbench.plan import RunOptions
+from hdbbench.replica_reads import RESULTS_KIND as REPLICA_KIND
+from hdbbench.replica_reads import ReplicaReads
 from hdbbench.report.page import write_report
 from hdbbench.results import read_results
 from hdbbench.runner import run_scenario
@@ -330,14 +332,16 @@ def _utc(seconds: float) -> Any:
     return datetime.fromtimestamp(seconds, timezone.utc)
 
 
-def test_a_scenario_runs_the_faults_part_on_the_cluster_and_reports_it(ha_stack: tuple[Stack, StackEndpoints],
+def test_a_scenario_runs_the_faults_part_and_replica_reads_on_the_cluster_and_reports_them(ha_stack: tuple[Stack, StackEndpoints],
                                                                         cluster: PatroniCluster, tmp_path: Path) -> None:
     """`hdbbench run` of a scenario whose timescaledb is on the cluster (`[stack] servers = { postgres =
     "patroni" }`), on the stack the module runs (a run reuses a stack that is up, and leaves it up): a
     failover trial of the faults part is recorded as the other faults' are (the loss by reason adds up,
     none unattributed, no duplicate), with the window in which nothing was stored, the catch-up and the
-    replication lag, and the report's fault table shows them. On the asynchronous cluster only (the
-    module's time; the synchronous case is above)."""
+    replication lag, and the report's fault table shows them. Then reads from a standby beside archiving
+    ([replica_reads], the small query set): the queries ran there without an error, and both stretches
+    (without and with the reader) stored rows and have an event age; the report has their section. On
+    the asynchronous cluster only (the module's time; the synchronous case is above)."""
     if cluster.synchronous:
         pytest.skip("run on the asynchronous cluster only (the module's time)")
     stack, endpoints = ha_stack
@@ -346,7 +350,11 @@ def test_a_scenario_runs_the_faults_part_on_the_cluster_and_reports_it(ha_stack:
                 "devices": {"profile": "devices/profiles/insertion-devdouble.toml"},
                 "subscribers": {"lib_configuration": {"batch_size": "100"}}, "measurements": {"throughput": False},
                 "faults": {"kinds": ["failover"], "rate": 4 * RATE_HZ, "warmup_s": 3, "hold_s": 3,
-                           "recover_timeout_s": 60, "drain_timeout_s": 60, "spool_sync_ms": 0}}
+                           "recover_timeout_s": 60, "drain_timeout_s": 60, "spool_sync_ms": 0},
+                # Reads from a standby beside archiving, after the failover: the small query set's few
+                # thousand events, a short stretch without and with one reader.
+                "replica_reads": {"query_set": "query_sets/small.toml", "rate": 4 * RATE_HZ, "warmup_s": 2,
+                                  "duration_s": 5, "readers": 1}}
     scenario = parse_scenario(document, tmp_path / "ha-test.toml")
     # The settings the module's cluster runs with: another router or mode would restart it.
     overrides = {"patroni": {"synchronous_mode": "off", "router": cluster.router}}
@@ -363,6 +371,13 @@ def test_a_scenario_runs_the_faults_part_on_the_cluster_and_reports_it(ha_stack:
     # The primary was gone until a standby was promoted (Patroni's ttl): the window covers some of it.
     assert record.write_stall_s is not None and record.write_stall_s > 1.0
     assert record.caught_up_s is not None and record.lag_bytes_max is not None and record.lag_bytes_at_begin is not None
+    reads = ReplicaReads.from_dict(read_results(run_dir / "replica.json", REPLICA_KIND).results["trials"][0])
+    assert reads.error is None, reads.error
+    assert reads.loaded_rows > 0 and sum(q["runs"] for q in reads.queries) > 0
+    assert not [q for q in reads.queries if q["errors"]], reads.queries
+    for stretch in (reads.without, reads.with_readers):
+        assert (stretch["stored_rate_p50"] or 0) > 0 and stretch["age_p99_s"] is not None, stretch
     report = write_report(run_dir).read_text()
     assert "replication lag max / at begin" in report and "nothing stored (s)" in report
+    assert "Reads from a replica" in report
     assert cluster.is_ready() and stack.status()["all_ready"]  # the run left the module's stack up

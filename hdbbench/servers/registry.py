@@ -69,6 +69,7 @@ class ServerKind:
     # The kind whose place it can take in a stack (`[stack] servers = { postgres = "patroni" }`): the
     # stack then starts it instead, and that kind's backends are given its endpoint (StackEndpoints).
     serves: str | None = None
+    replicas: bool = False            # has standbys to read from (`replica_endpoint()`; hdbbench.replica_reads)
     # Its buffers under a memory budget (hdbbench.servers.confine): budget bytes -> settings that
     # override the profile's, and the rule in words. None: no budget can be given.
     buffers_for: Callable[[int], dict[str, str]] | None = None
@@ -128,7 +129,7 @@ SERVER_KINDS: tuple[ServerKind, ...] = (
                lambda a: patroni.PatroniCluster(a.state_dir, a.settings, attached=a.attached,
                                                 keep_running=a.keep_running, address=a.address),
                process=False, on_request=True, faults=("switchover", "failover", "replica_lost"), settings=patroni.PROFILES,
-               serves="postgres"),
+               serves="postgres", replicas=True),
     ServerKind("local", "local directory", LocalEndpoint, lambda a: LocalDirectory(a.state_dir), process=False,
                archive=True, always=True),
 )
