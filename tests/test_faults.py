@@ -172,12 +172,14 @@ def test_the_write_stall_is_the_longest_stretch_without_a_stored_row_and_catchin
     emitted = [100.0, 200.0, 300.0, 400.0, 500.0, 600.0, 700.0, 800.0, 900.0]
     # Before the fault (began 11.5) the back-log is 10 rows; nothing stored from 12 to 15; 20 lost in all.
     stored = [90.0, 190.0, 290.0, 290.0, 290.0, 290.0, 500.0, 750.0, 870.0]
-    assert write_stall(times, stored, began=11.5, until=18.0) == (4.0, 16.0)
-    # Back-log − loss at 16: 180, at 17: 30 (> 10 + 100 at 16, <= at 17): caught up 5.5 s after the begin.
-    assert caught_up_s(times, stored, emitted, began=11.5, stall_end=16.0, lost=20, rate=100.0) == pytest.approx(5.5)
-    assert caught_up_s(times, stored[:7], emitted[:7], began=11.5, stall_end=16.0, lost=20, rate=100.0) is None
-    # Archiving that never stopped: the stall is the sampling period.
-    assert write_stall(times, [t * 100 for t in times], began=11.5, until=18.0) == (1.0, 12.0)
+    assert write_stall(times, stored, began=11.5, until=18.0) == 4.0
+    # Back-log − loss at 16: 180, at 17: 30 (> 10 + 100 at 16, <= from 17 on): caught up 5.5 s after the begin.
+    assert caught_up_s(times, stored, emitted, began=11.5, lost=20, rate=100.0) == pytest.approx(5.5)
+    assert caught_up_s(times[:7], stored[:7], emitted[:7], began=11.5, lost=20, rate=100.0) is None
+    # Archiving that never stopped: the stall is the sampling period, and it never fell behind.
+    steady = [t * 100 - 5 for t in times]
+    assert write_stall(times, steady, began=11.5, until=18.0) == 1.0
+    assert caught_up_s(times, steady, [t * 100 for t in times], began=11.5, lost=0, rate=100.0) == pytest.approx(0.5)
     assert write_stall(times, [5.0] * 9, began=11.5, until=18.0) is None
 
 

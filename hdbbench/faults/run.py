@@ -339,13 +339,12 @@ class FaultTrialRun:
         times, columns = _wall_columns(series, ("db.stored", "dev.emitted"))
         duplicates = _duplicates(final, before, emitted, stored)
         began = marks.get("began", marks["ended"])
-        stall = acc.write_stall(times, columns["db.stored"], began, marks["load_stopped"])
         lags = series.column("lag.bytes")[1]
         return self.record(
             **self._resumption(marks),
-            write_stall_s=stall[0] if stall else None,
-            caught_up_s=acc.caught_up_s(times, columns["db.stored"], columns["dev.emitted"], began, stall[1],
-                                        loss.lost, self.part.rate) if stall else None,
+            write_stall_s=acc.write_stall(times, columns["db.stored"], began, marks["load_stopped"]),
+            caught_up_s=acc.caught_up_s(times, columns["db.stored"], columns["dev.emitted"], began, loss.lost,
+                                        self.part.rate),
             lag_bytes_at_begin=lag_at_begin, lag_bytes_max=int(max(lags)) if lags else None,
             emitted=loss.emitted, stored=loss.stored, lost=loss.lost, duplicates=duplicates,
             lost_by_reason=loss.lost_by_reason,

@@ -38,8 +38,8 @@ REASON_NOTE = ("lost = emitted (device counters) − stored (rows, distinct per 
                "subscriber's own counts; unattributed = the rest, a failure.")
 STALL_NOTE = ("nothing stored: the longest time between two 1 Hz samples at which the stored count grew, from "
               "just before the fault's begin to the load's stop (1 s: archiving never stopped); caught up: from the "
-              "fault's begin to the first sample after that window at which the back-log (emitted − stored − lost) "
-              "is no larger than before the fault plus one second of the offered rate; a cluster's faults count the rows on "
+              "fault's begin to the sample from which on the back-log (emitted − stored − lost) stays no larger than "
+              "before the fault plus one second of the offered rate (0: it never fell behind); a cluster's faults count the rows on "
               "a standby while no primary answers")
 LAG_NOTE = ("replication lag (a cluster's faults): the largest lag of a standby behind the primary in bytes of WAL, "
             "as Patroni's REST API (/cluster) reports it, over the trial's 1 Hz samples, and just before the fault")
