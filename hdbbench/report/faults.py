@@ -42,7 +42,8 @@ STALL_NOTE = ("nothing stored: the longest time between two 1 Hz samples at whic
               "before the fault plus one second of the offered rate (0: it never fell behind); a cluster's faults count the rows on "
               "a standby while no primary answers")
 LAG_NOTE = ("replication lag (a cluster's faults): the largest lag of a standby behind the primary in bytes of WAL, "
-            "as Patroni's REST API (/cluster) reports it, over the trial's 1 Hz samples, and just before the fault")
+            "as Patroni's REST API (/cluster) reports it, over the trial's 1 Hz samples, and just before the fault; "
+            "coarse: each standby's position as its Patroni last wrote it (every 2 s)")
 RESUME_NOTE = ("resumed (device_kill): attributes of the restarted server with an event stored stamped after the "
                "restart, counted after the drain; time to resume: from the restart to the poll (every 0.5 s) that "
                "first saw such a row, p50 and max over its attributes (includes each attribute's own period); "
