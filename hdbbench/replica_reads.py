@@ -295,15 +295,27 @@ def _read(backend: Any, bound: Sequence[Any], fetch_rows: int, stop: threading.E
         for bq in bound:
             if stop.is_set():
                 break
+            name = query_name(bq.query)
             try:
                 conn = conn or backend.reader()
                 seconds, rows = client_run(backend, conn, bq, fetch_rows)
-                reads.append((bq.query.name, seconds, rows, None))
+                reads.append((name, seconds, rows, None))
             except Exception as exc:  # noqa: BLE001 - a cancelled query (replay conflict) is a figure
-                reads.append((bq.query.name, None, 0, one_line(exc)))
+                reads.append((name, None, 0, one_line(exc)))
                 _close(conn)
                 conn = None
     _close(conn)
+
+
+def query_name(query: Any) -> str:
+    """A query's group, with its interval but for a range query's (times depend on the interval; a
+    range query's is set by the rows it asks for)."""
+    if query.kind == "range":
+        return str(query.group)
+    seconds = float(query.interval_s)
+    unit = next(((n, u) for n, u in ((604800, "w"), (86400, "d"), (3600, "h"), (60, "min")) if seconds % n == 0),
+                (1, "s"))
+    return f"{query.group} {seconds / unit[0]:g}{unit[1]}"
 
 
 def _close(conn: Any) -> None:
