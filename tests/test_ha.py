@@ -356,6 +356,9 @@ def test_a_scenario_runs_the_faults_part_and_replica_reads_on_the_cluster_and_re
                 "replica_reads": {"query_set": "query_sets/small.toml", "rate": 4 * RATE_HZ, "warmup_s": 2,
                                   "duration_s": 5, "readers": 1}}
     scenario = parse_scenario(document, tmp_path / "ha-test.toml")
+    # A run reuses a stack only when it is ready: a member still rejoining after the failover above
+    # would make the run start a cluster of its own (and take it down at its end).
+    eventually(cluster.is_ready, 180, "the cluster whole again before the run")
     # The settings the module's cluster runs with: another router or mode would restart it.
     overrides = {"patroni": {"synchronous_mode": "off", "router": cluster.router}}
     run_dir = run_scenario(scenario, RunOptions(state_dir=stack.state_dir, runs_root=tmp_path / "runs",
