@@ -34,6 +34,7 @@ from hdbbench.insertion import TrialSettings
 from hdbbench.kinds import SubscriberKind, trial_label
 from hdbbench.maintenance.run import MaintenancePlan
 from hdbbench.placement import Placement
+from hdbbench.replica_reads import ReplicaReadsPlan
 from hdbbench.scenario import Scenario
 from hdbbench.servers import registry as servers
 from hdbbench.servers.confine.lifecycle import confinement_words, refuse_unenforceable
@@ -152,6 +153,7 @@ class RunPlan:
     disk: DiskPlan | None = None
     history: HistoryPlan | None = None
     maintenance: MaintenancePlan | None = None
+    replica_reads: ReplicaReadsPlan | None = None
 
     def lines(self) -> list[str]:
         """The plan in a few lines, as ``hdbbench check --plan`` prints it."""
@@ -173,12 +175,15 @@ def plan_run(scenario: Scenario, options: RunOptions) -> RunPlan:
     config = StackConfig(
         state_dir=options.state_dir, profile=profile, tango_db=scenario.tango_db, attached=True, keep_running=True,
         external=servers.external_from_environment(), components=components, confine=scenario.confine,
+        serving=dict(scenario.stack_servers),
     )
     refuse_unenforceable(config.confine, config.components, config.external)  # root, controllers, external
     return RunPlan(
         name=scenario.name, recorded=scenario.to_dict(), warnings=scenario.warnings, stack=config,
         devices=devices, hosts=layout, placement=scenario.placement, kinds=scenario.kinds,
         trials=tuple(t for backend in scenario.backends for t in _trials(scenario, backend)),
+        replica_reads=ReplicaReadsPlan(scenario.replica_reads, scenario.backends, scenario.lib_configuration)
+        if scenario.replica_reads is not None else None,
         faults=_plan_faults(scenario), extraction=_plan_extraction(scenario), disk=_plan_disk(scenario),
         history=_plan_history(scenario, devices), maintenance=_plan_maintenance(scenario),
     )
@@ -409,6 +414,11 @@ def describe(plan: RunPlan) -> list[str]:
         lines.append(f"  fault trials: {len(plan.faults.trials)}, each at {part.rate:g} events/s, the fault held "
                      f"{part.hold_s:g} s")
         lines += [f"    {t.label}: {t.backend}, {t.kind.name}, {t.fault}" for t in plan.faults.trials]
+    if plan.replica_reads is not None:
+        r = plan.replica_reads.part
+        lines.append(f"  replica reads: {_shown(str(r.query_set))} on a standby by {r.readers} session(s), beside "
+                     f"archiving at {r.rate:g} events/s, {r.duration_s:g} s without and with them, on "
+                     f"{', '.join(plan.replica_reads.backends)}")
     if plan.extraction is not None:
         x = plan.extraction
         lines.append(f"  extraction: {_shown(x.query_set.source)} on {', '.join(x.options.backends)}, variants "

@@ -55,7 +55,9 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         status = stack.status()
         server_pids: dict[str, Sequence[int]] = {name: [s["pid"]] for name, s in status["servers"].items()
                                                  if s.get("pid") and name in servers.archive_kinds()}
-        versions = {name: s.get("version") for name, s in status["servers"].items() if servers.kind(name).process}
+        # A server without one process (the Patroni cluster) still has a version to record.
+        versions = {name: s.get("version") for name, s in status["servers"].items()
+                    if servers.kind(name).process or s.get("version")}
         assert endpoints.tango is not None
         placement = _placement(plan.placement, status)
         for group in ("controller", *placement.pids):
@@ -79,6 +81,9 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         if plan.faults is not None:
             _run_faults(plan.faults, plan.recorded, run, endpoints, load, devices_dir, options.state_dir,
                         environment, console)
+        if plan.replica_reads is not None:
+            _run_replica_reads(plan.replica_reads, plan.recorded, run, stack, endpoints, load, options.state_dir,
+                               environment, console)
         # The placement is the insertion trials': extraction and disk usage run unpinned (and a server
         # a cold query restarts must not inherit the controller's CPUs).
         placement.release(("databases", "tango"))
@@ -207,6 +212,16 @@ def _run_faults(part: FaultsPlan, recorded: dict[str, Any], run: RunDirectory, e
     with console.status("faults...") as status:
         run_faults(part, recorded, run, endpoints, load, devices_dir, state_dir, environment,
                    say=lambda text: status.update(text) if text.startswith("fault ") else console.print(text))
+
+
+def _run_replica_reads(plan: Any, recorded: dict[str, Any], run: RunDirectory, stack: Stack, endpoints: Any,
+                       load: LoadTarget, state_dir: Path, environment: dict[str, Any], console: Console) -> None:
+    """Reads from a standby while the primary archives (hdbbench.replica_reads): replica.json."""
+    from hdbbench.replica_reads import run_replica_reads
+
+    with console.status("replica reads...") as status:
+        run_replica_reads(plan, recorded, run, stack, endpoints, load, state_dir, environment,
+                          say=lambda text: status.update(text) if text.startswith("replica ") else console.print(text))
 
 
 def _run_maintenance(plan: RunPlan, run: RunDirectory, results: dict[str, Any], endpoints: Any, load: LoadTarget,

@@ -17,6 +17,7 @@ The resolved scenario (every default filled in) is saved in the run directory.
                                  # { postgres = "1GiB", mariadb = "512MiB" } (hdbbench.servers.confine)
     storage = "ram"              # ram (default) | nvme | ssd | hdd | { read_iops, write_iops, read_mb_s, write_mb_s }
     storage_size = "20GiB"       # each server's sparse file-system image (with a storage class)
+    servers = { postgres = "patroni" }  # optional: a server kind in another's place (docs/ha.md)
 
     [schema]
     variant = "pk+2"
@@ -76,6 +77,10 @@ The resolved scenario (every default filled in) is saved in the run directory.
     variants = ["pk", "pk+2"]    # as `size measure --variant`; default: every backend's disk variants
     inventory = "inventories/example-facility.toml"   # optional: project this facility's disk
 
+    [replica_reads]              # optional, backends on a cluster: its query set on a standby while the
+    query_set = "query_sets/default.toml"  # primary archives at `rate`, against the same without readers
+    rate = 500                   # (hdbbench.replica_reads; also warmup_s, duration_s, readers)
+
     [faults]                     # optional: faults under load (hdbbench.faults.part: every key and default)
     kinds = ["database_stop", "subscriber_kill"]
 
@@ -117,14 +122,15 @@ from hdbbench.backends.registry import BACKENDS, DEFAULT_BACKENDS, backend_class
 from hdbbench.emitter import PHASE_MODES
 from hdbbench.errors import ConfigError
 from hdbbench.facility import FACILITY_PHASES, FacilityDevices
-from hdbbench.faults.part import DATABASE_FAULTS, FaultsPart, parse_faults
+from hdbbench.faults.part import DATABASE_FAULTS, FaultsPart, parse_faults, server_fault_problem
 from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, parse_kinds
 from hdbbench.maintenance.part import MaintenancePart, parse_maintenance
 from hdbbench.measure import MIN_SATURATION_STEP_S
 from hdbbench.placement import Placement, placement_from
+from hdbbench.replica_reads import DEFAULT_QUERY_SET, ReplicaReadsPart, parse_replica_reads, replica_problem
 from hdbbench.search import MODES, Mode, SearchPlan
 from hdbbench.servers.confine.spec import ConfineSpec, parse_spec
-from hdbbench.servers.registry import confinable_kinds
+from hdbbench.servers.registry import confinable_kinds, serving_problem
 from hdbbench.settings import PROFILE_NAMES
 from hdbbench.tomlfile import REQUIRED, Table, from_values, read_document, suggestion
 
@@ -223,10 +229,12 @@ class Scenario:
     placement: Placement = field(default_factory=Placement)   # [placement.cpus]
     subscriber_kinds: tuple[SubscriberKind, ...] = ()  # [[subscribers.kinds]]; () = ours alone
     faults: FaultsPart | None = None   # [faults]: hdbbench.faults
+    replica_reads: ReplicaReadsPart | None = None  # [replica_reads]: hdbbench.replica_reads
     history: HistoryPart | None = None  # [history]: hdbbench.aging
     maintenance: MaintenancePart | None = None  # [maintenance]: hdbbench.maintenance
     warnings: tuple[str, ...] = ()     # found while reading: `check` and `run` print them, a run records them
     confine: ConfineSpec = field(default_factory=ConfineSpec)  # [stack] memory, storage, storage_size
+    stack_servers: tuple[tuple[str, str], ...] = ()  # [stack] servers: kind -> the kind started in its place
     quick: bool = False                # cut down by `hdbbench run --quick` (hdbbench.quick)
 
     @property
@@ -250,6 +258,9 @@ class Scenario:
         data["report"] = {"weights": dict(self.report.weights)}
         data["hosts"] = self.hosts.to_dict() if self.hosts is not None else None
         data["confine"] = self.confine.to_dict()
+        data["stack_servers"] = dict(self.stack_servers)
+        if self.replica_reads:
+            data["replica_reads"] = self.replica_reads.to_dict()
         return data
 
 
@@ -284,6 +295,7 @@ def _parse(top: Table) -> Scenario:
     profile = stack.choice("profile", PROFILE_NAMES, "relaxed")
     tango_db = stack.choice("tango_db", ("pytango", "cpp"), "pytango")
     confine = _parse_confine(stack)
+    stack_servers = _stack_servers(stack)
     stack.finish()
 
     schema = top.table("schema")
@@ -323,11 +335,20 @@ def _parse(top: Table) -> Scenario:
     disk = _parse_disk(sub) if (sub := top.optional_table("disk")) is not None else None
     hosts = _parse_hosts(sub) if (sub := top.optional_table("hosts")) is not None else None
     placement = _parse_placement(sub) if (sub := top.optional_table("placement")) is not None else Placement()
-    faults = parse_faults(sub) if (sub := top.optional_table("faults")) is not None else None
+    faults_table = top.optional_table("faults")
+    faults = parse_faults(faults_table) if faults_table is not None else None
+    replica_table = top.optional_table("replica_reads")
+    replica_reads = parse_replica_reads(replica_table, _file(replica_table, "query_set", DEFAULT_QUERY_SET)) \
+        if replica_table is not None else None
+    if replica_table is not None and (problem := replica_problem(backends, dict(stack_servers))):
+        raise replica_table.fail(None, problem)
     history = parse_history(sub, backends) if (sub := top.optional_table("history")) is not None else None
     maintenance = parse_maintenance(sub, backends) if (sub := top.optional_table("maintenance")) is not None else None
     top.finish()
     _refuse_lacking(top, backends, extraction, disk, faults)
+    if faults_table is not None and faults is not None and (
+            problem := server_fault_problem(faults.kinds, backends, dict(stack_servers))):
+        raise faults_table.fail("kinds", problem)
     attributes = _check_subscriber_limit(subs, device_profile, facility, servers * per_server,
                                          (subscribers, *measurements.subscriber_sweep))
     warnings = _event_consumer_warnings(kinds or (DEFAULT_KIND,), attributes, subscribers, dict(lib_configuration))
@@ -338,8 +359,19 @@ def _parse(top: Table) -> Scenario:
         subscribers=subscribers, lib_configuration=lib_configuration, rate=rate, duration_s=duration,
         warmup_s=warmup, measurements=measurements, report=report, extraction=extraction, disk=disk,
         hosts=hosts, facility=facility, placement=placement, subscriber_kinds=kinds, faults=faults,
-        history=history, maintenance=maintenance, warnings=warnings, confine=confine,
+        history=history, maintenance=maintenance, warnings=warnings, confine=confine, stack_servers=stack_servers,
+        replica_reads=replica_reads,
     )
+
+
+def _stack_servers(stack: Table) -> tuple[tuple[str, str], ...]:
+    """[stack] servers: kind -> the kind started in its place (hdbbench.servers.registry `serves`)."""
+    given = stack.mapping("servers", {})
+    for role, name in given.items():
+        problem = serving_problem(role, name) if isinstance(name, str) else f"{role}: must be a server kind's name"
+        if problem is not None:
+            raise stack.fail("servers", problem)
+    return tuple(given.items())
 
 
 def _parse_confine(stack: Table) -> ConfineSpec:

@@ -37,6 +37,7 @@ from hdbbench.servers.registry import (
     ServerArgs,
     ServerKind,
     kind,
+    serving_problem,
 )
 from hdbbench.settings import SettingsProfile, resolve_profile
 
@@ -58,9 +59,16 @@ class StackConfig:
     keep_running: bool = False        # reuse running servers as they are, whatever their settings
     address: str = LOOPBACK           # where the private servers bind and are reached: this host's address
     confine: ConfineSpec = field(default_factory=ConfineSpec)  # memory budgets, storage class (hdbbench.servers.confine)
+    # kind -> the kind started in its place (a scenario's `[stack] servers`, e.g. {"postgres": "patroni"}):
+    # a component named by the first is the second, and the first's endpoint is the second's.
+    serving: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "address", check_address(self.address, "stack address"))
+        for role, name in self.serving.items():
+            if (problem := serving_problem(role, name)) is not None:
+                raise ConfigError(f"stack servers: {problem}")
+        object.__setattr__(self, "components", tuple(self.serving.get(n, n) for n in self.components))
         unknown = set(self.components) - set(COMPONENTS)
         if unknown:
             raise ConfigError(f"unknown stack component(s) {sorted(unknown)}; choose from {', '.join(COMPONENTS)}")
@@ -155,7 +163,7 @@ class Stack:
                 except Exception:  # noqa: BLE001 - the first failure is the one to report; `down` retries
                     pass
             raise
-        result = StackEndpoints(endpoints)
+        result = StackEndpoints(endpoints, self.config.serving)
         self._write_state(result)
         return result
 
@@ -271,7 +279,8 @@ class Stack:
         tmp = path.with_suffix(".tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as out:
-            json.dump({"profile": self.config.profile.to_dict(), "endpoints": endpoints.to_dict()}, out, indent=2)
+            json.dump({"profile": self.config.profile.to_dict(), "endpoints": endpoints.to_dict(),
+                       "roles": endpoints.roles}, out, indent=2)
         tmp.replace(path)
 
 
@@ -298,9 +307,10 @@ def load_endpoints(state_dir: Path = DEFAULT_STATE_DIR) -> StackEndpoints:
     """The endpoints of the stack that ``hdbbench stack up`` started in this state directory."""
     path = Path(state_dir) / _STATE_FILE
     try:
-        data = json.loads(path.read_text())["endpoints"]
+        state = json.loads(path.read_text())
+        data, roles = state["endpoints"], state.get("roles") or {}
     except FileNotFoundError:
         raise ServerError(f"no stack is up in {Path(state_dir).resolve()} (run: hdbbench stack up)") from None
     except (OSError, ValueError, KeyError) as exc:
         raise ServerError(f"cannot read {path}: {exc}") from None
-    return StackEndpoints.from_dict(data)
+    return StackEndpoints.from_dict(data, roles)

@@ -12,9 +12,10 @@ import pytest
 
 from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.errors import ConfigError
-from hdbbench.faults.accounting import KillSnapshot, account, recovery_s
+from hdbbench.faults.accounting import KillSnapshot, account, caught_up_s, recovery_s, write_stall
 from hdbbench.faults.part import CLUSTER_FAULTS, FAULT_KINDS, FaultsPart
 from hdbbench.faults.results import RESULTS_KIND, FaultTrial
+from hdbbench.plan import RunOptions, plan_run
 from hdbbench.results import RunDirectory, RunPart, read_results, results_document
 from hdbbench.scenario import load_scenario, parse_scenario
 from hdbbench.subscribers import SubscriberFleet
@@ -104,10 +105,82 @@ def test_a_failover_loses_as_not_replicated_only_what_was_stamped_before_the_cra
     assert account("failover", {A: 16}, {A: 16}, {}, snapshot).lost_by_reason == {}
 
 
-def test_a_clusters_faults_are_run_only_when_named() -> None:
+ON_CLUSTER = {"servers": {"postgres": "patroni"}}
+
+
+def test_a_clusters_faults_are_run_only_when_named_on_a_backend_the_cluster_serves() -> None:
     assert not set(CLUSTER_FAULTS) & set(FaultsPart().kinds)
-    scenario = parse_scenario(_scenario({"kinds": list(CLUSTER_FAULTS)}), Path("t.toml"))
+    scenario = parse_scenario(_scenario({"kinds": list(CLUSTER_FAULTS)}, stack=ON_CLUSTER), Path("t.toml"))
     assert scenario.faults is not None and scenario.faults.kinds == CLUSTER_FAULTS
+    assert scenario.to_dict()["stack_servers"] == {"postgres": "patroni"}
+    plan = plan_run(scenario, RunOptions(state_dir=Path("/nonexistent/state")))
+    # The cluster is started in PostgreSQL's place, and no PostgreSQL beside it.
+    assert plan.stack.components == ("tango", "patroni", "local")
+    assert dict(plan.stack.serving) == {"postgres": "patroni"}
+
+
+@pytest.mark.parametrize(("stack", "backends", "kinds", "words"), [
+    (ON_CLUSTER, ["timescaledb"], ["failover"], None),
+    ({}, ["timescaledb"], ["failover"],
+     "[faults] kinds: failover: backend timescaledb runs on the stack's PostgreSQL, which has no fault 'failover' "
+     "(its server faults: stop, kill, fill); give [stack] servers = { postgres = \"patroni\" }"),
+    (ON_CLUSTER, ["timescaledb"], ["database_kill"],
+     "[faults] kinds: database_kill: backend timescaledb runs on the stack's Patroni cluster, which has no fault "
+     "'kill' (its server faults: switchover, failover, replica_lost)"),
+    ({"servers": {"mariadb": "patroni"}}, ["mysql"], ["table_lock"],
+     "[stack] servers: mariadb = 'patroni': the Patroni cluster cannot serve as the MariaDB (no other kind can)"),
+    ({"servers": {"postgres": "patroin"}}, ["timescaledb"], ["table_lock"],
+     "[stack] servers: postgres = 'patroin': not a server kind (known: postgres, mariadb, tango, patroni, local)"),
+    ({"servers": {"postgres": "mariadb"}}, ["timescaledb"], ["table_lock"],
+     "[stack] servers: postgres = 'mariadb': the MariaDB cannot serve as the PostgreSQL (only patroni can)"),
+])
+def test_a_backend_on_a_kind_that_cannot_do_the_fault_is_refused_in_one_line(
+        stack: dict, backends: list[str], kinds: list[str], words: str | None) -> None:
+    document = _scenario({"kinds": kinds}, stack=stack, backends=backends)
+    if words is None:
+        parse_scenario(document, Path("t.toml"))
+        return
+    with pytest.raises(ConfigError) as caught:
+        parse_scenario(document, Path("t.toml"))
+    assert str(caught.value) == f"t.toml: {words}"
+
+
+def test_reads_from_a_replica_are_asked_for_backends_on_a_cluster_only() -> None:
+    scenario = load_scenario(REPO / "scenarios" / "ha-replica.toml")
+    assert scenario.replica_reads is not None and scenario.replica_reads.readers == 2
+    assert scenario.to_dict()["replica_reads"]["query_set"].endswith("query_sets/default.toml")
+    plan = plan_run(scenario, RunOptions(state_dir=Path("/nonexistent/state")))
+    assert plan.replica_reads is not None and plan.replica_reads.backends == ("timescaledb",)
+    document = {"name": "t", "backends": ["timescaledb"], "replica_reads": {"query_set": "query_sets/small.toml"}}
+    with pytest.raises(ConfigError) as caught:
+        parse_scenario(document, Path("t.toml"))
+    assert str(caught.value) == ("t.toml: [replica_reads]: backend timescaledb runs on the stack's PostgreSQL, which "
+                                 "has no standby to read from; give [stack] servers = { postgres = \"patroni\" }")
+    with pytest.raises(ConfigError, match=r"\[replica_reads\] readers: must be >= 1, got 0"):
+        parse_scenario({**document, "stack": ON_CLUSTER, "replica_reads": {"readers": 0}}, Path("t.toml"))
+
+
+def test_the_shipped_ha_scenario_runs_the_clusters_faults_on_timescaledb_there() -> None:
+    scenario = load_scenario(REPO / "scenarios" / "ha.toml")
+    assert scenario.faults is not None and scenario.faults.kinds == CLUSTER_FAULTS
+    assert scenario.backends == ("timescaledb",) and dict(scenario.stack_servers) == {"postgres": "patroni"}
+    assert scenario.profile == "durable" and not scenario.measurements.throughput
+
+
+def test_the_write_stall_is_the_longest_stretch_without_a_stored_row_and_catching_up_follows_it() -> None:
+    times = [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0]
+    emitted = [100.0, 200.0, 300.0, 400.0, 500.0, 600.0, 700.0, 800.0, 900.0]
+    # Before the fault (began 11.5) the back-log is 10 rows; nothing stored from 12 to 15; 20 lost in all.
+    stored = [90.0, 190.0, 290.0, 290.0, 290.0, 290.0, 500.0, 750.0, 870.0]
+    assert write_stall(times, stored, began=11.5, until=18.0) == 4.0
+    # Back-log − loss at 16: 180, at 17: 30 (> 10 + 100 at 16, <= from 17 on): caught up 5.5 s after the begin.
+    assert caught_up_s(times, stored, emitted, began=11.5, lost=20, rate=100.0) == pytest.approx(5.5)
+    assert caught_up_s(times[:7], stored[:7], emitted[:7], began=11.5, lost=20, rate=100.0) is None
+    # Archiving that never stopped: the stall is the sampling period, and it never fell behind.
+    steady = [t * 100 - 5 for t in times]
+    assert write_stall(times, steady, began=11.5, until=18.0) == 1.0
+    assert caught_up_s(times, steady, [t * 100 for t in times], began=11.5, lost=0, rate=100.0) == pytest.approx(0.5)
+    assert write_stall(times, [5.0] * 9, began=11.5, until=18.0) is None
 
 
 def test_recovery_is_measured_from_the_end_to_the_first_sample_holding_what_will_be_stored() -> None:

@@ -43,10 +43,14 @@ from hdbbench.errors import SchemaError
 from hdbbench.faults import accounting as acc
 from hdbbench.faults.cluster import Failover, ReplicaLost, Switchover
 from hdbbench.faults.injectors import FaultTarget, make_injector
-from hdbbench.faults.part import FaultsPart
-from hdbbench.faults.run import FaultTrialRun
-from hdbbench.kinds import SubscriberKind
-from hdbbench.plan import FaultTrialPlan
+from hdbbench.faults.results import RESULTS_KIND, FaultTrial
+from hdbbench.plan import RunOptions
+from hdbbench.replica_reads import RESULTS_KIND as REPLICA_KIND
+from hdbbench.replica_reads import ReplicaReads
+from hdbbench.report.page import write_report
+from hdbbench.results import read_results
+from hdbbench.runner import run_scenario
+from hdbbench.scenario import parse_scenario
 from hdbbench.servers import homes, netns
 from hdbbench.servers.endpoints import ClusterEndpoint, StackEndpoints
 from hdbbench.servers.patroni import PatroniCluster
@@ -148,7 +152,9 @@ def ha_stack(request: pytest.FixtureRequest) -> Iterator[tuple[Stack, StackEndpo
     state = TEST_STATE_DIR / f"ha-{os.getpid()}"
     mode, router = request.param
     settings = {**TEST_SETTINGS, "patroni": {"synchronous_mode": mode, "router": router}}
-    stack = Stack(stack_config(state, components=("tango", "patroni"), settings=settings))
+    # The cluster in PostgreSQL's place, as a scenario's `[stack] servers` puts it.
+    stack = Stack(stack_config(state, components=("tango", "postgres"), settings=settings,
+                               serving={"postgres": "patroni"}))
     cluster = stack.server("patroni")
     assert isinstance(cluster, PatroniCluster)
     seen_pids: set[int] = set()
@@ -326,28 +332,55 @@ def _utc(seconds: float) -> Any:
     return datetime.fromtimestamp(seconds, timezone.utc)
 
 
-def test_the_faults_part_records_a_failover_trial(ha_stack: tuple[Stack, StackEndpoints],
-                                                   cluster: PatroniCluster, tmp_path: Path) -> None:
-    """One trial of the faults part (hdbbench.faults.run) with the failover injector, recorded as the
-    other faults' are: the loss by reason adds up, none unattributed; none at all in synchronous mode.
-    Only with asynchronous replication here, to keep the module short (the synchronous case is above).
-    The timescaledb backend reaches the cluster as the stack's PostgreSQL: a scenario cannot name the
-    cluster yet."""
+def test_a_scenario_runs_the_faults_part_and_replica_reads_on_the_cluster_and_reports_them(ha_stack: tuple[Stack, StackEndpoints],
+                                                                        cluster: PatroniCluster, tmp_path: Path) -> None:
+    """`hdbbench run` of a scenario whose timescaledb is on the cluster (`[stack] servers = { postgres =
+    "patroni" }`), on the stack the module runs (a run reuses a stack that is up, and leaves it up): a
+    failover trial of the faults part is recorded as the other faults' are (the loss by reason adds up,
+    none unattributed, no duplicate), with the window in which nothing was stored, the catch-up and the
+    replication lag, and the report's fault table shows them. Then reads from a standby beside archiving
+    ([replica_reads], the small query set): the queries ran there without an error, and both stretches
+    (without and with the reader) stored rows and have an event age; the report has their section. On
+    the asynchronous cluster only (the module's time; the synchronous case is above)."""
     if cluster.synchronous:
         pytest.skip("run on the asynchronous cluster only (the module's time)")
     stack, endpoints = ha_stack
-    run_endpoints = StackEndpoints({"tango": endpoints.tango, "postgres": endpoints["patroni"]})
-    part = FaultsPart(kinds=("failover",), rate=4 * RATE_HZ, warmup_s=3.0, hold_s=3.0, recover_timeout_s=60.0,
-                      drain_timeout_s=60.0, spool_sync_ms=0)
-    planned = FaultTrialPlan(backend=BACKEND, kind=SubscriberKind(), fault="failover", label="ha_failover",
-                             schema_variant="pk+2", subscribers=1)
-    with Harness(endpoints, tmp_path) as h:
-        sims = h.devices(profile_toml(tmp_path, "hafault", RATE_HZ))
-        record, series = FaultTrialRun(planned, part, run_endpoints, sims.load(), sims.state_dir,
-                                       stack.state_dir).run()
+    assert endpoints["postgres"] == endpoints["patroni"]  # the fixture's stack has the cluster in PostgreSQL's place
+    document = {"name": "ha-test", "backends": [BACKEND], "stack": {"profile": "relaxed", "servers": {"postgres": "patroni"}},
+                "devices": {"profile": "devices/profiles/insertion-devdouble.toml"},
+                "subscribers": {"lib_configuration": {"batch_size": "100"}}, "measurements": {"throughput": False},
+                "faults": {"kinds": ["failover"], "rate": 4 * RATE_HZ, "warmup_s": 3, "hold_s": 3,
+                           "recover_timeout_s": 60, "drain_timeout_s": 60, "spool_sync_ms": 0},
+                # Reads from a standby beside archiving, after the failover: the small query set's few
+                # thousand events, a short stretch without and with one reader.
+                "replica_reads": {"query_set": "query_sets/small.toml", "rate": 4 * RATE_HZ, "warmup_s": 2,
+                                  "duration_s": 5, "readers": 1}}
+    scenario = parse_scenario(document, tmp_path / "ha-test.toml")
+    # A run reuses a stack only when it is ready: a member still rejoining after the failover above
+    # would make the run start a cluster of its own (and take it down at its end).
+    eventually(cluster.is_ready, 180, "the cluster whole again before the run")
+    # The settings the module's cluster runs with: another router or mode would restart it.
+    overrides = {"patroni": {"synchronous_mode": "off", "router": cluster.router}}
+    run_dir = run_scenario(scenario, RunOptions(state_dir=stack.state_dir, runs_root=tmp_path / "runs",
+                                                settings_overrides=overrides))
+    trials = read_results(run_dir / "faults.json", RESULTS_KIND).results["trials"]
+    assert [t["fault"] for t in trials] == ["failover"]
+    record = FaultTrial.from_dict(trials[0])
     assert record.error is None, record.error
-    assert record.emitted > 0 and series.rows
+    assert record.emitted > 0 and record.stored > 0
     assert {"down", "promoted", "back"} <= set(record.marks)
     assert "unattributed" not in record.lost_by_reason, record.lost_by_reason
     assert sum(record.lost_by_reason.values()) == record.lost and record.duplicates == 0
-    assert cluster.is_ready()
+    # The primary was gone until a standby was promoted (Patroni's ttl): the window covers some of it.
+    assert record.write_stall_s is not None and record.write_stall_s > 1.0
+    assert record.caught_up_s is not None and record.lag_bytes_max is not None and record.lag_bytes_at_begin is not None
+    reads = ReplicaReads.from_dict(read_results(run_dir / "replica.json", REPLICA_KIND).results["trials"][0])
+    assert reads.error is None, reads.error
+    assert reads.loaded_rows > 0 and sum(q["runs"] for q in reads.queries) > 0
+    assert not [q for q in reads.queries if q["errors"]], reads.queries
+    for stretch in (reads.without, reads.with_readers):
+        assert (stretch["stored_rate_p50"] or 0) > 0 and stretch["age_p99_s"] is not None, stretch
+    report = write_report(run_dir).read_text()
+    assert "replication lag max / at begin" in report and "nothing stored (s)" in report
+    assert "Reads from a replica" in report
+    assert cluster.is_ready() and stack.status()["all_ready"]  # the run left the module's stack up

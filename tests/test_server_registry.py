@@ -8,10 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench.backends.registry import REGISTRY
+from hdbbench.backends.registry import REGISTRY, endpoint_for
 from hdbbench.errors import ConfigError
 from hdbbench.hosts import Hosts
-from hdbbench.servers.endpoints import LocalEndpoint, PostgresEndpoint, StackEndpoints, TangoEndpoint
+from hdbbench.servers.endpoints import (
+    ClusterEndpoint,
+    LocalEndpoint,
+    PostgresEndpoint,
+    StackEndpoints,
+    TangoEndpoint,
+)
 from hdbbench.servers.registry import SERVER_KINDS, SERVER_NAMES, external_from_environment, kind
 from hdbbench.settings import PROFILE_NAMES, parse_overrides, resolve_profile
 from hdbbench.stack import Stack, StackConfig, load_endpoints
@@ -48,6 +54,33 @@ def test_endpoints_are_a_mapping_that_round_trips() -> None:
     assert endpoints.tango is not None and endpoints.tango.tango_host == "127.0.0.1:20000"
     again = StackEndpoints.from_dict(endpoints.to_dict() | {"mariadb": None, "unknown": {"x": 1}})
     assert dict(again) == dict(endpoints)
+
+
+def test_a_kind_in_anothers_place_is_started_instead_and_given_to_that_kinds_backends(tmp_path: Path) -> None:
+    config = StackConfig(state_dir=tmp_path, components=("tango", "postgres"), serving={"postgres": "patroni"})
+    assert config.components == ("tango", "patroni", "local")
+    cluster = ClusterEndpoint(hosts=("198.19.7.1", "198.19.7.2"), port=5432, user="u", password="p")
+    endpoints = StackEndpoints({"patroni": cluster, "tango": TangoEndpoint("127.0.0.1", 20000)}, {"postgres": "patroni"})
+    assert endpoints["postgres"] is cluster and endpoints.get("postgres") is cluster and "postgres" in endpoints
+    assert list(endpoints) == ["patroni", "tango"] and endpoints.kind_of("postgres") == "patroni"
+    assert endpoint_for("timescaledb", endpoints) is cluster
+    assert dict(StackEndpoints.from_dict(endpoints.to_dict(), endpoints.roles)) == dict(endpoints)
+    assert StackEndpoints({"patroni": cluster}).get("postgres") is None  # no role given: no stand-in
+    with pytest.raises(ConfigError, match="cannot serve as the MariaDB"):
+        StackConfig(state_dir=tmp_path, components=("mariadb",), serving={"mariadb": "patroni"})
+
+
+def test_an_external_cluster_is_given_by_a_multi_host_url() -> None:
+    """A facility's Patroni cluster as libpq reaches its primary: every member, one port; the URL
+    another host's hdbbench is given reads back as the same endpoint, also from a stack's state."""
+    cluster = ClusterEndpoint(hosts=("10.0.0.1", "10.0.0.2", "10.0.0.3"), port=5432, user="u", password="p@:/w",
+                              dbname="db", external=True)
+    given = kind("postgres").external_endpoint(cluster.external_value())
+    assert given == cluster and "target_session_attrs='read-write'" in given.conninfo()
+    assert StackEndpoints.from_dict({"postgres": given.to_dict()})["postgres"] == cluster
+    assert kind("postgres").external_endpoint("postgresql://u:p@h:5433/db") == PostgresEndpoint("h", 5433, "u", "p", "db", True)
+    with pytest.raises(ConfigError, match="one port for every host"):
+        kind("postgres").external_endpoint("postgresql://u:p@h1:5432,h2:5433/db")
 
 
 def test_every_stack_has_the_local_kind_and_needs_are_checked(tmp_path: Path) -> None:

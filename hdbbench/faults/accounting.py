@@ -27,6 +27,13 @@ rows as the devices had emitted at `t_e` minus the trial's final loss — the mo
 before the end that will be stored is stored (exact while the subscriber stores in order; a spool
 replayed out of order can make it read early by what was replayed last).
 
+Write stall (``write_stall_s``): the longest time between two 1 Hz samples at which the stored count
+grew, from the last sample before the fault's begin to the load's stop: the window in which nothing
+was stored (about 1 s, the sampling period, when archiving never stopped). Caught up
+(``caught_up_s``): from the fault's begin to the sample from which on the back-log (emitted − stored −
+the trial's final loss) stays no larger than before the fault plus one second of the offered rate: the
+stored rate is back and the archive is current again (0 when it never fell behind).
+
 Resumption after a device kill (`resumption`): an attribute of the restarted server resumed when the
 database holds an event of it stamped after the restart; ``never`` counts those without one once the
 queues drained (rows read since the restart). Its time to resume runs from the restart to the poll that
@@ -166,6 +173,31 @@ def recovery_s(times: Sequence[float], stored: Sequence[float], emitted: Sequenc
         if t >= ended and rows >= target:
             return max(0.0, t - ended)
     return None
+
+
+def write_stall(times: Sequence[float], stored: Sequence[float], began: float, until: float) -> float | None:
+    """Seconds of the longest stretch without a growing stored count (module docstring); None without
+    a growing sample."""
+    before = [t for t in times if t <= began]
+    start = before[-1] if before else began
+    pairs = list(zip(times, stored))
+    grew = [t1 for (_, s0), (t1, s1) in zip(pairs, pairs[1:]) if s1 > s0 and start < t1 <= until]
+    points = [start, *grew]
+    return max(b - a for a, b in zip(points, points[1:])) if len(points) > 1 else None
+
+
+def caught_up_s(times: Sequence[float], stored: Sequence[float], emitted: Sequence[float], began: float,
+                lost: int, rate: float) -> float | None:
+    """Seconds from `began` to the sample from which on the back-log stays back at what it was before
+    the fault plus one second of `rate` (module docstring); None: it never does within the samples."""
+    gaps = [(t, e - s - lost) for t, s, e in zip(times, stored, emitted)]
+    baseline = max((e - s for t, s, e in zip(times, stored, emitted) if t <= began), default=0.0)
+    after = [(t, gap) for t, gap in gaps if t >= began]
+    behind = [i for i, (_, gap) in enumerate(after) if gap > baseline + rate]
+    if behind and behind[-1] == len(after) - 1:
+        return None
+    first = behind[-1] + 1 if behind else 0
+    return max(0.0, after[first][0] - began) if after else None
 
 
 def _value_at(times: Sequence[float], values: Sequence[float], when: float) -> float | None:

@@ -14,18 +14,21 @@
   in synchronous mode Patroni names another member synchronous standby ("promoted"); end starts the
   lost member again ("back").
 
-Both take the cluster from the stack in the target's state directory: the first server kind with the
+Each takes the cluster from the stack in the target's state directory: the first server kind with the
 fault among its `faults` (hdbbench.servers.registry). `primary_before` and `primary_after` name the
 members; `lag_bytes_at_begin` is the largest replication lag Patroni reported just before the fault
-(with asynchronous replication, what a failover can lose).
+(with asynchronous replication, what a failover can lose); `lag_sample` reads it for the trial's 1 Hz
+samples (hdbbench.faults.run).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from typing import Any
 
+from hdbbench.backends import Backend, get_backend
 from hdbbench.errors import ConfigError, ServerError
 from hdbbench.faults.injectors import FaultTarget, _Injector
 from hdbbench.servers.registry import SERVER_KINDS, ServerArgs
@@ -55,21 +58,43 @@ def _until(check: Callable[[], Any], timeout_s: float, what: str, observe: Calla
     raise ServerError(f"{what}: not within {timeout_s:.0f} s; the cluster: {observe()}")
 
 
-class _PrimaryMoves(_Injector):
+class ClusterFault(_Injector):
+    """A fault of the stack's cluster: its replication lag is read at the begin and can be sampled."""
+
     def __init__(self, target: FaultTarget) -> None:
         super().__init__(target)
         self.cluster = stack_cluster(target, self.name)
-        self.primary_before: str | None = None
-        self.primary_after: str | None = None
         self.lag_bytes_at_begin: int | None = None
 
-    def _start(self) -> str:
+    def _began(self) -> None:
+        # Read before the fault acts: during it a member's lag may be unknown (its node is down).
+        self.lag_bytes_at_begin = self.cluster.lag_bytes()
         self._mark("began")
+
+    def on_any_member(self, backend: Backend) -> Backend:
+        """The backend's database on the first member that answers, a standby while no primary runs:
+        what the cluster holds when the primary cannot be asked (the trial's stored count then)."""
+        endpoint = dataclasses.replace(self.cluster.direct_endpoint(), target_session_attrs="any")
+        return get_backend(backend.name, endpoint, backend.database)
+
+    def lag_sample(self) -> dict[str, float]:
+        """The largest replication lag now, in bytes, for a Sampler probe ({} while none is known)."""
+        lag = self.cluster.lag_bytes()
+        return {"bytes": float(lag)} if lag is not None else {}
+
+
+class _PrimaryMoves(ClusterFault):
+    def __init__(self, target: FaultTarget) -> None:
+        super().__init__(target)
+        self.primary_before: str | None = None
+        self.primary_after: str | None = None
+
+    def _start(self) -> str:
+        self._began()
         leader = self.cluster.leader()
         if leader is None:
             raise ServerError(f"{self.name}: the cluster has no primary: {self.cluster.cluster()}")
         self.primary_before = leader
-        self.lag_bytes_at_begin = self.cluster.lag_bytes()
         return str(leader)
 
     def _promoted(self, old: str) -> None:
@@ -136,7 +161,7 @@ class Failover(_PrimaryMoves):
         super().disarm()
 
 
-class ReplicaLost(_Injector):
+class ReplicaLost(ClusterFault):
     """A standby's node crashes (the synchronous one in synchronous mode: Patroni then names another
     member synchronous standby, and commits wait for it meanwhile); end starts it again."""
 
@@ -144,12 +169,11 @@ class ReplicaLost(_Injector):
 
     def __init__(self, target: FaultTarget) -> None:
         super().__init__(target)
-        self.cluster = stack_cluster(target, self.name)
         self.lost: str | None = None
         self._down: str | None = None
 
     def begin(self) -> None:
-        self._mark("began")
+        self._began()
         standby = self.cluster.sync_standby() if self.cluster.synchronous else self.cluster.switchover_candidate()
         if standby is None:
             raise ServerError(f"replica_lost: the cluster has no standby: {self.cluster.cluster()}")

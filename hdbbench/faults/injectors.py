@@ -49,6 +49,7 @@ from hdbbench.backends import registry
 from hdbbench.backends.base import FaultAbility, HeldLock
 from hdbbench.errors import ConfigError, ServerError
 from hdbbench.faults import mounts
+from hdbbench.servers import registry as servers
 from hdbbench.servers.ports import LOOPBACK, port_is_free
 from hdbbench.servers.registry import ServerArgs
 from hdbbench.stack import load_endpoints
@@ -83,12 +84,14 @@ class StackServer:
     """The private database server a backend runs on, as the stack in `state_dir` recorded it."""
 
     def __init__(self, target: FaultTarget, ability: str) -> None:
-        self._kind = registry.server_kind(target.backend)
+        endpoints = load_endpoints(target.state_dir)
+        # The kind that runs in the place of the backend's (a Patroni cluster for PostgreSQL's, say).
+        self._kind = servers.kind(endpoints.kind_of(registry.entry(target.backend).server))
         self.label = self._kind.label
         if ability not in self._kind.faults:
             raise ConfigError(f"backend {target.backend} runs on a {self.label}, which cannot be made to {ability} "
                               f"(its server faults: {', '.join(self._kind.faults) or 'none'})")
-        endpoint = registry.endpoint_for(target.backend, load_endpoints(target.state_dir))
+        endpoint = registry.endpoint_for(target.backend, endpoints)
         if endpoint is None:
             raise ConfigError(f"the stack in {target.state_dir} has no {self.label} server for backend {target.backend}")
         if getattr(endpoint, "external", False):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from hdbbench.tomlfile import suggestion
 
 if TYPE_CHECKING:
+    from hdbbench.servers.registry import ServerKind
     from hdbbench.tomlfile import Table
 
 # Database faults must lose nothing; the process and filesystem faults lose what their reason says.
@@ -23,6 +24,9 @@ FAULT_KINDS = ("database_stop", "database_kill", "table_lock", "subscriber_kill"
                "spool_full", "database_full")
 # A replicated cluster's faults (hdbbench.faults.cluster): only when named, on a stack with a cluster.
 CLUSTER_FAULTS = ("switchover", "failover", "replica_lost")
+# What a fault does to the backend's server: the ability its server kind must list (ServerKind.faults).
+SERVER_ABILITY = {"database_stop": "stop", "database_kill": "kill", "database_full": "fill",
+                  **{k: k for k in CLUSTER_FAULTS}}
 SPOOL_MODES = ("overflow", "write_ahead")
 # device_kill's target: the server the subscribers connect to last (where Tango's event consumer drops
 # subscriptions past its limit, reference §1c) or first.
@@ -55,6 +59,31 @@ class FaultsPart:
         return {"spool_mode": self.spool_mode, "spool_sync_ms": str(self.spool_sync_ms),
                 "spool_dir": spool_dir, "spool_limit_mb": str(self.spool_limit_mb),
                 "queue_capacity": str(capacity)}
+
+
+def server_fault_problem(kinds: tuple[str, ...], backends: tuple[str, ...], serving: dict[str, str]) -> str | None:
+    """Why a fault of `kinds` cannot be done to a backend's server (None: each can), with `serving` the
+    scenario's [stack] servers (kind -> the kind in its place)."""
+    from hdbbench.backends.registry import server_of  # the backends import the faults' records
+    from hdbbench.servers.registry import kind
+
+    for backend in backends:
+        role = server_of(backend) or ""
+        server = kind(serving.get(role, role))
+        for fault in kinds:
+            ability = SERVER_ABILITY.get(fault)
+            if ability is not None and ability not in server.faults:
+                hint = (f"; give [stack] servers = {{ {role} = \"{k.name}\" }}" if (k := _stand_in(role, ability))
+                        else "")
+                return (f"{fault}: backend {backend} runs on the stack's {server.label}, which has no fault "
+                        f"{ability!r} (its server faults: {', '.join(server.faults) or 'none'}){hint}")
+    return None
+
+
+def _stand_in(role: str, ability: str) -> ServerKind | None:
+    from hdbbench.servers.registry import SERVER_KINDS
+
+    return next((k for k in SERVER_KINDS if k.serves == role and ability in k.faults), None)
 
 
 def parse_faults(reader: Table) -> FaultsPart:

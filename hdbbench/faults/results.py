@@ -39,6 +39,12 @@ class FaultTrial:
     duplicates: int = 0
     lost_by_reason: dict[str, int] = field(default_factory=dict)   # adds up to `lost`
     recovery_s: float | None = None  # hdbbench.faults.accounting: from the fault's end
+    write_stall_s: float | None = None  # hdbbench.faults.accounting: the longest window with nothing stored
+    caught_up_s: float | None = None    # from the fault's begin until the back-log is as before the fault
+    # A cluster's fault (hdbbench.faults.cluster): the largest replication lag of a standby (bytes of WAL,
+    # Patroni's /cluster) at the fault's begin, and the largest of the 1 Hz samples from the load's start.
+    lag_bytes_at_begin: int | None = None
+    lag_bytes_max: int | None = None
     peak_memory_bytes: int | None = None  # VmHWM, the subscriber's processes, max
     memory_queue_max: float | None = None  # ours: MemoryQueueMaxNumber
     memory_queue_capacity: float | None = None  # ours: MemoryQueueCapacity
@@ -99,7 +105,7 @@ class FaultTrial:
 RECORDS[RESULTS_KIND] = ("trials", FaultTrial)
 
 TABLE_COLUMNS = ("backend", "kind", "fault", "spool_mode", "emitted", "stored", "lost", *REASONS, "duplicates",
-                 "recovery_s", "killed_server", "killed_attributes", "never_resumed", "resume_p50_s", "resume_max_s",
+                 "recovery_s", "write_stall_s", "caught_up_s", "lag_bytes_at_begin", "lag_bytes_max", "killed_server", "killed_attributes", "never_resumed", "resume_p50_s", "resume_max_s",
                  "silent_before_kill", "silent_resumed",
                  "peak_memory_bytes", "memory_queue_max", "memory_queue_capacity", "queue_capacity",
                  "wal_replayed",

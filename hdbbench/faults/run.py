@@ -7,7 +7,8 @@ the fault begins, holds ``hold_s`` and ends; after a device kill, the run waits 
 of the restarted server has an event stored again (at most ``recover_timeout_s`` plus the slowest
 attribute's period); then until the back-log is stored (the gap between emitted and stored stops
 shrinking, at most ``recover_timeout_s``); emission stops; the queues drain; then everything is
-counted (hdbbench.faults.accounting). Everything the trial started or
+counted (hdbbench.faults.accounting). A cluster's fault (hdbbench.faults.cluster) also samples the
+replication lag, and counts the stored rows on a standby while no primary answers. Everything the trial started or
 mounted is stopped or undone in ``finally`` (disarm always), also on failure and Ctrl-C.
 
 ``spool_full`` runs with a small in-memory queue and a database stop at the same time, so the events
@@ -124,7 +125,7 @@ class FaultTrialRun:
             self.load.prepare(self.part.rate)
             time.sleep(SETTLE_S)
             self.load_started = time.time()
-            sampler = Sampler(self._probes(devices), period_s=1.0).start()
+            sampler = Sampler(self._probes(devices, injector), period_s=1.0).start()
             self.load.start()
             time.sleep(self.part.warmup_s)
             return self._fault(injector, devices, sampler), sampler.series
@@ -165,7 +166,7 @@ class FaultTrialRun:
         self.load.stop()
         marks["load_stopped"] = time.time()
         drained = self._drain(specs)
-        return self._count(specs, sampler.series, marks, drained)
+        return self._count(specs, sampler.series, marks, drained, getattr(injector, "lag_bytes_at_begin", None))
 
     # --- the fault ---------------------------------------------------------------------------------
     def _injector(self, specs: Sequence[SubscriberSpec]) -> Any:
@@ -219,8 +220,15 @@ class FaultTrialRun:
         return [SubscriberSpec(instance=n + 1, lib_configuration=tuple(lines), attributes=attributes)
                 for n, attributes in enumerate(self.load.deal(self.planned.subscribers))]
 
-    def _stored_total(self) -> float:
-        return float(sum(self.backend.count_rows_by_attribute(since=_utc(self.load_started)).values()))
+    def _stored_total(self, fallback: Any = None) -> float:
+        """Rows stored since the load began; from `fallback` (a backend) when the backend's server fails."""
+        since = _utc(self.load_started)
+        try:
+            return float(sum(self.backend.count_rows_by_attribute(since=since).values()))
+        except Exception:
+            if fallback is None:
+                raise
+            return float(sum(fallback.count_rows_by_attribute(since=since).values()))
 
     def _statistics(self, specs: Sequence[SubscriberSpec]) -> dict[str, float]:
         totals: dict[str, float] = {}
@@ -230,16 +238,25 @@ class FaultTrialRun:
                     totals[key] = totals.get(key, 0.0) + float(value)
         return totals
 
-    def _probes(self, specs: Sequence[SubscriberSpec]) -> dict[str, Callable[[], dict[str, float]]]:
+    def _probes(self, specs: Sequence[SubscriberSpec], injector: Any) -> dict[str, Callable[[], dict[str, float]]]:
+        from hdbbench.faults.cluster import ClusterFault
+
         def memory() -> dict[str, float]:
             self.peak_memory = max(self.peak_memory, peak_memory_bytes(self.fleet.pids()))
             return {"peak_bytes": float(self.peak_memory)}
 
-        return {"clock": lambda: {"wall": time.time()},
-                "dev": lambda: {"emitted": float(self.emission.total())},
-                "db": lambda: {"stored": self._stored_total()},
-                "sub": lambda: self._statistics(specs),
-                "mem": memory}
+        probes = {"clock": lambda: {"wall": time.time()},
+                  "dev": lambda: {"emitted": float(self.emission.total())},
+                  "db": lambda: {"stored": self._stored_total()},
+                  "sub": lambda: self._statistics(specs),
+                  "mem": memory}
+        if isinstance(injector, ClusterFault):
+            # While no primary answers, the count comes from a standby (nothing is committed then; in
+            # synchronous mode it holds every commit): a failed sample would hide when rows were stored.
+            standby = injector.on_any_member(self.backend)
+            probes["db"] = lambda: {"stored": self._stored_total(standby)}
+            probes["lag"] = injector.lag_sample  # last: a member that is down must not delay the others
+        return probes
 
     def _wait_resubscribed(self, marks: dict[str, float]) -> None:
         """A restarted subscriber receives again once the database holds an event stamped after its
@@ -304,7 +321,7 @@ class FaultTrialRun:
 
     # --- counting ------------------------------------------------------------------------------------
     def _count(self, specs: Sequence[SubscriberSpec], series: TimeSeries, marks: dict[str, float],
-               drained: bool) -> FaultTrial:
+               drained: bool, lag_at_begin: int | None) -> FaultTrial:
         emitted = self.emission.per_attribute()
         since = _utc(self.load_started)
         stored = self.backend.count_rows_by_attribute(since=since)
@@ -321,8 +338,14 @@ class FaultTrialRun:
         loss = acc.account(self.fault, emitted, stored, counted, snapshot)
         times, columns = _wall_columns(series, ("db.stored", "dev.emitted"))
         duplicates = _duplicates(final, before, emitted, stored)
+        began = marks.get("began", marks["ended"])
+        lags = series.column("lag.bytes")[1]
         return self.record(
             **self._resumption(marks),
+            write_stall_s=acc.write_stall(times, columns["db.stored"], began, marks["load_stopped"]),
+            caught_up_s=acc.caught_up_s(times, columns["db.stored"], columns["dev.emitted"], began, loss.lost,
+                                        self.part.rate),
+            lag_bytes_at_begin=lag_at_begin, lag_bytes_max=int(max(lags)) if lags else None,
             emitted=loss.emitted, stored=loss.stored, lost=loss.lost, duplicates=duplicates,
             lost_by_reason=loss.lost_by_reason,
             recovery_s=acc.recovery_s(times, columns["db.stored"], columns["dev.emitted"], marks["ended"], loss.lost),

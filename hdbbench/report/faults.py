@@ -5,7 +5,7 @@ faults.json (the faults part of ``hdbbench run``, hdbbench.faults) holds one `Fa
 subscriber kind and fault; ``faults-series-<label>.csv`` its 1 Hz samples. The section shows, in
 this order: the events lost per fault and backend stacked by reason; per fault, the rate stored in
 the database around the fault with its window shaded; the fault table (emitted / stored / lost by
-reason / duplicates / recovery / a device kill's resumption / peak memory against capacity), folded away and also written as
+reason / duplicates / the window with nothing stored / caught up / recovery / a cluster fault's replication lag / a device kill's resumption / peak memory against capacity), folded away and also written as
 ``faults-table.csv``; a sentence per failure (a database fault that lost events, a loss without a
 reason, a trial that did not recover or did not complete) and the definitions used.
 """
@@ -36,6 +36,14 @@ REASON_NOTE = ("lost = emitted (device counters) − stored (rows, distinct per 
                "timestamps: before = in the subscriber's memory / in flight out of the device, after = emitted "
                "while the subscriber was down / before it subscribed again; spool_full and queue_full are our "
                "subscriber's own counts; unattributed = the rest, a failure.")
+STALL_NOTE = ("nothing stored: the longest time between two 1 Hz samples at which the stored count grew, from "
+              "just before the fault's begin to the load's stop (1 s: archiving never stopped); caught up: from the "
+              "fault's begin to the sample from which on the back-log (emitted − stored − lost) stays no larger than "
+              "before the fault plus one second of the offered rate (0: it never fell behind); a cluster's faults count the rows on "
+              "a standby while no primary answers")
+LAG_NOTE = ("replication lag (a cluster's faults): the largest lag of a standby behind the primary in bytes of WAL, "
+            "as Patroni's REST API (/cluster) reports it, over the trial's 1 Hz samples, and just before the fault; "
+            "coarse: each standby's position as its Patroni last wrote it (every 2 s)")
 RESUME_NOTE = ("resumed (device_kill): attributes of the restarted server with an event stored stamped after the "
                "restart, counted after the drain; time to resume: from the restart to the poll (every 0.5 s) that "
                "first saw such a row, p50 and max over its attributes (includes each attribute's own period); "
@@ -65,7 +73,8 @@ def faults_section(run_dir: Path, colours: Colours) -> Section | None:
         section.figures.append((f"{fault}: rows stored per second (solid) and events emitted per second (dotted) "
                                 f"since the fault began; shaded: the fault", _rates(run_dir, of_fault, colours)))
     section.tables.append(_folded(trials))
-    section.note = f"{RECOVERY}. {REASON_NOTE}" + (
+    section.note = f"{RECOVERY}; {STALL_NOTE}. {REASON_NOTE}" + (
+        f" {LAG_NOTE}." if any(t.lag_bytes_max is not None for t in trials) else "") + (
         f" {RESUME_NOTE}." if any(t.killed_server is not None for t in trials) else "")
     section.finding = _finding(trials)
     return section
@@ -138,18 +147,29 @@ def _resumed(t: FaultTrial) -> str:
             f"p50/max {fmt(t.resume_p50_s)}/{fmt(t.resume_max_s)} s{silent}")
 
 
+def _lag(t: FaultTrial) -> str:
+    """A cluster fault's replication lag in one cell: the largest sampled, and at the fault's begin."""
+    if t.lag_bytes_max is None and t.lag_bytes_at_begin is None:
+        return "–"
+    return " / ".join(human_bytes(v) if v is not None else "–" for v in (t.lag_bytes_max, t.lag_bytes_at_begin))
+
+
 def _folded(trials: Sequence[FaultTrial]) -> str:
     shown = [r for r in REASONS if any(t.lost_by_reason.get(r) for t in trials)] or ["unattributed"]
     resumes = any(t.killed_server is not None for t in trials)
-    head = ["fault", "backend", "kind", "spool", "emitted", "stored", "lost", *shown, "duplicates", "recovery (s)",
+    lags = any(t.lag_bytes_max is not None or t.lag_bytes_at_begin is not None for t in trials)
+    head = ["fault", "backend", "kind", "spool", "emitted", "stored", "lost", *shown, "duplicates",
+            "nothing stored (s)", "caught up (s)", "recovery (s)",
+            *(["replication lag max / at begin"] if lags else []),
             *(["resumed after the restart"] if resumes else []), "peak memory vs capacity", "result"]
     rows = []
     for t in trials:
         verdict = "failed" if t.problems() else "ok"
         rows.append([t.fault, t.backend, t.kind, f"{t.spool_mode} {t.spool_sync_ms} ms", f"{t.emitted:,}",
                      f"{t.stored:,}", f"{t.lost:,}", *(f"{t.lost_by_reason.get(r, 0):,}" for r in shown),
-                     f"{t.duplicates:,}", fmt(t.recovery_s) if t.recovery_s is not None else "–",
-                     *([_resumed(t)] if resumes else []), _memory(t), verdict])
+                     f"{t.duplicates:,}", *(fmt(v) if v is not None else "–" for v in
+                                            (t.write_stall_s, t.caught_up_s, t.recovery_s)),
+                     *([_lag(t)] if lags else []), *([_resumed(t)] if resumes else []), _memory(t), verdict])
     table = html_table(head, rows, "every fault trial; also faults-table.csv in the run directory")
     return f"<details><summary>The fault table ({len(trials)} trials)</summary>{table}</details>"
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import measure
-from hdbbench.report import aging, criteria, data, disk, faults, kinds, plan, plots, ranking, text
+from hdbbench.report import aging, criteria, data, disk, faults, kinds, plan, plots, ranking, replica, text
 from hdbbench.report.data import Insertion, dig, num
 from hdbbench.report.hosts import hosts_section
 from hdbbench.report.maintenance import maintenance_section
@@ -431,6 +431,8 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
     sections += [s for s in parts if not (s.missing and _not_asked(doc, s.key))]
     if (fault_section := faults.faults_section(run_dir, colours)) is not None:
         sections.append(fault_section)
+    if (replica_section := replica.replica_section(run_dir)) is not None:
+        sections.append(replica_section)
     chosen, source = _weights(weights, doc, run_dir)
     sections.append(ranking_section(criteria.criteria_table(run_dir), chosen, source, colours))
     if (hosts := hosts_section(loaded.insertion, view)) is not None:

@@ -54,8 +54,11 @@ class PostgresEndpoint:
         return f"postgresql://{quote(self.user)}:{quote(self.password, safe='')}@{self.host}:{self.port}/{self.dbname}"
 
     @classmethod
-    def from_url(cls, url: str) -> PostgresEndpoint:
-        """Parse `postgresql://user:password@host:port/dbname` (an external server)."""
+    def from_url(cls, url: str) -> PostgresEndpoint | ClusterEndpoint:
+        """Parse `postgresql://user:password@host:port/dbname` (an external server); a URL with several
+        hosts (`@h1:5432,h2:5432,h3:5432/db`, a facility's replicated cluster) is a ClusterEndpoint."""
+        if "," in urlsplit(url).netloc:
+            return ClusterEndpoint.from_url(url)
         parts = urlsplit(url)
         if parts.scheme not in ("postgresql", "postgres") or not parts.hostname:
             raise ConfigError(f"not a PostgreSQL URL (postgresql://user:password@host:port/db): {url!r}")
@@ -134,6 +137,28 @@ class ClusterEndpoint:
         netloc = ",".join(f"{h}:{self.port}" for h in self.hosts)
         return (f"postgresql://{quote(self.user)}:{quote(self.password, safe='')}@{netloc}/{self.dbname}"
                 f"?target_session_attrs={self.target_session_attrs}")
+
+    @classmethod
+    def from_url(cls, url: str) -> ClusterEndpoint:
+        """Parse `postgresql://user:password@h1:port,h2:port,h3:port/dbname` (an external cluster, as
+        libpq takes it; every member on the same port, as external_value writes it)."""
+        parts = urlsplit(url)
+        credentials, _, hostlist = parts.netloc.rpartition("@")
+        user, _, password = credentials.partition(":")
+        hosts, ports = [], set()
+        for item in hostlist.split(","):
+            host, _, port = item.rpartition(":") if ":" in item else (item, "", "5432")
+            if not host or not port.isdigit():
+                raise ConfigError(f"not a PostgreSQL cluster URL (postgresql://user:password@h1:port,h2:port/db): {url!r}")
+            hosts.append(host)
+            ports.add(int(port))
+        if parts.scheme not in ("postgresql", "postgres") or len(ports) != 1:
+            raise ConfigError(f"not a PostgreSQL cluster URL with one port for every host "
+                              f"(postgresql://user:password@h1:port,h2:port/db): {url!r}")
+        query = dict(p.partition("=")[::2] for p in parts.query.split("&") if p)
+        return cls(hosts=tuple(hosts), port=ports.pop(), user=unquote(user or "postgres"), password=unquote(password),
+                   dbname=parts.path.lstrip("/") or "postgres", external=True,
+                   target_session_attrs=query.get("target_session_attrs", "read-write"))
 
 
 @dataclass(frozen=True)
@@ -223,20 +248,33 @@ class LocalEndpoint:
 
 
 def endpoint_from_dict(cls: type, raw: Mapping[str, Any]) -> Any:
-    """An endpoint of class `cls` from its to_dict() (extra keys such as conninfo are derived)."""
+    """An endpoint of class `cls` from its to_dict() (extra keys such as conninfo are derived); a
+    PostgreSQL endpoint with several hosts is a cluster's (an external one given by a multi-host URL)."""
+    if cls is PostgresEndpoint and "hosts" in raw:
+        cls = ClusterEndpoint
     names = {f.name for f in fields(cls)}
     return cls(**{k: v for k, v in raw.items() if k in names})
 
 
 class StackEndpoints(Mapping[str, Any]):
     """The endpoints of a stack by server kind (``endpoints["postgres"]``, ``endpoints.get(name)``):
-    only the kinds the stack has. Tango, the control system every part uses, has a property."""
+    only the kinds the stack has. Tango, the control system every part uses, has a property.
 
-    def __init__(self, endpoints: Mapping[str, Any] | None = None) -> None:
+    `roles` maps a kind to the kind that took its place in this stack (``{"postgres": "patroni"}``:
+    the Patroni cluster serves as the PostgreSQL server, hdbbench.servers.registry `serves`): asking
+    for the role gives the stand-in's endpoint, so the backends of that kind reach it without knowing.
+    Iteration gives the kinds that run, never a role."""
+
+    def __init__(self, endpoints: Mapping[str, Any] | None = None, roles: Mapping[str, str] | None = None) -> None:
         self._endpoints = {name: e for name, e in (endpoints or {}).items() if e is not None}
+        self.roles = {role: name for role, name in (roles or {}).items() if name != role}
+
+    def kind_of(self, name: str) -> str:
+        """The kind that runs in the place of kind `name` (itself unless a stand-in took its place)."""
+        return self.roles.get(name, name)
 
     def __getitem__(self, name: str) -> Any:
-        return self._endpoints[name]
+        return self._endpoints[self.kind_of(name)]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._endpoints)
@@ -245,7 +283,7 @@ class StackEndpoints(Mapping[str, Any]):
         return len(self._endpoints)
 
     def __repr__(self) -> str:
-        return f"StackEndpoints({self._endpoints!r})"
+        return f"StackEndpoints({self._endpoints!r}, roles={self.roles!r})"
 
     @property
     def tango(self) -> TangoEndpoint | None:
@@ -255,9 +293,9 @@ class StackEndpoints(Mapping[str, Any]):
         return {name: endpoint.to_dict() for name, endpoint in self._endpoints.items()}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> StackEndpoints:
+    def from_dict(cls, data: Mapping[str, Any], roles: Mapping[str, str] | None = None) -> StackEndpoints:
         """The endpoints of a to_dict(); kinds unknown to the registry are left out."""
         from hdbbench.servers.registry import SERVER_KINDS  # the registry imports this module
 
         return cls({kind.name: endpoint_from_dict(kind.endpoint_class, data[kind.name])
-                    for kind in SERVER_KINDS if data.get(kind.name)})
+                    for kind in SERVER_KINDS if data.get(kind.name)}, roles)

@@ -66,6 +66,10 @@ class ServerKind:
     needs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # flavour -> kinds it runs on
     always: bool = False              # in every stack, whatever components are asked for
     on_request: bool = False          # only in a stack that names it (`--only`): never a default component
+    # The kind whose place it can take in a stack (`[stack] servers = { postgres = "patroni" }`): the
+    # stack then starts it instead, and that kind's backends are given its endpoint (StackEndpoints).
+    serves: str | None = None
+    replicas: bool = False            # has standbys to read from (`replica_endpoint()`; hdbbench.replica_reads)
     # Its buffers under a memory budget (hdbbench.servers.confine): budget bytes -> settings that
     # override the profile's, and the rule in words. None: no budget can be given.
     buffers_for: Callable[[int], dict[str, str]] | None = None
@@ -124,7 +128,8 @@ SERVER_KINDS: tuple[ServerKind, ...] = (
     ServerKind("patroni", "Patroni cluster", ClusterEndpoint,
                lambda a: patroni.PatroniCluster(a.state_dir, a.settings, attached=a.attached,
                                                 keep_running=a.keep_running, address=a.address),
-               process=False, on_request=True, faults=("switchover", "failover", "replica_lost"), settings=patroni.PROFILES),
+               process=False, on_request=True, faults=("switchover", "failover", "replica_lost"), settings=patroni.PROFILES,
+               serves="postgres", replicas=True),
     ServerKind("local", "local directory", LocalEndpoint, lambda a: LocalDirectory(a.state_dir), process=False,
                archive=True, always=True),
 )
@@ -137,6 +142,19 @@ def kind(name: str) -> ServerKind:
         if k.name == name:
             return k
     raise ConfigError(f"unknown server kind {name!r} (known: {', '.join(SERVER_NAMES)})")
+
+
+def serving_problem(role: str, name: str) -> str | None:
+    """Why kind `name` cannot take the place of kind `role` in a stack (None: it can)."""
+    if role not in SERVER_NAMES:
+        return f"{role!r} is not a server kind (known: {', '.join(SERVER_NAMES)})"
+    if name not in SERVER_NAMES:
+        return f"{role} = {name!r}: not a server kind (known: {', '.join(SERVER_NAMES)})"
+    if name != role and kind(name).serves != role:
+        stand_ins = [k.name for k in SERVER_KINDS if k.serves == role]
+        return (f"{role} = {name!r}: the {kind(name).label} cannot serve as the {kind(role).label} "
+                f"({'only ' + ', '.join(stand_ins) + ' can' if stand_ins else 'no other kind can'})")
+    return None
 
 
 def label(name: str) -> str:
