@@ -33,7 +33,7 @@ import time
 from array import array
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from hdbbench import measure
 from hdbbench import subscriber_statistics as st
@@ -227,6 +227,27 @@ class FlushTracker:
         return float(points[-1][1])
 
 
+class SerialReader:
+    """An outside reader whose calls take turns: the sampler's thread, the flush tracker's and a drain
+    on the main thread read the counter through one connection, and not every driver's connection
+    may be used from two threads at once (MariaDB Connector/Python's cursor handed a drain the row
+    of the sampler's statement)."""
+
+    def __init__(self, reader: Any) -> None:
+        self._reader = reader
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._reader, name)
+        if not callable(value):
+            return value
+
+        def in_turn(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                return value(*args, **kwargs)
+        return in_turn
+
+
 class Outside:
     """The outside figures of one trial: the counter probe, the visibility watch and their summary."""
 
@@ -234,7 +255,8 @@ class Outside:
         if not isinstance(backend, OutsideFigures):
             raise TypeError(f"backend {getattr(backend, 'name', backend)} cannot be read from outside")
         self.backend = backend
-        self.counter = backend.outside_reader()      # the sampler's connection
+        # The sampler's connection, read also by the flush tracker and by drains.
+        self.counter: OutsideReader = cast(OutsideReader, SerialReader(backend.outside_reader()))
         self.watch = VisibilityWatch(backend.outside_reader(), probe_attributes(attributes))
         self.baseline: int | None = None
         self.total: int | None = None

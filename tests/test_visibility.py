@@ -88,3 +88,34 @@ def test_the_watch_sees_each_new_row_once_with_its_lag_and_resolution(endpoint_o
     # What it achieves depends on the machine's load (no timed assertion here): the period asked for
     # leaves room for the 20-ms target, and benchmarks report the achieved figure with every lag.
     assert outside.POLL_PERIOD_S <= 0.02 / 2
+
+
+@pytest.mark.parametrize("backend", DEFAULT_BACKENDS)
+def test_the_trials_counter_answers_each_thread_its_own_statement(endpoint_of: Callable[[str], Any],
+                                                                 backend: str) -> None:
+    # A trial's sampler thread and a drain on the main thread read the counter through one connection
+    # (hdbbench.outside.Outside.counter); every read must be a count, never another statement's row.
+    import threading
+
+    with fresh_backend(backend, endpoint_of(backend), None) as db:
+        trial = outside.Outside(db, [info.name for info in PROBES])
+        problems: list[BaseException] = []
+
+        def read(times: int) -> None:
+            try:
+                for _ in range(times):
+                    assert isinstance(trial.counter.rows_inserted(), int)
+                    trial.counter.baseline()
+            except BaseException as exc:  # noqa: BLE001 - reported below, by the main thread
+                problems.append(exc)
+
+        try:
+            threads = [threading.Thread(target=read, args=(300,)) for _ in range(3)]
+            for thread in threads:
+                thread.start()
+            read(300)
+            for thread in threads:
+                thread.join()
+        finally:
+            trial.close()
+    assert problems == []
