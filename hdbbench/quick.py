@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from hdbbench.scenario import Measurements, SaturationSearch, Scenario
+from hdbbench.measurements import Measurements, SaturationSearch
+from hdbbench.scenario import Scenario
 
 MAX_QUICK_STEPS = 12
 MIN_DISK_EVENTS = 10_000  # the disk part's smallest fitted size

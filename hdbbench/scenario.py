@@ -115,7 +115,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hdbbench.aging.settings import GrowthLoad, HistoryPart, parse_growth, parse_history
+from hdbbench.aging.settings import HistoryPart, parse_history
 from hdbbench.backends import base as abilities
 from hdbbench.backends.model import SchemaVariant
 from hdbbench.backends.registry import BACKENDS, DEFAULT_BACKENDS, backend_class
@@ -125,10 +125,9 @@ from hdbbench.facility import FACILITY_PHASES, FacilityDevices
 from hdbbench.faults.part import DATABASE_FAULTS, FaultsPart, parse_faults, server_fault_problem
 from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, parse_kinds
 from hdbbench.maintenance.part import MaintenancePart, parse_maintenance
-from hdbbench.measure import MIN_SATURATION_STEP_S
+from hdbbench.measurements import MAX_RATE, Measurements, int_list, parse_measurements
 from hdbbench.placement import Placement, placement_from
 from hdbbench.replica_reads import DEFAULT_QUERY_SET, ReplicaReadsPart, parse_replica_reads, replica_problem
-from hdbbench.search import MODES, Mode, SearchPlan
 from hdbbench.servers.confine.spec import ConfineSpec, parse_spec
 from hdbbench.servers.registry import confinable_kinds, serving_problem
 from hdbbench.settings import PROFILE_NAMES
@@ -140,40 +139,7 @@ DEVICE_ENGINES = ("auto", "cpp", "python")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$")
 # LibConfiguration lines are "key=value": a key is a word, a value has no line break.
 LIB_KEY_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
-MAX_RATE = 1e7            # offered events/s, all attributes together: far above what one machine archives
 MAX_DURATION_S = 7 * 86400.0
-
-
-@dataclass(frozen=True)
-class SaturationSearch:
-    start_rate: float = 2000.0
-    step: float = 0.10
-    step_s: float = 10.0
-    max_steps: int = 15
-    mode: str = "step"           # hdbbench.search.MODES
-    resolution: float = 0.05     # bisect: the bracket's hi / lo - 1 at the end
-    max_rate: float = MAX_RATE   # bisect: never offered above
-
-    def plan(self) -> SearchPlan:
-        mode: Mode = "bisect" if self.mode == "bisect" else "step"
-        return SearchPlan(mode=mode, start_rate=self.start_rate, step=self.step, max_steps=self.max_steps,
-                          resolution=self.resolution, max_rate=self.max_rate)
-
-
-@dataclass(frozen=True)
-class SustainedLoad:
-    rate: float = 2000.0
-    duration_s: float = 60.0
-
-
-@dataclass(frozen=True)
-class Measurements:
-    throughput: bool = True
-    batch_sweep: tuple[int, ...] = ()
-    subscriber_sweep: tuple[int, ...] = ()
-    saturation: SaturationSearch | None = None
-    sustained: SustainedLoad | None = None
-    growth: GrowthLoad | None = None
 
 
 @dataclass(frozen=True)
@@ -329,7 +295,7 @@ def _parse(top: Table) -> Scenario:
         raise load.fail("warmup_s", f"must be shorter than duration_s ({duration:g}), got {warmup:g}")
     load.finish()
 
-    measurements = _parse_measurements(top.table("measurements"))
+    measurements = parse_measurements(top.table("measurements"))
     report = _parse_report(top.table("report"))
     extraction = _parse_extraction(sub) if (sub := top.optional_table("extraction")) is not None else None
     disk = _parse_disk(sub) if (sub := top.optional_table("disk")) is not None else None
@@ -524,7 +490,7 @@ def _parse_extraction(reader: Table) -> ExtractionPart:
 def _parse_disk(reader: Table) -> DiskPart:
     events = reader.count("events", 20_000)
     attributes = reader.count("attributes", 20)
-    sizes = _int_list(reader, "array_sizes") or (100, 1000)
+    sizes = int_list(reader, "array_sizes") or (100, 1000)
     variants = tuple(reader.list_of("variants", str, [], non_empty=False))
     if variants:
         from hdbbench.backends import BACKENDS
@@ -544,45 +510,6 @@ def _parse_disk(reader: Table) -> DiskPart:
         load_inventory(inventory)  # refused now, before anything starts
     reader.finish()
     return DiskPart(events=events, attributes=attributes, array_sizes=sizes, inventory=inventory, variants=variants)
-
-
-def _int_list(reader: Table, key: str) -> tuple[int, ...]:
-    return tuple(reader.list_of(key, int, [], minimum=1))
-
-
-def _parse_measurements(reader: Table) -> Measurements:
-    throughput = reader.boolean("throughput", True)
-    batch_sweep = _int_list(reader, "batch_sweep")
-    subscriber_sweep = _int_list(reader, "subscriber_sweep")
-    saturation = None
-    if (sat := reader.optional_table("saturation")) is not None:
-        step_s = sat.positive("step_s", 10.0)
-        if step_s < MIN_SATURATION_STEP_S:
-            raise sat.fail("step_s", f"must be >= {MIN_SATURATION_STEP_S:g} s, got {step_s:g}: Elettra's rule needs "
-                                     "6 rises of the max-pending figure in a row, sampled at 1 Hz, within a step")
-        mode = sat.choice("mode", MODES, "step")
-        start_rate = sat.positive("start_rate", 2000.0)
-        resolution = sat.number("resolution", 0.05, minimum=0.005, maximum=1.0)
-        max_rate = sat.number("max_rate", MAX_RATE, minimum=start_rate, maximum=MAX_RATE)
-        if mode == "step" and (sat.has("resolution") or sat.has("max_rate")):
-            raise sat.fail("mode", 'resolution and max_rate belong to mode = "bisect" (a stepped search ends '
-                                   "after max_steps steps of +step)")
-        if mode == "bisect" and sat.has("step"):
-            raise sat.fail("step", 'a bisect search has no fixed step: set its resolution (or mode = "step")')
-        saturation = SaturationSearch(
-            start_rate=start_rate, step=sat.positive("step", 0.10), step_s=step_s,
-            max_steps=sat.count("max_steps", 15 if mode == "step" else 20), mode=mode, resolution=resolution,
-            max_rate=max_rate)
-        sat.finish()
-    sustained = None
-    if (sus := reader.optional_table("sustained")) is not None:
-        sustained = SustainedLoad(rate=sus.positive("rate", 2000.0), duration_s=sus.positive("duration_s", 60.0))
-        sus.finish()
-    growth = None
-    if (gro := reader.optional_table("growth")) is not None:
-        growth = parse_growth(gro)
-    reader.finish()
-    return Measurements(throughput, batch_sweep, subscriber_sweep, saturation, sustained, growth)
 
 
 def _parse_report(reader: Table) -> ReportOptions:
