@@ -80,3 +80,4 @@ def test_a_finished_trial_is_one_line_of_its_verdicts() -> None:
                                    stored_rate=StoredRate(0, nan, nan, nan, nan, nan, nan))
     assert progress.trial_line(unproven) == ("trial mysql_saturation (capped): no stored rate; lost 1,500 (1,500 "
                                              "unattributed); 17 attributes unproven: a cause")
+

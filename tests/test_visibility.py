@@ -119,3 +119,16 @@ def test_the_trials_counter_answers_each_thread_its_own_statement(endpoint_of: C
         finally:
             trial.close()
     assert problems == []
+
+
+def test_the_steady_part_of_a_flushed_counter_leaves_the_load_s_last_second_out() -> None:
+    from hdbbench import measure
+    from hdbbench.outside import steady_end
+
+    # Samples at 1 Hz (with jitter) of a load that ended at 20.0003 s: PostgreSQL's counter (resolution
+    # 1 s) loses the interval ending at 20.0, MariaDB's exact one (0) keeps it.
+    times = [0.0, 1.001, *[float(t) + (0.001 if t % 2 else 0.0) for t in range(2, 21)]]
+    rates = measure.rates_per_second(times, [1000.0 * t for t in range(len(times))])
+    assert [t for t, _ in rates if t <= steady_end(20.0003, 1.0)][-1] == 19.001
+    assert [t for t, _ in rates if t <= steady_end(20.0003, 0.0)][-1] == 20.0
+    assert steady_end(None, 1.0) is None
