@@ -96,13 +96,15 @@ def test_a_device_kill_counts_only_the_killed_servers_attributes() -> None:
     assert sum(loss.lost_by_reason.values()) == loss.lost
 
 
-def test_a_failover_loses_as_not_replicated_only_what_was_stamped_before_the_crash() -> None:
-    # At the crash A had emitted 10 and 7 are stored of them: 3 were committed on the old primary and
-    # never replicated. After it, 6 emitted and 5 stored: the one missing has no reason.
+@pytest.mark.parametrize("fault", ["failover", "primary_host_isolated"])
+def test_a_failover_loses_as_not_replicated_only_what_was_stamped_before_the_crash(fault: str) -> None:
+    # At the crash (or the cut of the primary's host) A had emitted 10 and 7 are stored of them: 3 were
+    # committed on the old primary and never replicated. After it, 6 emitted and 5 stored: the one
+    # missing has no reason.
     snapshot = KillSnapshot(100.0, {A: 10}, {A: 7}, frozenset({A}))
-    loss = account("failover", {A: 16}, {A: 12}, {}, snapshot)
+    loss = account(fault, {A: 16}, {A: 12}, {}, snapshot)
     assert loss.lost_by_reason == {"not_replicated_at_failover": 3, "unattributed": 1}
-    assert account("failover", {A: 16}, {A: 16}, {}, snapshot).lost_by_reason == {}
+    assert account(fault, {A: 16}, {A: 16}, {}, snapshot).lost_by_reason == {}
 
 
 ON_CLUSTER = {"servers": {"postgres": "patroni"}}

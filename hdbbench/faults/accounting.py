@@ -14,10 +14,10 @@ attribute, summed. The reasons add up to `lost` exactly:
   was down (``emitted_while_subscriber_down``, at most what the devices emitted between the kill and
   its re-subscription: the moment the database first holds an event stamped after the restart) or
   by the restarted device before the subscriber subscribed again (``emitted_before_resubscription``);
-* a failover (the primary's node crashed, hdbbench.faults.cluster) splits the loss the same way at the
-  crash: events stamped before it and never stored were committed on the old primary and never
-  replicated (``not_replicated_at_failover``: asynchronous replication; none in synchronous mode);
-  those stamped after are ``unattributed``;
+* a failover (the primary's node crashed, or its host was cut off the network: hdbbench.faults.cluster)
+  splits the loss the same way at the crash (the cut): events stamped before it and never stored were
+  committed on the old primary and never replicated (``not_replicated_at_failover``: asynchronous
+  replication; none in synchronous mode); those stamped after are ``unattributed``;
 * ``spool_full`` and ``queue_full``: what our subscriber counted itself (LostSpoolFullNumber,
   LostQueueFullNumber); a subscriber kind without these statistics has none;
 * ``unattributed``: the rest, which the report shows as a failure.
@@ -57,6 +57,9 @@ LOST_SPOOL_FULL = st.LOST_SPOOL_FULL_NUMBER
 QUEUE_CAPACITY = st.MEMORY_QUEUE_CAPACITY
 QUEUE_MAX = st.MEMORY_QUEUE_MAX_NUMBER
 
+# The faults whose primary is lost with what it had not replicated (hdbbench.faults.cluster): a crash
+# of its node, or its host cut off the network.
+FAILOVERS = ("failover", "primary_host_isolated")
 REASONS = ("in_subscriber_memory_at_crash", "emitted_while_subscriber_down", "in_flight_at_device_crash",
            "emitted_before_resubscription", "not_replicated_at_failover", "spool_full", "queue_full", "unattributed")
 
@@ -106,7 +109,7 @@ def account(fault: str, emitted: Mapping[str, int], stored: Mapping[str, int], c
         else:
             attribute("in_flight_at_device_crash", before)
             attribute("emitted_before_resubscription", after)
-    if snapshot is not None and fault == "failover":
+    if snapshot is not None and fault in FAILOVERS:
         # Stamped before the primary's crash and never stored: commits the old primary acknowledged
         # and no standby had (asynchronous replication). A subscriber keeps a batch whose commit did
         # not return and writes it again to the new primary, so nothing else of that time goes missing.

@@ -185,7 +185,7 @@ class FaultTrialRun:
         from hdbbench.faults.cluster import Failover
 
         injector = make_injector(self.fault, target)
-        if isinstance(injector, Failover):  # its loss is split at the crash, as a process kill's
+        if isinstance(injector, Failover):  # its loss is split at the crash (a cut), as a process kill's
             injector.at_crash = self._before_kill
         return injector
 

@@ -120,6 +120,16 @@ class HostNetwork:
             self.down()
             raise
 
+    def cut(self, host: str) -> None:
+        """Take `host` off the network, as a pulled cable or a dead switch port: the bridge's end of
+        its veth goes down. The host keeps its address and reaches itself (its processes still talk to
+        each other on it); nobody else reaches it, and its own packets out go nowhere, without a reset."""
+        _ip("-n", self.bridge_ns, "link", "set", f"v{host}", "down")
+
+    def mend(self, host: str) -> None:
+        """Put `host` back on the network (undo `cut`)."""
+        _ip("-n", self.bridge_ns, "link", "set", f"v{host}", "up")
+
     def pids(self) -> list[int]:
         return [pid for name in namespaces() if name.startswith(f"{self.tag}-") for pid in process_ids(name)]
 

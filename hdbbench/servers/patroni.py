@@ -415,6 +415,17 @@ class PatroniCluster:
         psutil.wait_procs(procs, timeout=10)
         return pids
 
+    def isolate_member(self, member: str, cut: Callable[[], None] | None = None) -> None:
+        """Cut the member's host off the network (HostNetwork.cut): its processes run on, unreachable;
+        `cut` is called the moment the link is down."""
+        self.network.cut(member)
+        if cut is not None:
+            cut()
+
+    def reconnect_member(self, member: str) -> None:
+        """Put an isolated member's host back on the network."""
+        self.network.mend(member)
+
     def sync_standby(self) -> str | None:
         view = self.cluster() or {}
         return next((m["name"] for m in view.get("members", []) if m.get("role") == "sync_standby"), None)
