@@ -21,7 +21,8 @@ from typing import Any
 
 from hdbbench import subscriber_statistics as st
 
-ATTEMPT_WAIT_S = 1.0
+ATTEMPT_WAIT_S = 1.0  # an attempt's events given this long to arrive
+POLL_S = 0.1
 SETTLE_QUIET_S = 0.4  # the queues empty and the stored count still this long: the proof's events are stored
 
 
@@ -62,12 +63,23 @@ def confirm(fleet: Any, subscriber_devices: Sequence[str], load: Any, timeout_s:
     while waiting and idle < patience and time.monotonic() < deadline:
         for device, names in _by_device(waiting, load.tango_host, load.devices).items():
             proxies[device].command_inout("BurstAttributes", ([1], names))
-        time.sleep(ATTEMPT_WAIT_S)
-        counts = event_counts(fleet, subscriber_devices)
-        still = {a for a in waiting if counts.get(a, 0) <= baseline.get(a, 0)}
+        still = _unproven_after(fleet, subscriber_devices, waiting, baseline)
         idle = idle + 1 if len(still) == len(waiting) else 0
         waiting = still
     return waiting
+
+
+def _unproven_after(fleet: Any, subscriber_devices: Sequence[str], waiting: set[str],
+                    baseline: dict[str, int]) -> set[str]:
+    """The attributes whose count has not grown, read every POLL_S until none is left or an attempt's
+    ATTEMPT_WAIT_S is over (the events arrive within milliseconds when the path works)."""
+    deadline = time.monotonic() + ATTEMPT_WAIT_S
+    while True:
+        time.sleep(POLL_S)
+        counts = event_counts(fleet, subscriber_devices)
+        still = {a for a in waiting if counts.get(a, 0) <= baseline.get(a, 0)}
+        if not still or time.monotonic() >= deadline:
+            return still
 
 
 def settle(fleet: Any, subscriber_devices: Sequence[str], timeout_s: float) -> None:
@@ -85,4 +97,4 @@ def settle(fleet: Any, subscriber_devices: Sequence[str], timeout_s: float) -> N
             previous, since = state, time.monotonic()
         elif time.monotonic() - since >= SETTLE_QUIET_S:
             return
-        time.sleep(0.1)
+        time.sleep(POLL_S)

@@ -227,6 +227,7 @@ class Trial:
         self.progress = progress or (lambda phase, done, figures: None)
         self.binary = binary if binary is not None else settings.kind.executable()
         self._outside: db_side.Outside | None = None
+        self._ours_before: float | None = None  # our subscribers' RowsStoredNumber as the load began
         self._ended_early: dict[int, list[str]] = {}  # a bisect search's steps ended on a live verdict: its rules
 
     def run(self) -> tuple[TrialSummary, TimeSeries]:
@@ -273,6 +274,7 @@ class Trial:
             fleet.reset_statistics(device)
         size_before = backend.size_bytes()
         ours_before = db_side.ours_rows_stored([fleet.statistics(d, EXTRA_STATISTICS) for d in devices])
+        self._ours_before = ours_before
         load_started = datetime.now(timezone.utc)
         if outside is not None:
             outside.start(since=load_started)
@@ -476,6 +478,8 @@ class Trial:
             stored = db_side.ours_rows_stored(stats)
             if stored is None:  # a kind without our statistics: the database's own count
                 stored = float(self._outside.counter.rows_inserted()) if self._outside is not None else 0.0
+            if self._all_stored(stored, pending):
+                return True
             if stored != previous or pending:
                 previous, since = stored, time.monotonic()
             elif time.monotonic() - since >= quiet_s:
@@ -483,6 +487,15 @@ class Trial:
             self.progress(phase, 1.0, {f"sub.{st.ATTRIBUTE_PENDING_NUMBER}": pending})
             time.sleep(DRAIN_POLL_S)
         return False
+
+    def _all_stored(self, stored: float | None, pending: float) -> bool:
+        """Every event the devices emitted since the load began is stored (our subscribers'
+        RowsStoredNumber, counted at commit, has grown by as many) and no queue holds one: the drain
+        is over, exactly. Otherwise (another kind, a loss, a restarted subscriber whose count began
+        again) the drain waits for the stored count to stand still."""
+        if pending or stored is None or self._ours_before is None:
+            return False
+        return stored - self._ours_before >= self.load.emitted_total()
 
     def _account(self, stored: dict[str, int]) -> Accounting:
         """Emitted against stored per attribute (the loss by reason is added by `loss_by_reason`)."""

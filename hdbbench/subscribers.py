@@ -193,7 +193,7 @@ class SubscriberFleet:
             if progress is not None:
                 started = sum(seen.values())
                 progress("subscribing", started / max(1, wanted), {"started": float(started)})
-            time.sleep(0.5)
+            time.sleep(0.1)
 
     def _started(self, device: str) -> int:
         """The attributes started and subscribed: AttributeStartedNumber less the length of

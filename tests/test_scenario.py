@@ -102,6 +102,6 @@ def test_quick_cuts_the_default_scenario_down_and_says_so() -> None:
     assert cut.measurements.batch_sweep == (64, 8192)
     sat, full_sat = cut.measurements.saturation, full.measurements.saturation
     assert sat is not None and full_sat is not None and sat.mode == "bisect" == full_sat.mode
-    assert sat.resolution == 0.10 and sat.max_steps <= 12
+    assert sat.resolution == max(0.10, 2 * full_sat.resolution) > full_sat.resolution and sat.max_steps <= 12
     assert cut.extraction is not None and not cut.extraction.cold and len(cut.extraction.variants) == 1
     assert cut.disk is not None and full.disk is not None and cut.disk.events == full.disk.events // 4

@@ -140,16 +140,15 @@ class MySQLBackend(MySQLFaults, MySQLExtraction, Backend):
         return ["nothing to do: InnoDB tables are clustered by their primary key (att_conf_id, data_time[, idx])"]
 
     def count_rows_by_attribute(self, since: datetime | None = None, until: datetime | None = None) -> dict[str, int]:
-        # Arrays are stored one row per element: an event is one distinct data_time.
-        query = "SELECT att_conf_id, COUNT(DISTINCT data_time) FROM {table} WHERE data_time >= ? AND data_time < ? GROUP BY att_conf_id"
+        query = "SELECT att_conf_id, {events} FROM {table} WHERE {where} GROUP BY att_conf_id"
         counts: dict[str, int] = {}
         for name, _, count in self._per_data_table(query, since, until):
             counts[name] = counts.get(name, 0) + count
         return counts
 
     def count_error_events(self, since: datetime, until: datetime | None = None) -> dict[str, dict[str, int]]:
-        query = ("SELECT t.att_conf_id, e.error_desc, COUNT(DISTINCT t.data_time) FROM {table} t JOIN att_error_desc e"
-                 " USING (att_error_desc_id) WHERE t.data_time >= ? AND t.data_time < ? GROUP BY 1, 2")
+        query = ("SELECT t.att_conf_id, e.error_desc, {events} FROM {table} t JOIN att_error_desc e"
+                 " USING (att_error_desc_id) WHERE {where} GROUP BY 1, 2")
         counts: dict[str, dict[str, int]] = {}
         for name, desc, count in self._per_data_table(query, since, until):
             per = counts.setdefault(name, {})
@@ -157,8 +156,13 @@ class MySQLBackend(MySQLFaults, MySQLExtraction, Backend):
         return counts
 
     def _per_data_table(self, query: str, since: datetime | None, until: datetime | None) -> list[tuple[str, str, int]]:
-        """`query` (att_conf_id, [description,] count; placeholders since, until; {table}) over every data
-        table of an attribute in att_conf, as (attribute name, description or '', count)."""
+        """`query` (att_conf_id, [description,] count; placeholders {events}, {table}, {where}) over
+        every data table of an attribute in att_conf, as (attribute name, description or '', count).
+
+        {where} names the table's attributes as well as the time range: the primary key (att_conf_id,
+        data_time) then bounds the scan to each attribute's range (a time range alone reads the whole
+        table, 75 s of a saturation search's accounting on MariaDB). {events} counts rows where a
+        scalar event is one row, and distinct time stamps where an array is one row per element."""
         def naive(at: datetime | None, default: datetime) -> datetime:  # the session time zone is UTC
             return (at or default).astimezone(timezone.utc).replace(tzinfo=None)
 
@@ -172,8 +176,15 @@ class MySQLBackend(MySQLFaults, MySQLExtraction, Backend):
                         " JOIN att_conf_data_type t USING (att_conf_data_type_id)")
             rows = cur.fetchall()
             names = {att_id: name for att_id, name, _ in rows}
-            for table in sorted({f"att_{kind}" for _, _, kind in rows}):
-                cur.execute(query.format(table=quote_ident(table)), bounds)
+            ids_by_table: dict[str, list[int]] = {}
+            for att_id, _, kind in rows:
+                ids_by_table.setdefault(f"att_{kind}", []).append(int(att_id))
+            for table, ids in sorted(ids_by_table.items()):
+                prefix = "t." if " t " in query else ""
+                where = (f"{prefix}att_conf_id IN ({', '.join(map(str, ids))})"
+                         f" AND {prefix}data_time >= ? AND {prefix}data_time < ?")
+                events = "COUNT(*)" if table.startswith("att_scalar_") else f"COUNT(DISTINCT {prefix}data_time)"
+                cur.execute(query.format(table=quote_ident(table), where=where, events=events), bounds)
                 for row in cur.fetchall():
                     out.append((names[row[0]], str(row[1]) if len(row) == 3 else "", int(row[-1])))
         finally:
