@@ -83,18 +83,32 @@ def _unproven_after(fleet: Any, subscriber_devices: Sequence[str], waiting: set[
 
 
 def settle(fleet: Any, subscriber_devices: Sequence[str], timeout_s: float) -> None:
-    """Until the proof's events are stored (every queue empty, our stored count still for
-    SETTLE_QUIET_S), at most `timeout_s`: they then stay out of the windowed figures, which restart
-    next. A kind without a stored count settles on its queues alone."""
+    """Until the proof's events are stored, at most `timeout_s`: they then stay out of the windowed
+    figures, which restart next. Stored when our subscribers' RowsStoredNumber has reached every
+    event they received (HDB++'s AttributeEventNumberList) with every queue empty; otherwise (a
+    kind without a stored count, an event not stored) when the queues are empty and the stored
+    count has stood still for SETTLE_QUIET_S."""
     deadline = time.monotonic() + timeout_s
     previous: tuple[float, Any] | None = None
     since = time.monotonic()
     while time.monotonic() < deadline:
-        stats = [fleet.statistics(d, (st.ROWS_STORED_NUMBER,)) for d in subscriber_devices]
+        stats = [fleet.statistics(d, (st.ROWS_STORED_NUMBER, st.ATTRIBUTE_EVENT_NUMBER_LIST))
+                 for d in subscriber_devices]
         state = (sum(float(x.get(st.ATTRIBUTE_PENDING_NUMBER) or 0) for x in stats),
                  tuple(x.get(st.ROWS_STORED_NUMBER) for x in stats))
+        if not state[0] and _all_received_stored(stats):
+            return
         if state != previous or state[0]:
             previous, since = state, time.monotonic()
         elif time.monotonic() - since >= SETTLE_QUIET_S:
             return
         time.sleep(POLL_S)
+
+
+def _all_received_stored(stats: Sequence[dict[str, Any]]) -> bool:
+    """Each subscriber has stored as many events as it received (both counted since it started)."""
+    for x in stats:
+        stored, received = x.get(st.ROWS_STORED_NUMBER), x.get(st.ATTRIBUTE_EVENT_NUMBER_LIST)
+        if stored is None or received is None or float(stored) < sum(int(n) for n in received):
+            return False
+    return True
