@@ -26,12 +26,14 @@ proves nothing about the subscriber: it is marked ``source_behind`` and not coun
 decides to stop from what it can see at the end of each step; the recorded verdicts are computed
 again after the drain, when every row of every step is visible and the loss per step is known, so a
 step can only become saturated afterwards, never the reverse. In a bisect search (hdbbench.search),
-whose rates go down as well as up, Elettra's rule reads each step's own samples: the high-water
-mark a backlog left before it is not that step's growth.
+whose rates go down as well as up, Elettra's rule reads each step's own high-water mark (the running
+maximum of the queue sampled in the step): HDB++'s AttributeMaxPendingNumber keeps the peak a backlog
+left before it, which is not that step's growth and which a later step's queue never passes.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -173,14 +175,29 @@ class StepJudge:
             rules.append("lost")
         if self._rose(ERROR_ATTRIBUTES, start, end):
             rules.append("error_events")
-        times, pending = self.series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")
-        if times:
-            step.max_pending = next((p for t, p in zip(reversed(times), reversed(pending)) if t <= end), None)
-            since = start if self.per_step_pending else -math.inf
-            if measure.elettra_saturated([p for t, p in zip(times, pending) if since <= t <= end]):
-                rules.append("pending")
+        if self._pending_grew(step):
+            rules.append("pending")
         step.rules = [r for r in RULES if r in rules]
         return step
+
+    def _pending_grew(self, step: Step) -> bool:
+        """Elettra's rule. A stepped search reads HDB++'s AttributeMaxPendingNumber since the
+        statistics were reset. A bisect search reads the step's own high-water mark: the running
+        maximum of the queue (AttributePendingNumber) sampled in the step. AttributeMaxPendingNumber
+        keeps the peak an earlier saturated step left, above anything a later step's queue reaches,
+        and never grows again: the rule would be blind for the rest of the search."""
+        start, end = step.start_s, step.end_s
+        times, peaks = self.series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")
+        if not times:
+            return False
+        step.max_pending = next((p for t, p in zip(reversed(times), reversed(peaks)) if t <= end), None)
+        if not self.per_step_pending:
+            return measure.elettra_saturated([p for t, p in zip(times, peaks) if t <= end])
+        times, queue = self.series.column(f"sub.{st.ATTRIBUTE_PENDING_NUMBER}")
+        own = list(itertools.accumulate((q for t, q in zip(times, queue) if start <= t <= end), max))
+        if own:
+            step.max_pending = own[-1]
+        return measure.elettra_saturated(own)
 
     def _rose(self, names: Sequence[str], start_s: float, end_s: float) -> bool:
         for name in names:

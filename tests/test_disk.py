@@ -21,6 +21,7 @@ from hdbbench.disk import CaseResult, measure_variant, parse_case, run_measure
 from hdbbench.disk.fit import LINEAR_TOLERANCE, fit_sizes, geometric_sizes
 from hdbbench.disk.validate import validate, write_validation
 from hdbbench.errors import ConfigError
+from hdbbench.hdbtypes import Event
 from hdbbench.results import load_results
 from hdbbench.servers.endpoints import StackEndpoints
 from tests.harness import REPO
@@ -271,3 +272,49 @@ def test_servers_are_measured_side_by_side_and_a_failure_on_one_cleans_both(stac
         assert cur.fetchall() == []
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize("backend", DEFAULT_BACKENDS)
+def test_a_later_variant_is_sent_the_recorded_stream_and_stores_the_same_events(
+        stack_endpoints: StackEndpoints, backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk measurement builds and encodes a server's events once: a second database of the same
+    layout is sent what the writer recorded, and holds the same events, value for value."""
+    from hdbbench.backends import get_backend
+    from hdbbench.disk import cases as disk_cases
+
+    endpoint = endpoint_or_skip(stack_endpoints, backend)
+    made = [parse_case("devstring:rw", 60, 3), parse_case("spectrum:devdouble:16", 30, 3)]
+    databases = [get_backend(backend, endpoint, f"hdbdisk_replay_{k}") for k in range(2)]
+    disk_cases.clear_made()
+    try:
+        stored = []
+        for k, db in enumerate(databases):
+            db.drop_schema()
+            db.create_schema(_variant(backend))
+            if k == 1:  # the events are not built again: only the recorded stream can fill this one
+                monkeypatch.setattr(disk_cases, "case_batches", _refuse)
+            counts = []
+            for case in made:
+                infos = disk_cases.case_attributes(case, "tango://disk:10000/replay")
+                tally = disk_cases.Tally()
+                counts.append(disk_cases.recorded_load(db, case, infos, 7, disk_cases.case_start_time(case),
+                                                       0, case.events, tally))
+                assert tally.events == case.events
+            stored.append(counts)
+        assert stored[0] == stored[1] == [c.events for c in made]
+        for case in made:
+            for info in disk_cases.case_attributes(case, "tango://disk:10000/replay"):
+                first, second = (db.fetch_events(info.name) for db in databases)
+                assert first and [_event_key(e) for e in first] == [_event_key(e) for e in second], info.name
+    finally:
+        disk_cases.clear_made()
+        for db in databases:
+            db.drop_schema()
+
+
+def _refuse(*args: object, **kwargs: object) -> None:
+    raise AssertionError("the events were built again instead of the recorded stream being sent")
+
+
+def _event_key(e: Event) -> tuple[object, ...]:
+    return (e.data_time, e.value_r, e.value_w, e.quality)

@@ -258,3 +258,19 @@ def test_a_bisect_steps_pending_rule_reads_only_its_own_samples() -> None:
     per_step = sat.StepJudge(s, 0.0, None, 0.0)
     per_step.per_step_pending = True
     assert per_step.judge(sat.Step(RATE, 12.0, 20.0)).rules == []
+
+
+def test_a_bisect_steps_queue_growing_under_an_earlier_peak_saturates() -> None:
+    # An earlier saturated step left AttributeMaxPendingNumber at 100,000; this step's queue grows
+    # to 9,000 (found in #31: read from the high-water mark, the rule could no longer fire).
+    s = series(RATE, seconds=20, **{"sub.AttributeMaxPendingNumber": [100_000.0] * 21,
+                                    "sub.AttributePendingNumber": [0.0] * 12 + [1000.0 * k for k in range(1, 10)]})
+    per_step = sat.StepJudge(s, 0.0, None, 0.0)
+    per_step.per_step_pending = True
+    step = per_step.judge(sat.Step(RATE, 12.0, 20.0))
+    assert step.rules == ["pending"] and step.max_pending == 9000.0
+    calm = series(RATE, seconds=20, **{"sub.AttributeMaxPendingNumber": [100_000.0] * 21,
+                                       "sub.AttributePendingNumber": [0.0] * 12 + [400.0, 900.0] * 4 + [400.0]})
+    quiet = sat.StepJudge(calm, 0.0, None, 0.0)
+    quiet.per_step_pending = True
+    assert quiet.judge(sat.Step(RATE, 12.0, 20.0)).rules == []  # a batch filling and committing

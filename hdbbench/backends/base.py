@@ -74,6 +74,16 @@ class BulkWriter(abc.ABC):
     def write(self, events: Iterable[Event]) -> int:
         """Store a batch of events of registered attributes (any mix of tables)."""
 
+    def write_recorded(self, events: Iterable[Event]) -> tuple[int, Any]:
+        """write(), and what it sent, for `replay` to send unchanged to another database of the same
+        layout whose attributes were registered with the same ids (the disk measurement loads the
+        same events into every variant). Default: nothing recorded (None)."""
+        return self.write(events), None
+
+    def replay(self, recorded: Any) -> int:
+        """Send again, in one transaction, what `write_recorded` sent; return the events stored."""
+        raise NotImplementedError(f"{type(self).__name__} records nothing to replay")
+
     @abc.abstractmethod
     def close(self) -> None: ...
 

@@ -35,7 +35,8 @@ alignment padding excluded); InnoDB (COMPACT/DYNAMIC) 5-byte record header + 6-b
 column bytes. Measured data bytes per row minus that minimum is the page/alignment/fill overhead.
 
 Events go through the backend's column loader (binary COPY / LOAD DATA, scalar numeric types) or
-its bulk writer (`bulk_loader`); any other path — e.g. the real HDB++ subscriber fed by simulated
+its bulk writer (`recorded_load`: what the writer sent for the first variant of a server is sent
+again, unchanged, to the next ones, which register the attributes with the same ids); any other path — e.g. the real HDB++ subscriber fed by simulated
 devices — plugs in as a `Loader` function. `validate` checks the fit against a load of millions of
 rows (`hdbbench size validate`).
 """

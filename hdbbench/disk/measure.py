@@ -20,7 +20,7 @@ from typing import Any
 from hdbbench.backends import get_backend
 from hdbbench.backends.base import Backend
 from hdbbench.backends.model import TableDef, TableSize
-from hdbbench.disk.cases import Case, Loader, Tally, bulk_loader, case_attributes, case_batches, start_time
+from hdbbench.disk.cases import Case, Loader, Tally, case_attributes, case_batches, case_start_time, recorded_load
 from hdbbench.disk.columns import column_load, columns_apply
 from hdbbench.disk.fit import SizeFit, fit_sizes, part_marginals, relative_weights
 from hdbbench.disk.variants import MeasureVariant, apply_storage, storage_unavailable
@@ -177,7 +177,9 @@ def load_range(backend: Backend, case: Case, infos: Sequence[AttributeInfo], see
     other loader is given, else `Event` batches through `loader` (default: the bulk writer)."""
     if loader is None and columns_apply(backend, case):
         return column_load(backend, case, infos, seed, t0, first, stop, tally)
-    return (loader or bulk_loader)(backend, infos, case_batches(case, infos, seed, t0, tally, first, stop))
+    if loader is None:
+        return recorded_load(backend, case, infos, seed, t0, first, stop, tally)
+    return loader(backend, infos, case_batches(case, infos, seed, t0, tally, first, stop))
 
 
 class Stopped(HdbbenchError):
@@ -196,7 +198,7 @@ def measure_case(backend: Backend, variant: str, case: Case, seed: int, loader: 
     prefix = f"tango://disk:10000/{uuid.uuid4().hex[:8]}"
     infos = case_attributes(case, prefix)
     tally = Tally()
-    t0 = start_time([case])
+    t0 = case_start_time(case)
     before = backend.table_sizes([table])[0]
     logs0 = backend.log_positions()
     points, stored = [], 0

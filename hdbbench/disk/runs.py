@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from hdbbench.backends import backend_class, endpoint_for, server_of
 from hdbbench.backends.registry import server_facts
 from hdbbench.disk.reference import compare as compare_with_reference
-from hdbbench.disk.cases import generated_values
+from hdbbench.disk.cases import clear_made
 from hdbbench.disk.inventory import measure_inventory
 from hdbbench.disk.measure import array_fits, measure_variant
 from hdbbench.disk.servers import measure_side_by_side
@@ -99,7 +99,7 @@ def _measure_backends(backends: Sequence[str], progress: _Progress, stop: Any, *
     try:
         return _measure_each(backends, progress, stop, chosen, endpoints, cases, seed, inventory_run)
     finally:
-        generated_values.cache_clear()  # the events made once for every backend and variant
+        clear_made()  # the events made once for every backend and variant
 
 
 def _measure_each(backends: Sequence[str], progress: _Progress, stop: Any, chosen: dict[str, list[str]],

@@ -169,9 +169,31 @@ class MySQLBulkWriter(BulkWriter):
             self._errors[desc] = att_error_id
 
     def write(self, events: Iterable[Event]) -> int:
+        return self._write(list(events), None)
+
+    def write_recorded(self, events: Iterable[Event]) -> tuple[int, Any]:
+        """The statements and row packets as sent (error events, whose description ids are this
+        database's, are not recorded: None)."""
+        events = list(events)
+        if any(e.error_desc is not None for e in events):
+            return self.write(events), None
+        recorded: list[tuple[str, list[tuple[Any, ...]]]] = []
+        return self._write(events, recorded), (recorded, len(events))
+
+    def replay(self, recorded: Any) -> int:
+        packets, events = recorded
+        try:
+            for stmt, chunk in packets:
+                self.cur.executemany(stmt, chunk)
+            self.conn.commit()
+        except BaseException:
+            self.conn.rollback()
+            raise
+        return int(events)
+
+    def _write(self, events: list[Event], recorded: list[tuple[str, list[tuple[Any, ...]]]] | None) -> int:
         by_table: dict[str, tuple[_Att, list[tuple[Any, ...]]]] = {}
         descs: set[str] = set()
-        events = list(events)
         for e in events:
             if e.error_desc is not None:
                 descs.add(e.error_desc[:ERROR_DESC_MAX])
@@ -188,6 +210,8 @@ class MySQLBulkWriter(BulkWriter):
                 stmt = f"INSERT INTO {quote_ident(table)} ({cols}) VALUES ({marks})"
                 for chunk in _packets(rows, att.type_is_var):
                     self.cur.executemany(stmt, chunk)
+                    if recorded is not None:
+                        recorded.append((stmt, chunk))
             self.conn.commit()
         except BaseException:
             self.conn.rollback()

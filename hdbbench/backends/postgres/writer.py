@@ -15,6 +15,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.copy import LibpqWriter
 
 from hdbbench.backends.base import BulkWriter
 from hdbbench.backends.postgres.encoders import encoded_values, plain_scalar
@@ -30,6 +31,23 @@ from hdbbench.hdbtypes import (
     as_plain,
     split_att_name,
 )
+
+
+def _copy_statement(table: str) -> sql.Composed:
+    return sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
+        sql.Identifier(table), sql.SQL(", ").join(map(sql.Identifier, COPY_COLUMNS)))
+
+
+class _Tee(LibpqWriter):
+    """Sends the COPY stream and keeps a copy of it (PgBulkWriter.write_recorded)."""
+
+    def __init__(self, cursor: psycopg.Cursor[Any], sink: list[bytes]) -> None:
+        super().__init__(cursor)
+        self.sink = sink
+
+    def write(self, data: Any) -> None:
+        self.sink.append(bytes(data))
+        super().write(data)
 
 
 class _Att:
@@ -145,6 +163,32 @@ class PgBulkWriter(BulkWriter):
             self._errors[desc] = att_error_id
 
     def write(self, events: Iterable[Event]) -> int:
+        return self._write(events, None)
+
+    def write_recorded(self, events: Iterable[Event]) -> tuple[int, Any]:
+        """Each table's binary COPY stream as sent (error events, whose description ids are this
+        database's, are not recorded: None)."""
+        events = list(events)
+        if any(e.error_desc is not None for e in events):
+            return self.write(events), None
+        recorded: list[tuple[str, bytes, int]] = []
+        return self._write(events, recorded), recorded
+
+    def replay(self, recorded: Any) -> int:
+        count = 0
+        try:
+            with self.conn.cursor() as cur:
+                for table, stream, events in recorded:
+                    with cur.copy(_copy_statement(table)) as copy:
+                        copy.write(stream)  # signature, rows and trailer, as recorded
+                    count += events
+            self.conn.commit()
+        except BaseException:
+            self.conn.rollback()
+            raise
+        return count
+
+    def _write(self, events: Iterable[Event], recorded: list[tuple[str, bytes, int]] | None) -> int:
         by_table: dict[str, list[tuple[_Att, Event]]] = defaultdict(list)
         descs: set[str] = set()
         for e in events:
@@ -157,21 +201,22 @@ class PgBulkWriter(BulkWriter):
             self._error_ids(descs)
             with self.conn.cursor() as cur:
                 for table, items in by_table.items():
-                    count += self._copy(cur, table, items)
+                    sink: list[bytes] | None = [] if recorded is not None else None
+                    count += self._copy(cur, table, items, sink)
+                    if recorded is not None and sink is not None:
+                        recorded.append((table, b"".join(sink), len(items)))
             self.conn.commit()
         except BaseException:
             self.conn.rollback()
             raise
         return count
 
-    def _copy(self, cur: psycopg.Cursor[Any], table: str, items: list[tuple[_Att, Event]]) -> int:
-        stmt = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
-            sql.Identifier(table), sql.SQL(", ").join(map(sql.Identifier, COPY_COLUMNS))
-        )
+    def _copy(self, cur: psycopg.Cursor[Any], table: str, items: list[tuple[_Att, Event]],
+              sink: list[bytes] | None = None) -> int:
         encoded = items[0][0].info.type == TangoType.DEV_ENCODED
         plain = items[0][0].info.type not in (TangoType.DEV_ENCODED,) and items[0][0].info.format != AttrFormat.SCALAR
         errors = self._errors
-        with cur.copy(stmt) as copy:
+        with cur.copy(_copy_statement(table), writer=_Tee(cur, sink) if sink is not None else None) as copy:
             copy.set_types(items[0][0].copy_types)
             for att, e in items:
                 t = e.data_time if e.data_time.tzinfo is not None else e.data_time.replace(tzinfo=timezone.utc)
