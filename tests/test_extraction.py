@@ -268,6 +268,12 @@ def test_extraction_cold_warm_clustered_unclustered_results(own_stack: Stack, tm
     assert len(rows) == 2 * len(res["queries"]) * 2 * len(combos)
     assert {r["temperature"] for r in rows} == {"cold", "first", "warm"}
     assert all(r["client_s"] and r["rows"] for r in rows)
+    # InnoDB has one layout: MariaDB is measured once, the records stand for both states; the
+    # PostgreSQL servers' tables are measured again after CLUSTER.
+    def times(backend: str, state: str) -> list[str]:
+        return [r["client_s"] for r in rows if r["backend"] == backend and r["state"] == state]
+    assert times("mysql", "clustered") == times("mysql", "unclustered")
+    assert times("postgresql", "clustered") != times("postgresql", "unclustered")
 
 
 def _small_document() -> dict[str, Any]:
