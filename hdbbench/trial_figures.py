@@ -56,7 +56,9 @@ def summarise(series: TimeSeries, s: TrialSettings, final: dict[str, dict[str, A
     times, stored = outside.stored_counter(series) if outside is not None else stored_column(series)
     rates = measure.rates_per_second(times, stored)
     end_s = phases[0]["end_s"] if phases else None
-    steady = measure.steady(rates, s.warmup_s, end_s if not s.is_search else None)
+    # A counter published in flushes reads its load's last second low (hdbbench.outside.steady_end).
+    tail = db_side.steady_end(end_s, outside.resolution_s) if outside is not None else end_s
+    steady = measure.steady(rates, s.warmup_s, tail if not s.is_search else None)
     _, pending = series.column(f"sub.{st.ATTRIBUTE_PENDING_NUMBER}")
     _, max_pending = series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")
     _, pending_age = series.column(f"sub.{st.PENDING_EVENT_AGE}")
