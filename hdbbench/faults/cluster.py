@@ -148,7 +148,7 @@ class Failover(_PrimaryMoves):
     def begin(self) -> None:
         old = self._start()
         self._crashed = old
-        self.cluster.crash_member(old, self.at_crash)
+        self._take_down(old)
         self._mark("down")
         self._promoted(old)
 
@@ -156,10 +156,16 @@ class Failover(_PrimaryMoves):
         self._mark("ended")
         self._rejoin()
 
+    def _take_down(self, member: str) -> None:
+        self.cluster.crash_member(member, self.at_crash)
+
+    def _bring_back(self, member: str) -> None:
+        self.cluster.start_member(member)
+
     def _rejoin(self) -> None:
         crashed, self._crashed = self._crashed, None
         if crashed is not None:
-            self.cluster.start_member(crashed)
+            self._bring_back(crashed)
             self._whole()
 
     def disarm(self) -> None:
@@ -181,18 +187,11 @@ class PrimaryHostIsolated(Failover):
     # in its own demotion (docs/ha.md, "Not yet"). A cluster that can fail over can run it by hand.
     server_fault = "failover"
 
-    def begin(self) -> None:
-        old = self._start()
-        self._crashed = old
-        self.cluster.isolate_member(old, self.at_crash)
-        self._mark("down")
-        self._promoted(old)
+    def _take_down(self, member: str) -> None:
+        self.cluster.isolate_member(member, self.at_crash)
 
-    def _rejoin(self) -> None:
-        isolated, self._crashed = self._crashed, None
-        if isolated is not None:
-            self.cluster.reconnect_member(isolated)
-            self._whole()
+    def _bring_back(self, member: str) -> None:
+        self.cluster.reconnect_member(member)
 
 
 class ReplicaLost(ClusterFault):
