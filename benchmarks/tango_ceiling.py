@@ -25,7 +25,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from hdbbench import devices  # noqa: E402
-from hdbbench.insertion import SETTLE_S, LoadTarget  # noqa: E402
+from hdbbench.insertion import SETTLE_S  # noqa: E402
+from hdbbench.load import LoadTarget  # noqa: E402
 from hdbbench.runner import load_target  # noqa: E402
 from hdbbench.settings import resolve_profile  # noqa: E402
 from hdbbench.stack import Stack, StackConfig  # noqa: E402

@@ -23,7 +23,7 @@ from hdbbench import devices as device_launcher
 from hdbbench import hosts as hosts_layout
 from hdbbench.aging import growth
 from hdbbench.aging.part import AgingRun, history_lines, run_history, write_csvs
-from hdbbench.insertion import LoadTarget
+from hdbbench.load import LoadTarget
 from hdbbench.placement import Placement, PlacementControl
 from hdbbench.plan import DiskPlan, ExtractionPlan, FaultsPlan, RunOptions, RunPlan, plan_run
 from hdbbench.progress import PhaseProgress, TrialProgress, trial_line

@@ -14,7 +14,7 @@ import pytest
 from hdbbench import devices as launcher
 from hdbbench import facility
 from hdbbench.errors import ConfigError
-from hdbbench.insertion import LoadTarget
+from hdbbench.load import LoadTarget
 from hdbbench.scenario import load_scenario
 from hdbbench.sizing import load_inventory
 from tests.harness import REPO, eventually

@@ -169,7 +169,7 @@ def test_the_outside_reader_sees_the_writers_counter_and_times(written: Any) -> 
 
 @dataclass
 class Load:
-    """What delivery.confirm needs of the load (hdbbench.insertion.LoadTarget's shape)."""
+    """What delivery.confirm needs of the load (hdbbench.load.LoadTarget's shape)."""
 
     tango_host: str
     devices: list[str]

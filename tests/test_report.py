@@ -235,10 +235,23 @@ def test_throughput_words_call_overlap_not_significant() -> None:
     assert any("only 5 per-second samples" in w for w in finding.warnings)
 
 
+def test_the_rate_plot_shows_the_seconds_the_table_counted() -> None:
+    # A counter published in flushes reads the load's last second low; the recorded distribution
+    # (the table) ends before it, and the box plot must show the same seconds, not that outlier.
+    rates = [(float(t), 5000.0) for t in range(1, 18)] + [(18.0, 3100.0)]
+    shown = data.recorded_window(rates, warmup_s=2.0, count=16)
+    assert shown == [5000.0] * 16
+    assert data.recorded_window(rates, warmup_s=2.0, count=17)[-1] == 3100.0
+
+
 def test_saturation_words_on_ties_and_unsaturated() -> None:
     finding = report_text.saturation({"a": 550.0, "b": 550.0}, {"a": 550.0, "b": 550.0}, {"a": False, "b": False})
     assert "does not separate them" in " ".join(finding.sentences)
     assert "a and b (tied)" in finding.recommendation and "did not saturate" in finding.warnings[0]
+    # A leader that never saturated gave a floor: the words must not call it the most to plan with.
+    assert "limit is higher" in finding.recommendation and "at most 550" not in finding.recommendation
+    limited = report_text.saturation({"a": 800.0, "b": 500.0}, {"a": 880.0, "b": 550.0}, {"a": True, "b": False})
+    assert limited.recommendation.startswith("Plan with at most 800 events/s per subscriber on a")
 
 
 def test_compare_verdicts_follow_the_stated_rules(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from hdbbench.insertion import LoadTarget
+from hdbbench.load import LoadTarget
 
 
 class Emission:

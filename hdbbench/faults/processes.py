@@ -24,7 +24,7 @@ import psutil
 
 from hdbbench import subscriber_statistics as st
 from hdbbench.errors import ServerError
-from hdbbench.insertion import LoadTarget
+from hdbbench.load import LoadTarget
 from hdbbench.servers.process import ProcessRecord
 from hdbbench.subscribers import SubscriberFleet, SubscriberSpec
 

@@ -32,7 +32,7 @@ from hdbbench.faults.emission import Emission, numbers, peak_memory_bytes
 from hdbbench.faults.part import FaultsPart
 from hdbbench.faults.processes import DeviceKill, SubscriberKill
 from hdbbench.faults.results import NAMES_KEPT, RESULTS_KIND, TABLE_COLUMNS, TABLE_CSV, FaultTrial, table_rows
-from hdbbench.insertion import LoadTarget
+from hdbbench.load import LoadTarget
 from hdbbench.plan import FaultsPlan, FaultTrialPlan
 from hdbbench.results import RunDirectory, RunPart, results_document
 from hdbbench.sampling import Sampler, TimeSeries

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hdbbench.insertion import LoadTarget
+from hdbbench.load import LoadTarget
 from hdbbench.maintenance.part import MaintenancePart
 from hdbbench.maintenance.records import (
     AggregateQuery,

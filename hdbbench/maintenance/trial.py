@@ -29,7 +29,7 @@ from hdbbench import subscriber_statistics as st
 from hdbbench.backends import backend_for_stack
 from hdbbench.errors import one_line
 from hdbbench.faults.emission import Emission
-from hdbbench.insertion import LoadTarget
+from hdbbench.load import LoadTarget
 from hdbbench.maintenance import jobs as job_registry
 from hdbbench.maintenance.jobs import JobContext, JobOutcome
 from hdbbench.maintenance.part import MaintenancePart

@@ -208,6 +208,13 @@ def stored_rates(series: Mapping[str, Sequence[float]]) -> list[tuple[float, flo
     return measure.rates_per_second([p[0] for p in pairs], [p[1] for p in pairs])
 
 
+def recorded_window(rates: Sequence[tuple[float, float]], warmup_s: float, count: int) -> list[float]:
+    """The per-second rates the trial's recorded distribution counted (`count` of them, from the
+    warm-up on): not the load's last second, which a counter published in flushes reads low
+    (hdbbench.outside.steady_end), so a plot of them shows what the table says."""
+    return measure.steady(rates, warmup_s)[:count]
+
+
 def column(series: Mapping[str, Sequence[float]], name: str) -> list[tuple[float, float]]:
     times, values = series.get("t_s") or [], series.get(name) or []
     return [(t, v) for t, v in zip(times, values) if math.isfinite(t) and math.isfinite(v)]

@@ -48,7 +48,7 @@ def throughput_section(view: Insertion, colours: plots.Colours) -> Section:
         over_time, colours, "time since start (s)", "stored rate (events/s)",
         hline=next(iter(offered.values())) if same_offer else None, hline_label="offered rate",
         shade_to=view.warmup_s)))
-    steady = {b: measure.steady(s, view.warmup_s) for b, s in over_time.items()}
+    steady = {b: data.recorded_window(s, view.warmup_s, trials[b].stored_rate.count) for b, s in over_time.items()}
     section.figures.append(("Distribution of the per-second stored rate after warm-up (whiskers p1..p99)",
                             plots.distributions(steady, colours, "stored rate (events/s)")))
     spreads = {b: s for b, t in trials.items() if (s := Spread.of(t.stored_rate))}

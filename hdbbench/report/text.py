@@ -262,7 +262,12 @@ def saturation(last: Mapping[str, float | None], highest_offered: Mapping[str, f
         raise_what = "max_rate" if bisected else "max_steps or start_rate"
         finding.warnings.append(f"{', '.join(unsaturated)} did not saturate: the search stopped at its end, the "
                                 f"true limit is higher. Raise [measurements] saturation.{raise_what}.")
-    if ordered:
+    if ordered and not saturated.get(ordered[0][0]):
+        # The leader sustained the search's last step: its figure is a floor, not a limit.
+        finding.recommendation = (f"{leaders(ordered)} sustained every rate offered, up to "
+                                  f"{fmt(ordered[0][1], 'events/s')} per subscriber: its limit is higher and "
+                                  f"was not measured; plan with that rate at most until a wider search finds it.")
+    elif ordered:
         between = "rates within the resolution above it" if bisected else "rates between steps"
         finding.recommendation = (f"Plan with at most {fmt(ordered[0][1], 'events/s')} per subscriber on "
                                   f"{leaders(ordered)}, less a margin; {between} were not measured.")

@@ -27,7 +27,7 @@ from hdbbench import delivery
 from hdbbench import emitter as em
 from hdbbench.backends import Backend
 from hdbbench.backends.registry import entry, lib_configuration
-from hdbbench.insertion import LoadTarget
+from hdbbench.load import LoadTarget
 from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
 from tests.harness.databases import fresh_backend
 from tests.harness.servers import endpoint_or_skip
