@@ -244,6 +244,18 @@ def test_the_rate_plot_shows_the_seconds_the_table_counted() -> None:
     assert data.recorded_window(rates, warmup_s=2.0, count=17)[-1] == 3100.0
 
 
+def test_loss_words_tell_a_search_overload_from_a_loss_at_a_sustainable_rate() -> None:
+    rows = [("ts_throughput", 90_000, 90_000, 0, 0), ("ts_saturation", 3_000_000, 2_931_000, 69_000, 0)]
+    overload = report_text.loss(rows, overload={"ts_saturation": 69_000})
+    assert "all in steps above the limit" in " ".join(overload.sentences)
+    assert overload.recommendation.startswith("No event was lost at a rate found sustainable")
+    # 200 of them lost in a step that passed: the claim fails, and the words say how much was overload.
+    mixed = report_text.loss(rows, overload={"ts_saturation": 68_800})
+    assert "68,800 of them in steps above the limit" in " ".join(mixed.sentences)
+    assert mixed.recommendation.startswith("A no-loss claim fails")
+    assert report_text.loss(rows).recommendation.startswith("A no-loss claim fails")
+
+
 def test_saturation_words_on_ties_and_unsaturated() -> None:
     finding = report_text.saturation({"a": 550.0, "b": 550.0}, {"a": 550.0, "b": 550.0}, {"a": False, "b": False})
     assert "does not separate them" in " ".join(finding.sentences)

@@ -233,7 +233,9 @@ def loss_section(view: Insertion) -> Section:
          for label, emitted, stored, lost, duplicates in full],
         "per trial, all attributes: the devices' counters against the rows; the reasons add up to the loss "
         "(hdbbench.trial_figures.loss_by_reason)"))
-    section.finding = text.loss(full, reasons)
+    overload = {t.label: sum(s.lost or 0 for s in t.saturation.steps if s.saturated)
+                for t in view.trials if t.saturation is not None}
+    section.finding = text.loss(full, reasons, overload)
     for t in view.trials:
         if unproven := t.delivery_unproven or 0:
             cause = t.delivery_unproven_cause or "cause not recorded"

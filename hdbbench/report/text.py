@@ -311,9 +311,13 @@ def cpu(us_per_event: Mapping[str, float | None]) -> Finding:
 
 
 def loss(rows: Sequence[tuple[str, int, int, int, int]],
-         reasons: Mapping[str, Mapping[str, int]] | None = None) -> Finding:
-    """rows: (trial label, emitted, stored, lost, duplicates); reasons: trial label → reason → events."""
+         reasons: Mapping[str, Mapping[str, int]] | None = None,
+         overload: Mapping[str, int] | None = None) -> Finding:
+    """rows: (trial label, emitted, stored, lost, duplicates); reasons: trial label → reason → events;
+    overload: a saturation search's label → events lost in the steps it found saturated (offered
+    above the limit on purpose, so a loss there says how the subscriber fails, not that it failed)."""
     finding = Finding()
+    overload = overload or {}
     emitted = sum(r[1] for r in rows)
     lost_rows = [r for r in rows if r[3] > 0 or r[4] > 0]
     finding.sentences.append(f"{len(rows)} trials, {emitted:,} events emitted in all.")
@@ -323,8 +327,16 @@ def loss(rows: Sequence[tuple[str, int, int, int, int]],
     else:
         for label, _, _, lost_n, dup in lost_rows:
             by = ", ".join(f"{n:,} {reason.replace('_', ' ')}" for reason, n in ((reasons or {}).get(label) or {}).items())
-            finding.sentences.append(f"{label}: {lost_n:,} lost{f' ({by})' if by else ''}, {dup:,} duplicates.")
-        finding.recommendation = "A no-loss claim fails for the trials above: read their logs before using their rates."
+            beyond = min(overload.get(label, 0), lost_n)
+            where = (" all in steps above the limit" if beyond and beyond == lost_n
+                     else f" {beyond:,} of them in steps above the limit" if beyond else "")
+            finding.sentences.append(f"{label}: {lost_n:,} lost{f' ({by})' if by else ''},{where}"
+                                     f"{',' if where else ''} {dup:,} duplicates.")
+        if all(r[4] == 0 and overload.get(r[0], 0) >= r[3] for r in lost_rows):
+            finding.recommendation = ("No event was lost at a rate found sustainable: the losses are the "
+                                      "saturation search's overload, the steps offered beyond the limit.")
+        else:
+            finding.recommendation = "A no-loss claim fails for the trials above: read their logs before using their rates."
     return finding
 
 
