@@ -23,7 +23,10 @@ A figure that compares subscribers must not depend on what one of them says abou
   mariadbd, less the same load without the watch); the harness's thread about 45 ms/s. On this VM
   waking a server thread for a ``SELECT 1`` at that pace already costs 12-14 ms/s; the rest is the
   8 index probes. A 20-ms period roughly halves it and gives a 24-27 ms resolution;
-* **loss** — the devices' per-attribute counters against the rows (hdbbench.insertion, as before).
+* **loss** — the devices' per-attribute counters against the rows (hdbbench.insertion, as before);
+* **server work** — the database server's own background work that competes with the writers
+  (checkpoints, autovacuums, InnoDB's flush waits: OutsideReader.server_work), cumulative counts
+  sampled with the counter as ``srv.<name>``: a saturation step names those that rose in it.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from hdbbench.trials import KindFigures, OutsideSummary, SubscriberReported, Vis
 POLL_PERIOD_S = 0.01  # half the 20 ms asked for: the resolution adds wake-up delays and a query time
 PROBE_ATTRIBUTES = 8
 COUNTER_COLUMN = "db.rows_inserted"
+SERVER_WORK_PROBE = "srv"  # the server's background work (base.OutsideReader.server_work): srv.<name>
 STORED_EVENTS_COLUMN = "db.stored_events"  # the counter at each sample's instant, in events (`stored_counter`)
 LAG_COLUMN = "vis.lag_s"
 SETTLE_TIMEOUT_S = 5.0
@@ -306,7 +310,7 @@ class Outside:
     def probes(self) -> dict[str, Callable[[], dict[str, float]]]:
         flushes = self.flushes
         read = (lambda: float(flushes.latest())) if flushes is not None else (lambda: float(self.counter.rows_inserted()))
-        return {"db": lambda: {"rows_inserted": read()}, "vis": self.watch.probe}
+        return {"db": lambda: {"rows_inserted": read()}, "vis": self.watch.probe, SERVER_WORK_PROBE: self.counter.server_work}
 
     def start(self, since: datetime) -> None:
         self.baseline = self.counter.baseline()

@@ -178,7 +178,22 @@ class StepJudge:
         if self._pending_grew(step):
             rules.append("pending")
         step.rules = [r for r in RULES if r in rules]
+        step.server_work = self._server_work(start, end)
         return step
+
+    def _server_work(self, start_s: float, end_s: float) -> list[str]:
+        """The server's background work whose count rose during the step (OutsideReader.server_work),
+        from its last sample before the step (else the step's first): no rule, but it tells a reader
+        which steps met a checkpoint or a vacuum."""
+        prefix = f"{db_side.SERVER_WORK_PROBE}."
+        rose = []
+        for column in (c for c in self.series.columns if c.startswith(prefix)):
+            times, values = self.series.column(column)
+            before = [v for t, v in zip(times, values) if t < start_s]
+            inside = [v for t, v in zip(times, values) if start_s <= t <= end_s]
+            if inside and max(inside) > (before[-1] if before else inside[0]):
+                rose.append(column.removeprefix(prefix))
+        return rose
 
     def _pending_grew(self, step: Step) -> bool:
         """Elettra's rule. A stepped search reads HDB++'s AttributeMaxPendingNumber since the

@@ -70,6 +70,19 @@ def test_error_events_and_our_loss_counter_saturate() -> None:
     assert judge(series(RATE, **{"sub.LostEventNumber": lost})).rules == ["lost"]
 
 
+def test_a_step_names_the_server_work_that_rose_in_it_without_judging_by_it() -> None:
+    # Counters since the server started: a checkpoint began at 6 s; no autovacuum finished in the step.
+    checkpoints = [40.0] * 6 + [41.0] * 5
+    vacuums = [7.0] * 11
+    step = judge(series(RATE, **{"srv.checkpoints": checkpoints, "srv.autovacuums": vacuums}))
+    assert step.server_work == ["checkpoints"] and step.rules == [] and not step.saturated
+    # A count that only stands high from before the series began (no sample before the step) is not work in it.
+    assert judge(series(RATE, **{"srv.checkpoints": [40.0] * 11})).server_work == []
+    later = sat.StepJudge(series(RATE, **{"srv.checkpoints": checkpoints}), 0.0, None, 0.0).judge(sat.Step(RATE, 7.0, 10.0))
+    assert later.server_work == []  # the checkpoint began before this step
+    assert write(sat.summary([step], 0.0))["steps"][0]["server_work"] == ["checkpoints"]
+
+
 def test_elettra_pending_rule_is_supporting_evidence() -> None:
     rising = [100.0 * (t + 1) for t in range(11)]
     step = judge(series(RATE, **{"sub.AttributeMaxPendingNumber": rising}))

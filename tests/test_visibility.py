@@ -121,6 +121,25 @@ def test_the_trials_counter_answers_each_thread_its_own_statement(endpoint_of: C
     assert problems == []
 
 
+@pytest.mark.parametrize("backend", DEFAULT_BACKENDS)
+def test_the_trials_sampler_reads_the_servers_background_work(endpoint_of: Callable[[str], Any], backend: str) -> None:
+    # Counts since the server started (checkpoints, autovacuums, InnoDB's flush waits), sampled with
+    # the counter: a saturation step names those that rose in it (hdbbench.saturation).
+    with fresh_backend(backend, endpoint_of(backend), None) as db, db.bulk_writer() as writer:
+        for info in PROBES:
+            writer.register_attribute(info)
+        trial = outside.Outside(db, [info.name for info in PROBES])
+        try:
+            probe = trial.probes()[outside.SERVER_WORK_PROBE]
+            first = probe()
+            writer.write([Event(info.name, datetime.now(timezone.utc), _value(info, 1)) for info in PROBES])
+            second = probe()
+        finally:
+            trial.close()
+    assert first and set(first) == set(second)
+    assert all(isinstance(v, float) and 0 <= first[k] <= v for k, v in second.items())
+
+
 def test_the_steady_part_of_a_flushed_counter_leaves_the_load_s_last_second_out() -> None:
     from hdbbench import measure
     from hdbbench.outside import steady_end

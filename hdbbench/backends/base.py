@@ -336,6 +336,12 @@ class OutsideReader(Protocol):
         attribute's bound in `after` (attribute -> bound), by attribute (those with none left out);
         one statement on the primary-key index, so that it can be polled many times a second."""
 
+    def server_work(self) -> dict[str, float]:
+        """Cumulative counts of the server's own background work that competes with the writers
+        (checkpoints, vacuums, waits for a flush), by name; empty where the server keeps none. A
+        saturation step during which one rose says so (hdbbench.saturation), so that a reader sees
+        which failing steps met such work."""
+
     def close(self) -> None: ...
 
 

@@ -149,12 +149,17 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
                                                                 "events/s")))
     rows = [[b, fmt(num(s.offered_rate)), fmt(num(s.source_rate)), fmt(num(s.stored_rate)),
              fmt(num(s.stored_median)), fmt(num(s.visibility_lag_growth_s)), fmt(num(s.lost)), fmt(num(s.errors)),
-             "source behind" if s.source_behind else (", ".join(s.rules) or "–")]
+             "source behind" if s.source_behind else (", ".join(s.rules) or "–"),
+             ", ".join(w.replace("_", " ") for w in s.server_work) or "–"]
             for b, search in searches.items() for s in search.steps]
     criterion = next(iter(searches.values())).criterion
     section.tables.append(html_table(["backend", "offered", "emitted", "stored (counter)", "stored median/s",
-                                      "lag growth (s)", "lost", "error events", "saturated by"], rows,
-                                     f"events/s unless stated; rule: {criterion}"))
+                                      "lag growth (s)", "lost", "error events", "saturated by",
+                                      "server work in the step"], rows,
+                                     f"events/s unless stated; rule: {criterion}; server work: the database "
+                                     "server's own background work whose count rose in the step (checkpoints "
+                                     "started, autovacuums finished, buffers that server processes wrote "
+                                     "themselves; InnoDB's waits for a free page or the log), no rule"))
     section.finding = finding = text.saturation(last, {b: max((p[0] for p in s), default=0.0)
                                                       for b, s in steps.items()},
                                       {b: any(p[2] for p in s) for b, s in steps.items()},

@@ -58,5 +58,8 @@ class NullOutsideReader:
                 found.setdefault(name, []).extend(t for t in times if t > bounds[name])
         return {name: [from_us(t) for t in sorted(set(times))] for name, times in found.items() if times}
 
+    def server_work(self) -> dict[str, float]:
+        return {}  # no server: the writers are the whole of it
+
     def close(self) -> None:
         self._journals.clear()

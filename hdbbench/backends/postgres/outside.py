@@ -37,6 +37,14 @@ SELECT array_agg(oid) FROM data
 # n_tup_ins of those relations straight from the statistics functions (pg_stat_user_tables is a view
 # over every table of the database): cheap enough to read a few dozen times a second.
 _INSERTED = "SELECT COALESCE(sum(pg_stat_get_tuples_inserted(o)), 0) FROM unnest(%s::oid[]) AS o"
+# The server's background work that competes with the writers (base.OutsideReader.server_work):
+# checkpoints started (full-page images follow each), data buffers that server processes had to write
+# themselves to find a free one, and autovacuum or autoanalyze runs of the data relations finished.
+# PostgreSQL 17 moved the checkpoint counts to pg_stat_checkpointer and the backends' writes to pg_stat_io.
+_CHECKPOINTS_15 = "SELECT checkpoints_timed + checkpoints_req, buffers_backend FROM pg_stat_bgwriter"
+_CHECKPOINTS_17 = "SELECT num_timed + num_requested, NULL FROM pg_stat_checkpointer"
+_VACUUMS = ("SELECT COALESCE(sum(pg_stat_get_autovacuum_count(o) + pg_stat_get_autoanalyze_count(o)), 0)"
+            " FROM unnest(%s::oid[]) AS o")
 RELATIONS_REFRESH_S = 1.0  # a chunk or partition created meanwhile counts from the next refresh on
 # An attribute not configured yet (its subscriber has not added it) is looked up again after this long.
 UNCONFIGURED_LOOKUP_S = 1.0
@@ -57,13 +65,25 @@ class PgOutsideReader:
         self._relations_until = 0.0                     # ...until this monotonic time
 
     def rows_inserted(self) -> int:
+        self._refresh_relations()
+        row = self.conn.execute(_INSERTED, (self._relations,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def _refresh_relations(self) -> None:
         now = time.monotonic()
         if now >= self._relations_until:
             found = self.conn.execute(_DATA_RELATIONS).fetchone()
             self._relations = list(found[0] or []) if found else []
             self._relations_until = now + RELATIONS_REFRESH_S
-        row = self.conn.execute(_INSERTED, (self._relations,)).fetchone()
-        return int(row[0]) if row else 0
+
+    def server_work(self) -> dict[str, float]:
+        """Checkpoints started, buffers written by server processes, autovacuums of the data relations."""
+        self._refresh_relations()
+        checkpoints = _CHECKPOINTS_17 if self.conn.info.server_version >= 170000 else _CHECKPOINTS_15
+        started, backend_writes = self.conn.execute(checkpoints).fetchone() or (None, None)
+        row = self.conn.execute(_VACUUMS, (self._relations,)).fetchone()
+        work = {"checkpoints": started, "backend_writes": backend_writes, "autovacuums": row[0] if row else None}
+        return {name: float(value) for name, value in work.items() if value is not None}
 
     def baseline(self) -> int:
         """The counter, or the rows the data tables hold when more: a trial's database is created for it
