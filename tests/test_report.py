@@ -266,6 +266,14 @@ def test_saturation_words_on_ties_and_unsaturated() -> None:
     assert limited.recommendation.startswith("Plan with at most 800 events/s per subscriber on a")
 
 
+def test_saturated_steps_that_met_the_servers_background_work_are_named() -> None:
+    steps = [(False, ["checkpoints"]), (True, ["checkpoints", "autovacuums"]), (True, []), (True, ["checkpoints"])]
+    words = report_text.server_work_met("timescaledb", steps)
+    assert words is not None and words.startswith("timescaledb: 2 of its 3 saturated steps met")
+    assert "(checkpoints in 2, autovacuums in 1)" in words
+    assert report_text.server_work_met("mysql", [(True, []), (False, ["log_waits"])]) is None
+
+
 def test_compare_verdicts_follow_the_stated_rules(tmp_path: Path) -> None:
     wide, narrow_far = Spread(1000, 900, 1100, 30), Spread(1500, 1450, 1550, 30)
     assert compare.verdict(compare.Figure(1000, wide), compare.Figure(1050, Spread(1050, 1000, 1090, 30))) == \

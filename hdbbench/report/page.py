@@ -158,8 +158,8 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
                                       "server work in the step"], rows,
                                      f"events/s unless stated; rule: {criterion}; server work: the database "
                                      "server's own background work whose count rose in the step (checkpoints "
-                                     "started, autovacuums finished, buffers that server processes wrote "
-                                     "themselves; InnoDB's waits for a free page or the log), no rule"))
+                                     "started, autovacuums finished; InnoDB's waits for a free page or for the "
+                                     "log), no rule"))
     section.finding = finding = text.saturation(last, {b: max((p[0] for p in s), default=0.0)
                                                       for b, s in steps.items()},
                                       {b: any(p[2] for p in s) for b, s in steps.items()},
@@ -167,6 +167,8 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
                                       {b: data.search_precision(search, view.saturation_step)
                                        for b, search in searches.items()})
     for backend, search in searches.items():
+        if met := text.server_work_met(backend, [(s.saturated, s.server_work) for s in search.steps]):
+            finding.sentences.append(met)
         mode, resolution = data.search_precision(search, view.saturation_step)
         gap = data.search_gap(search)
         if mode == "bisect" and resolution is not None and gap is not None and gap > resolution + 1e-6:

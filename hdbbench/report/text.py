@@ -274,6 +274,22 @@ def saturation(last: Mapping[str, float | None], highest_offered: Mapping[str, f
     return finding
 
 
+def server_work_met(backend: str, steps: Sequence[tuple[bool, Sequence[str]]]) -> str | None:
+    """A sentence on the saturated steps of a search (`steps`: saturated, server work in the step) that met
+    the database server's own background work; None when none did."""
+    failed = [work for saturated, work in steps if saturated]
+    met = [work for work in failed if work]
+    if not met:
+        return None
+    counts: dict[str, int] = {}
+    for name in (name for work in met for name in work):
+        counts[name] = counts.get(name, 0) + 1
+    what = ", ".join(f"{name.replace('_', ' ')} in {n}" for name, n in sorted(counts.items(), key=lambda c: -c[1]))
+    return (f"{backend}: {len(met)} of its {len(failed)} saturated steps met the database server's own background "
+            f"work ({what}). A facility's server does that work too; a step that met it may pass without it, so the "
+            "limit moves with it from step to step.")
+
+
 def sustained(shares: Mapping[str, float | None], offered: Mapping[str, float | None]) -> Finding:
     finding = Finding()
     ordered = best(shares)
