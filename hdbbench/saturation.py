@@ -182,18 +182,12 @@ class StepJudge:
         return step
 
     def _server_work(self, start_s: float, end_s: float) -> list[str]:
-        """The server's background work whose count rose during the step (OutsideReader.server_work),
-        from its last sample before the step (else the step's first): no rule, but it tells a reader
-        which steps met a checkpoint or a vacuum."""
+        """The server's background work whose count rose during the step (OutsideReader.server_work):
+        no rule, but it tells a reader which steps met a checkpoint or a vacuum. The counts run since
+        the server started, so a step with no sample before it counts from its own first sample."""
         prefix = f"{db_side.SERVER_WORK_PROBE}."
-        rose = []
-        for column in (c for c in self.series.columns if c.startswith(prefix)):
-            times, values = self.series.column(column)
-            before = [v for t, v in zip(times, values) if t < start_s]
-            inside = [v for t, v in zip(times, values) if start_s <= t <= end_s]
-            if inside and max(inside) > (before[-1] if before else inside[0]):
-                rose.append(column.removeprefix(prefix))
-        return rose
+        return [c.removeprefix(prefix) for c in self.series.columns
+                if c.startswith(prefix) and self._column_rose(c, start_s, end_s, since_start=False)]
 
     def _pending_grew(self, step: Step) -> bool:
         """Elettra's rule. A stepped search reads HDB++'s AttributeMaxPendingNumber since the
@@ -215,13 +209,17 @@ class StepJudge:
         return measure.elettra_saturated(own)
 
     def _rose(self, names: Sequence[str], start_s: float, end_s: float) -> bool:
-        for name in names:
-            times, values = self.series.column(f"sub.{name}")
-            before = [v for t, v in zip(times, values) if t < start_s]
-            inside = [v for t, v in zip(times, values) if start_s <= t <= end_s]
-            if inside and max(inside) > (before[-1] if before else 0):
-                return True
-        return False
+        return any(self._column_rose(f"sub.{name}", start_s, end_s, since_start=True) for name in names)
+
+    def _column_rose(self, column: str, start_s: float, end_s: float, since_start: bool) -> bool:
+        """A cumulative column rose during the step: above its last sample before the step, else above 0
+        (`since_start`: a count that starts with the series) or above the step's own first sample."""
+        times, values = self.series.column(column)
+        before = [v for t, v in zip(times, values) if t < start_s]
+        inside = [v for t, v in zip(times, values) if start_s <= t <= end_s]
+        if not inside:
+            return False
+        return max(inside) > (before[-1] if before else 0 if since_start else inside[0])
 
     def add_accounting(self, steps: Sequence[Step], counts: Sequence[tuple[int, int, int]]) -> list[Step]:
         """Each step's events by source time, known after the drain: (emitted, stored, error events)

@@ -30,8 +30,8 @@ COUNTER = ("SHOW GLOBAL STATUS Handler_write less the rows of the database's con
            "rows written into every table of other databases count, array elements count as rows); current at "
            "every read")
 
-SERVER_WORK = ("free_page_waits", "log_waits")
-SERVER_WORK_STATUS = ("Innodb_buffer_pool_wait_free", "Innodb_log_waits")
+# InnoDB's waits of the writers on its own flushing (base.OutsideReader.server_work), by status variable.
+SERVER_WORK = {"Innodb_buffer_pool_wait_free": "free_page_waits", "Innodb_log_waits": "log_waits"}
 # An attribute not configured yet (its subscriber has not added it) is looked up again after this long.
 UNCONFIGURED_LOOKUP_S = 1.0
 
@@ -62,12 +62,9 @@ class MySQLOutsideReader:
         return self.rows_inserted()  # current at every read
 
     def server_work(self) -> dict[str, float]:
-        """InnoDB's waits of the writers on its own flushing (base.OutsideReader.server_work): for a
-        clean page of the buffer pool, and for the redo log buffer to be written."""
-        self.cur.execute("SHOW GLOBAL STATUS WHERE Variable_name IN (?, ?)", SERVER_WORK_STATUS)
-        values = {str(name).lower(): float(value) for name, value in self.cur.fetchall()}
-        return {key: values[status.lower()] for key, status in zip(SERVER_WORK, SERVER_WORK_STATUS)
-                if status.lower() in values}
+        """Waits for a clean page of the buffer pool, and for the redo log buffer to be written."""
+        self.cur.execute("SHOW GLOBAL STATUS WHERE Variable_name IN (?, ?)", tuple(SERVER_WORK))
+        return {SERVER_WORK[str(name)]: float(value) for name, value in self.cur.fetchall() if str(name) in SERVER_WORK}
 
     def _configuration_rows(self) -> int:
         if self._configuration is None:

@@ -42,10 +42,11 @@ _INSERTED = "SELECT COALESCE(sum(pg_stat_get_tuples_inserted(o)), 0) FROM unnest
 # autoanalyze runs of the data relations finished. Not buffers_backend: PostgreSQL 15 publishes it
 # only when the checkpointer wakes, in lumps at checkpoints, so no step could be told by it.
 # PostgreSQL 17 moved the checkpoint counts to pg_stat_checkpointer.
+# One statement per sample: the sampler shares this connection with the flush tracker's fast polls.
+_SERVER_WORK = ("SELECT ({checkpoints}), COALESCE(sum(pg_stat_get_autovacuum_count(o)"
+                " + pg_stat_get_autoanalyze_count(o)), 0) FROM unnest(%s::oid[]) AS o")
 _CHECKPOINTS_15 = "SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter"
 _CHECKPOINTS_17 = "SELECT num_timed + num_requested FROM pg_stat_checkpointer"
-_VACUUMS = ("SELECT COALESCE(sum(pg_stat_get_autovacuum_count(o) + pg_stat_get_autoanalyze_count(o)), 0)"
-            " FROM unnest(%s::oid[]) AS o")
 RELATIONS_REFRESH_S = 1.0  # a chunk or partition created meanwhile counts from the next refresh on
 # An attribute not configured yet (its subscriber has not added it) is looked up again after this long.
 UNCONFIGURED_LOOKUP_S = 1.0
@@ -81,9 +82,9 @@ class PgOutsideReader:
         """Checkpoints started and autovacuums of the data relations finished, since the server started."""
         self._refresh_relations()
         checkpoints = _CHECKPOINTS_17 if self.conn.info.server_version >= 170000 else _CHECKPOINTS_15
-        started = self.conn.execute(checkpoints).fetchone()
-        vacuums = self.conn.execute(_VACUUMS, (self._relations,)).fetchone()
-        return {"checkpoints": float(started[0] if started else 0), "autovacuums": float(vacuums[0] if vacuums else 0)}
+        row = self.conn.execute(_SERVER_WORK.format(checkpoints=checkpoints), (self._relations,)).fetchone()
+        started, vacuums = row if row else (0, 0)
+        return {"checkpoints": float(started), "autovacuums": float(vacuums)}
 
     def baseline(self) -> int:
         """The counter, or the rows the data tables hold when more: a trial's database is created for it
