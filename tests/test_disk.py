@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,10 +24,11 @@ from hdbbench.disk import CaseResult, measure_variant, parse_case, run_measure
 from hdbbench.disk.fit import LINEAR_TOLERANCE, fit_sizes, geometric_sizes
 from hdbbench.disk.validate import validate, write_validation
 from hdbbench.errors import ConfigError
-from hdbbench.hdbtypes import Event
+from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
 from hdbbench.results import load_results
 from hdbbench.servers.endpoints import StackEndpoints
 from tests.harness import REPO
+from tests.harness.databases import fresh_backend
 from tests.harness.servers import endpoint_or_skip
 
 SMALL_CASES = ("devdouble", "devstring:rw", "devboolean", "spectrum:devdouble:4", "spectrum:devdouble:16")
@@ -42,6 +46,26 @@ def _check_size(size: TableSize) -> None:
     parts = size.data_bytes + size.index_bytes + size.toast_bytes + size.free_bytes
     assert parts == size.total_bytes, size
     assert min(size.data_bytes, size.index_bytes, size.toast_bytes, size.free_bytes) >= 0, size
+
+
+@pytest.mark.parametrize("backend", ["timescaledb", "postgresql"])
+def test_a_measured_table_and_the_chunks_it_grows_are_kept_from_autovacuum(
+        endpoint_of: Callable[[str], Any], backend: str) -> None:
+    # Our servers look for tables to vacuum every second; a vacuum between two size points would add
+    # its maps to one of them. prepare_sizes holds it off, chunks created later included.
+    info = AttributeInfo("tango://disk:10000/av/hold/1/x", TangoType.DEV_DOUBLE, AttrFormat.SCALAR, WriteType.READ)
+    with fresh_backend(backend, endpoint_of(backend), None) as db, db.bulk_writer() as writer:
+        db.prepare_sizes(["att_scalar_devdouble"])
+        writer.register_attribute(info)
+        now = datetime.now(timezone.utc)
+        writer.write([Event(info.name, now - timedelta(days=40 * k), float(k)) for k in range(3)])
+        with db.connect() as conn:
+            options = conn.execute(
+                "SELECT c.oid::regclass::text, c.reloptions FROM pg_class c WHERE c.relkind = 'r' AND "
+                "(c.oid = 'public.att_scalar_devdouble'::regclass OR c.oid IN (SELECT inhrelid FROM pg_inherits "
+                "WHERE inhparent = 'public.att_scalar_devdouble'::regclass))").fetchall()
+    assert len(options) >= (3 if backend == "timescaledb" else 1), options  # 40 days apart: a chunk each
+    assert all("autovacuum_enabled=false" in (reloptions or []) for _, reloptions in options), options
 
 
 @pytest.mark.parametrize("backend", DEFAULT_BACKENDS)

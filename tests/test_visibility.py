@@ -140,6 +140,28 @@ def test_the_trials_sampler_reads_the_servers_background_work(endpoint_of: Calla
     assert all(isinstance(v, float) and 0 <= first[k] <= v for k, v in second.items())
 
 
+@pytest.mark.parametrize("backend", ["timescaledb", "postgresql"])
+def test_a_table_written_on_our_servers_is_in_its_vacuum_cycle_within_seconds(
+        endpoint_of: Callable[[str], Any], backend: str) -> None:
+    # hdbbench.servers.postgres: autovacuum looks every second, so a trial's fresh table meets the
+    # insert-triggered vacuums a facility's live table always has, from its first steps on.
+    info = PROBES[0]
+    with fresh_backend(backend, endpoint_of(backend), None) as db:
+        with db.connect() as conn:
+            naptime = conn.execute("SHOW autovacuum_naptime").fetchone()
+        with db.bulk_writer() as writer:  # closed: its server process publishes its counts as it exits
+            writer.register_attribute(info)
+            start = datetime.now(timezone.utc) - timedelta(seconds=10)
+            writer.write([Event(info.name, start + timedelta(milliseconds=k), float(k)) for k in range(5000)])
+        trial = outside.Outside(db, [info.name])
+        try:
+            probe = trial.probes()[outside.SERVER_WORK_PROBE]
+            eventually(lambda: probe()["autovacuums"] >= 1, SEEN_TIMEOUT_S, "an autovacuum of the data table")
+        finally:
+            trial.close()
+    assert naptime == ("1s",)
+
+
 def test_the_steady_part_of_a_flushed_counter_leaves_the_load_s_last_second_out() -> None:
     from hdbbench import measure
     from hdbbench.outside import steady_end

@@ -80,6 +80,7 @@ MEMBER_PARAMETERS: dict[str, Any] = {
     "timezone": "UTC",
     "log_timezone": "UTC",
     "jit": "off",
+    "autovacuum_naptime": "1s",  # as the private servers' (hdbbench.servers.postgres): tables in their vacuum cycle
     "password_encryption": "scram-sha-256",
     # PostgreSQL's own log in <data>/log: Patroni does not pass its output on.
     "logging_collector": "on",

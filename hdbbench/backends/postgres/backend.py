@@ -23,7 +23,8 @@ from hdbbench.backends.postgres.extraction import PgExtraction
 from hdbbench.backends.postgres.faults import PgFaults
 from hdbbench.backends.postgres.outside import PgOutsideReader
 from hdbbench.backends.postgres.reader import fetch_events
-from hdbbench.backends.postgres.storage import documented_row_minimum, plain_table_size, server_facts, wal_position
+from hdbbench.backends.postgres.storage import (documented_row_minimum, hold_autovacuum, plain_table_size, server_facts,
+                                                wal_position)
 from hdbbench.backends.postgres.tables import ROLES, WRITER_USER, all_tables, chunk_days, data_table_name, quote_ident
 from hdbbench.backends.postgres.verify import read_catalog, verify_common, verify_partitioning
 from hdbbench.backends.postgres.writer import PgBulkWriter
@@ -195,6 +196,11 @@ class PostgresBackend(PgFaults, PgExtraction, Backend):
 
     def _table_size(self, conn: psycopg.Connection[Any], table: str) -> TableSize:
         return plain_table_size(conn, table)
+
+    def prepare_sizes(self, tables: Sequence[str]) -> None:
+        with self.connect() as conn:
+            for table in tables:
+                hold_autovacuum(conn, table)
 
     def log_positions(self) -> dict[str, int | None]:
         with self.connect() as conn:

@@ -39,6 +39,20 @@ def plain_table_size(conn: psycopg.Connection[Any], table: str) -> TableSize:
     return TableSize(table, table_bytes - toast, index, toast, 0, total, engine="postgresql", parts=parts)
 
 
+def hold_autovacuum(conn: psycopg.Connection[Any], table: str) -> None:
+    """No autovacuum of `table` and its leaves (TimescaleDB gives a hypertable's setting to every chunk
+    it creates; the TOAST table follows its table). The disk measurement sizes what the rows take: an
+    autovacuum landing between two of its points (one a second on our servers) would add its free-space
+    and visibility maps, 32 KiB a relation, to one point and not the others."""
+    leaves = conn.execute(
+        "SELECT c.oid::regclass::text FROM pg_class c WHERE c.relkind = 'r' AND (c.oid = %s::regclass OR c.oid IN "
+        "(SELECT relid FROM pg_partition_tree(%s::regclass) WHERE isleaf))",
+        (f"public.{quote_ident(table)}",) * 2,
+    ).fetchall()
+    for (leaf,) in leaves:
+        conn.execute(f"ALTER TABLE {leaf} SET (autovacuum_enabled = false)")
+
+
 def documented_row_minimum(conn: psycopg.Connection[Any], table: TableDef, att_prefix: str) -> tuple[int, float] | None:
     """4-byte item pointer + MAXALIGN(23-byte tuple header + null bitmap) + the stored column bytes
     (pg_column_size, alignment padding excluded), averaged over the rows of attributes `att_prefix...`."""
