@@ -80,7 +80,10 @@ MEMBER_PARAMETERS: dict[str, Any] = {
     "timezone": "UTC",
     "log_timezone": "UTC",
     "jit": "off",
-    "autovacuum_naptime": "1s",  # as the private servers' (hdbbench.servers.postgres): tables in their vacuum cycle
+    # As the private servers' (hdbbench.servers.postgres): tables in their vacuum cycle from the start,
+    # autoanalyze at a facility's cost per row.
+    "autovacuum_naptime": "1s",
+    "autovacuum_analyze_threshold": 1000000,
     "password_encryption": "scram-sha-256",
     # PostgreSQL's own log in <data>/log: Patroni does not pass its output on.
     "logging_collector": "on",

@@ -140,7 +140,13 @@ class PgExtraction:
                     out.write(block)
 
     def refresh_statistics(self) -> None:
-        """Nothing to do: PostgreSQL sizes come from the files themselves."""
+        """VACUUM (ANALYZE) of the data tables that hold rows: loaded data as a facility's is, vacuumed
+        (its visibility map set) and with the planner's statistics (our servers autoanalyze only
+        after a million rows), the same however soon the queries or sizes follow the load."""
+        from hdbbench.backends.postgres.maintenance import vacuum_analyze_tables
+
+        with self.connect(autocommit=True) as conn:
+            vacuum_analyze_tables(conn)
 
     def load_csv(self, table: str, path: str) -> None:
         """COPY a neutral CSV file (see dump_type) into `table`."""

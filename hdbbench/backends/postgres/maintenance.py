@@ -130,11 +130,17 @@ def aggregates(backend: Any, ctx: JobContext) -> JobOutcome:
                       levels=levels)
 
 
+def vacuum_analyze_tables(conn: Any) -> list[str]:
+    """VACUUM (ANALYZE) of each data table that holds rows (`conn` in autocommit); the tables."""
+    tables = _tables_with_rows(conn)
+    for table in tables:
+        conn.execute(sql.SQL("VACUUM (ANALYZE) {}").format(sql.Identifier(table)))
+    return tables
+
+
 def vacuum_analyze(backend: Any, ctx: JobContext) -> JobOutcome:
     with backend.connect(autocommit=True) as conn:
-        tables = _tables_with_rows(conn)
-        for table in tables:
-            conn.execute(sql.SQL("VACUUM (ANALYZE) {}").format(sql.Identifier(table)))
+        tables = vacuum_analyze_tables(conn)
     return JobOutcome("VACUUM (ANALYZE) of " + ", ".join(tables) if tables else "no table holds rows")
 
 
