@@ -270,7 +270,7 @@ def test_saturated_steps_that_met_the_servers_background_work_are_named() -> Non
     steps = [(False, ["checkpoints"]), (True, ["checkpoints", "autovacuums"]), (True, []), (True, ["checkpoints"])]
     words = report_text.server_work_met("timescaledb", steps)
     assert words is not None and words.startswith("timescaledb: 2 of its 3 saturated steps met")
-    assert "(checkpoints in 2, autovacuums in 1)" in words
+    assert "(checkpoints in 2, autovacuums in 1), and 1 of its 1 passing steps did." in words
     assert report_text.server_work_met("mysql", [(True, []), (False, ["log_waits"])]) is None
 
 

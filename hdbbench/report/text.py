@@ -285,9 +285,13 @@ def server_work_met(backend: str, steps: Sequence[tuple[bool, Sequence[str]]]) -
     for name in (name for work in met for name in work):
         counts[name] = counts.get(name, 0) + 1
     what = ", ".join(f"{name.replace('_', ' ')} in {n}" for name, n in sorted(counts.items(), key=lambda c: -c[1]))
+    # The passing steps' count beside it: work that runs in nearly every step (our servers autovacuum
+    # every second) is part of the limit, not what tipped a step over it.
+    passed = [work for saturated, work in steps if not saturated]
     return (f"{backend}: {len(met)} of its {len(failed)} saturated steps met the database server's own background "
-            f"work ({what}). A facility's server does that work too; a step that met it may pass without it, so the "
-            "limit moves with it from step to step.")
+            f"work ({what}), and {sum(1 for work in passed if work)} of its {len(passed)} passing steps did. A "
+            "facility's server does that work too; where passing steps met it as often, it is part of the limit "
+            "rather than what moved it.")
 
 
 def sustained(shares: Mapping[str, float | None], offered: Mapping[str, float | None]) -> Finding:
