@@ -45,7 +45,7 @@ from hdbbench.servers.endpoints import ClusterEndpoint, PostgresEndpoint
 from hdbbench.servers.haproxy import PRIMARY_PORT, REPLICA_PORT, PrimaryRouter
 from hdbbench.servers.netns import HostNetwork, process_ids, sweep_stale, tag_of
 from hdbbench.servers.ports import LOOPBACK
-from hdbbench.servers.postgres import PG_BINDIR, SUPERUSER
+from hdbbench.servers.postgres import AUTOVACUUM, PG_BINDIR, SUPERUSER
 from hdbbench.servers.process import ProcessRecord, RunAs
 
 MEMBERS = ("m1", "m2", "m3")
@@ -80,10 +80,7 @@ MEMBER_PARAMETERS: dict[str, Any] = {
     "timezone": "UTC",
     "log_timezone": "UTC",
     "jit": "off",
-    # As the private servers' (hdbbench.servers.postgres): tables in their vacuum cycle from the start,
-    # autoanalyze at a facility's cost per row.
-    "autovacuum_naptime": "1s",
-    "autovacuum_analyze_threshold": 1000000,
+    **AUTOVACUUM,  # as the private servers': tables in their vacuum cycle from the start
     "password_encryption": "scram-sha-256",
     # PostgreSQL's own log in <data>/log: Patroni does not pass its output on.
     "logging_collector": "on",

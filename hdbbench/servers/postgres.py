@@ -22,6 +22,21 @@ from hdbbench.servers.ports import BENCHMARK_NETWORK, LOOPBACK
 PG_BINDIR = Path(os.environ.get("HDBBENCH_PG_BINDIR", "/usr/lib/postgresql/15/bin"))
 SUPERUSER = "hdbbench"
 
+# Autovacuum as a facility's live table meets it (shared with the Patroni members, hdbbench.servers.patroni).
+AUTOVACUUM = {
+    # Each database is looked at every second rather than every minute (the default). A facility's
+    # live table is always in its insert-triggered vacuum cycle (every 20 % of growth, vacuum work in
+    # proportion to the rows written); a table created seconds before a trial met its first vacuum
+    # only after up to a minute, and a saturation search then measured two limits: about 87k events/s
+    # before it and 62k after it on TimescaleDB (docs/default-run-time.md, session 11).
+    "autovacuum_naptime": "1s",
+    # ...but autoanalyze only after a million rows (plus the default 10 % of the table): it samples
+    # 30,000 rows whatever the table's size, which on a facility's table (billions of rows) costs
+    # nothing per row and on a trial's 100,000-row table, analysed every second, about 15 µs of CPU
+    # per stored event (measured here). Loads are analysed when they end (refresh_statistics).
+    "autovacuum_analyze_threshold": "1000000",
+}
+
 # The settings of each profile (hdbbench.settings): memory sizes fit a 2-core, 24 GiB machine running
 # both database servers, the devices and the subscribers at once.
 _COMMON = {
@@ -33,17 +48,7 @@ _COMMON = {
     "max_wal_size": "1GB",
     "min_wal_size": "256MB",
     "checkpoint_timeout": "10min",
-    # Autovacuum looks at each database every second rather than every minute (the default). A
-    # facility's live table is always in its insert-triggered vacuum cycle (every 20 % of growth,
-    # vacuum work in proportion to the rows written); a table created seconds before a trial met its
-    # first vacuum only after up to a minute, and a saturation search then measured two limits: about
-    # 87k events/s before it and 62k after it on TimescaleDB (docs/default-run-time.md, session 11).
-    "autovacuum_naptime": "1s",
-    # ...but autoanalyze only after a million rows (plus the default 10 % of the table): it samples
-    # 30,000 rows whatever the table's size, which on a facility's table (billions of rows) costs nothing
-    # per row and on a trial's 100,000-row table, analysed every second, about 15 µs of CPU per stored
-    # event (measured here). Loads are analysed when they end (refresh_statistics).
-    "autovacuum_analyze_threshold": "1000000",
+    **AUTOVACUUM,
     "max_connections": "200",
     "timezone": "UTC",
     "log_timezone": "UTC",

@@ -25,15 +25,18 @@ def hypertable_size(conn: psycopg.Connection[Any], table: str) -> TableSize:
     return TableSize(table, heap, index, toast, 0, total, engine="timescaledb", parts=int(chunks[0]) if chunks else 0)
 
 
+# The plain table, or the leaf partitions of a natively partitioned one (its name twice as parameters).
+_LEAVES = ("c.relkind = 'r' AND (c.oid = %s::regclass OR c.oid IN "
+           "(SELECT relid FROM pg_partition_tree(%s::regclass) WHERE isleaf))")
+
+
 def plain_table_size(conn: psycopg.Connection[Any], table: str) -> TableSize:
     """A plain or natively partitioned table: sums over its leaf relations."""
     row = conn.execute(
         "SELECT count(*), coalesce(sum(pg_table_size(c.oid)), 0), coalesce(sum(pg_indexes_size(c.oid)), 0), "
         "coalesce(sum(CASE WHEN c.reltoastrelid = 0 THEN 0 ELSE pg_total_relation_size(c.reltoastrelid) END), 0), "
         "coalesce(sum(pg_total_relation_size(c.oid)), 0) "
-        "FROM pg_class c WHERE c.relkind = 'r' AND (c.oid = %s::regclass OR c.oid IN "
-        "(SELECT relid FROM pg_partition_tree(%s::regclass) WHERE isleaf))",
-        (f"public.{quote_ident(table)}",) * 2,
+        "FROM pg_class c WHERE " + _LEAVES, (f"public.{quote_ident(table)}",) * 2,
     ).fetchone()
     parts, table_bytes, index, toast, total = (int(v) for v in row) if row else (0, 0, 0, 0, 0)
     return TableSize(table, table_bytes - toast, index, toast, 0, total, engine="postgresql", parts=parts)
@@ -44,11 +47,8 @@ def hold_autovacuum(conn: psycopg.Connection[Any], table: str) -> None:
     it creates; the TOAST table follows its table). The disk measurement sizes what the rows take: an
     autovacuum landing between two of its points (one a second on our servers) would add its free-space
     and visibility maps, 32 KiB a relation, to one point and not the others."""
-    leaves = conn.execute(
-        "SELECT c.oid::regclass::text FROM pg_class c WHERE c.relkind = 'r' AND (c.oid = %s::regclass OR c.oid IN "
-        "(SELECT relid FROM pg_partition_tree(%s::regclass) WHERE isleaf))",
-        (f"public.{quote_ident(table)}",) * 2,
-    ).fetchall()
+    leaves = conn.execute("SELECT c.oid::regclass::text FROM pg_class c WHERE " + _LEAVES,
+                          (f"public.{quote_ident(table)}",) * 2).fetchall()
     for (leaf,) in leaves:
         conn.execute(f"ALTER TABLE {leaf} SET (autovacuum_enabled = false)")
 
