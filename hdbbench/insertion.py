@@ -352,15 +352,9 @@ class Trial:
         """The saturation rules over this trial's series and outside figures (hdbbench.saturation)."""
         outside = self._outside
         if outside is None:  # a backend not readable from outside: our subscriber's own counts
-            judge = sat.StepJudge(series, 0.0, None, t0_epoch)
-        else:
-            judge = sat.StepJudge(series, outside.resolution_s, outside.watch.lags_between, t0_epoch,
-                                  outside.stored_counter)
-        # A bisect search's step may follow a saturated one at a lower rate: its queue-growth rule
-        # reads only the step's own samples, not the peak a backlog before it left (live and after the drain).
-        search = self.settings.search
-        judge.per_step_pending = search is not None and search.mode == "bisect"
-        return judge
+            return sat.StepJudge(series, 0.0, None, t0_epoch)
+        return sat.StepJudge(series, outside.resolution_s, outside.watch.lags_between, t0_epoch,
+                             outside.stored_counter)
 
     def _judged_steps(self, judge: sat.StepJudge, phases: Sequence[dict[str, float]], backend: Any,
                       load_started: datetime, accounting: Accounting) -> list[sat.Step]:

@@ -159,24 +159,6 @@ def elettra_saturated(max_pending: Sequence[float], rising_samples: int = ELETTR
     return False
 
 
-@dataclass(frozen=True)
-class SaturationStep:
-    offered_rate: float
-    stored_median: float
-    saturated: bool
-    errors: int
-
-
-def last_sustainable(steps: Sequence[SaturationStep]) -> float | None:
-    """The last offered rate before the first step that saturated or saw errors."""
-    best = None
-    for step in steps:
-        if step.saturated or step.errors > 0:
-            break
-        best = step.offered_rate
-    return best
-
-
 def sustained_share(rates: Sequence[float], offered_rate: float, slack: float = 0.0) -> float:
     """Share of seconds whose stored rate kept up with the offered rate (stable when >= 0.99)."""
     if not rates:

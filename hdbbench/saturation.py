@@ -2,7 +2,7 @@
 """The saturation search's verdicts, read from outside the subscriber: the same rules for every kind.
 
 A search offers one rate per step of `step_s` seconds, as hdbbench.search chooses them: rising by a
-fixed step until the first step that saturates (Elettra), or bracketed and bisected. A step is **saturated** when any of these rules fires (each is named in the results,
+fixed step until a rate saturates twice (Elettra's, with a repeat), or bracketed and bisected. A step is **saturated** when any of these rules fires (each is named in the results,
 so a reader sees why a step failed):
 
 * ``stored_rate`` — over the step (after its first second) the database's own counter grew by less
@@ -18,17 +18,18 @@ so a reader sees why a step failed):
 * ``error_events`` — the subscriber stored error events with source times in the step (such as
   Tango's "Missed some events" when ZeroMQ dropped events), or its HDB++ ``AttributeNokNumber`` /
   ``AttributeFailureFreq`` rose;
-* ``pending`` — supporting evidence from HDB++'s ``AttributeMaxPendingNumber``, where the kind
-  publishes it: Elettra's rule (it grew six samples in a row without falling below half its peak).
+* ``pending`` — supporting evidence from HDB++'s queue, where the kind publishes it: Elettra's rule
+  (the step's high-water mark grew six samples in a row without falling below half its peak).
 
 A step the devices could not offer (their schedule fell more than `SOURCE_LAG_LIMIT_S` behind)
 proves nothing about the subscriber: it is marked ``source_behind`` and not counted. The search
 decides to stop from what it can see at the end of each step; the recorded verdicts are computed
 again after the drain, when every row of every step is visible and the loss per step is known, so a
-step can only become saturated afterwards, never the reverse. In a bisect search (hdbbench.search),
-whose rates go down as well as up, Elettra's rule reads each step's own high-water mark (the running
-maximum of the queue sampled in the step): HDB++'s AttributeMaxPendingNumber keeps the peak a backlog
-left before it, which is not that step's growth and which a later step's queue never passes.
+step can only become saturated afterwards, never the reverse. A search comes back below a saturated
+rate (a bisection, a stepped search's repeat), so Elettra's rule reads each step's own high-water
+mark (the running maximum of the queue sampled in the step): HDB++'s AttributeMaxPendingNumber keeps
+the peak a backlog left before it, which is not that step's growth and which a later step's queue
+never passes.
 """
 
 from __future__ import annotations
@@ -126,9 +127,6 @@ class StepJudge:
         self.resolution_s = counter_resolution_s
         self.lags = lags
         self.t0_epoch = t0_epoch
-        # Elettra's rule over the step's own samples (a bisect search, whose steps do not rise
-        # monotonically), else over the search so far (a stepped search stops at the first saturation).
-        self.per_step_pending = False
 
     def stored_counter(self) -> tuple[list[float], list[float]]:
         """The database's counter (at the samples' instants: hdbbench.outside.Outside.stored_counter), else
@@ -190,18 +188,16 @@ class StepJudge:
                 if c.startswith(prefix) and self._column_rose(c, start_s, end_s, since_start=False)]
 
     def _pending_grew(self, step: Step) -> bool:
-        """Elettra's rule. A stepped search reads HDB++'s AttributeMaxPendingNumber since the
-        statistics were reset. A bisect search reads the step's own high-water mark: the running
-        maximum of the queue (AttributePendingNumber) sampled in the step. AttributeMaxPendingNumber
-        keeps the peak an earlier saturated step left, above anything a later step's queue reaches,
-        and never grows again: the rule would be blind for the rest of the search."""
+        """Elettra's rule, over the step's own high-water mark: the running maximum of the queue
+        (AttributePendingNumber) sampled in the step. Not HDB++'s AttributeMaxPendingNumber since the
+        statistics were reset: after a saturated step it keeps the peak that step left, and a search
+        that comes back below it (a bisection, a stepped search's repeat) would either inherit the
+        earlier growth or never see its own."""
         start, end = step.start_s, step.end_s
         times, peaks = self.series.column(f"sub.{st.ATTRIBUTE_MAX_PENDING_NUMBER}")
         if not times:
             return False
         step.max_pending = next((p for t, p in zip(reversed(times), reversed(peaks)) if t <= end), None)
-        if not self.per_step_pending:
-            return measure.elettra_saturated([p for t, p in zip(times, peaks) if t <= end])
         times, queue = self.series.column(f"sub.{st.ATTRIBUTE_PENDING_NUMBER}")
         own = list(itertools.accumulate((q for t, q in zip(times, queue) if start <= t <= end), max))
         if own:
@@ -273,35 +269,8 @@ def _rate(times: Sequence[float], counts: Sequence[float], start: float, end: fl
 
 
 def summary(steps: Sequence[Step], counter_resolution_s: float, plan: SearchPlan | None = None) -> SaturationSearch:
-    """results.json ``saturation`` of a search: the steps, the last sustainable rate and what ended it,
-    with the search's mode and resolution (`plan`; None: a stepped search of unknown step)."""
-    if plan is not None and plan.mode == "bisect":
-        return _bisect_summary(steps, counter_resolution_s, plan)
-    counted = [s for s in steps if not s.source_behind]
-    first_bad = next((s for s in counted if s.saturated), None)
-    last = None
-    for s in counted:
-        if s.saturated:
-            break
-        last = s.offered_rate
-    if first_bad is not None:
-        limited_by, ended_by = "subscriber", list(first_bad.rules)
-    elif steps and steps[-1].source_behind:
-        limited_by, ended_by = "source", ["source_behind"]  # the devices could not push more
-    else:
-        limited_by, ended_by = "none (last step reached)", []
-    return SaturationSearch(steps=[s.record() for s in steps], last_sustainable_rate=last, limited_by=limited_by,
-                            ended_by=ended_by, criterion=criterion_text(counter_resolution_s),
-                            lost=sum(s.lost or 0 for s in steps), error_events=sum(s.error_events or 0 for s in steps),
-                            mode="step", resolution=plan.step if plan is not None else None)
-
-
-def verdicts(steps: Sequence[Step]) -> list[tuple[float, Verdict]]:
-    return [(s.offered_rate, "source" if s.source_behind else "saturated" if s.saturated else "pass") for s in steps]
-
-
-def _bisect_summary(steps: Sequence[Step], counter_resolution_s: float, plan: SearchPlan) -> SaturationSearch:
-    """A bisect search's record: its answer from the verdicts recomputed after the drain
+    """results.json ``saturation`` of a search, with its mode and resolution (`plan`; None: a stepped
+    search of unknown step). Its answer is read from the verdicts recomputed after the drain
     (hdbbench.search.answer); what ended it is the lowest rate above the answer that failed."""
     last = search.answer(verdicts(steps))
     above = [s for s in steps if (last is None or s.offered_rate > last) and (s.saturated or s.source_behind)]
@@ -311,13 +280,18 @@ def _bisect_summary(steps: Sequence[Step], counter_resolution_s: float, plan: Se
     if saturated:
         limited_by, ended_by = "subscriber", list(saturated[0].rules)
     elif at_bound:
-        limited_by, ended_by = "source", ["source_behind"]
+        limited_by, ended_by = "source", ["source_behind"]  # the devices could not push more
     else:
         limited_by, ended_by = "none (last step reached)", []
+    mode = plan.mode if plan is not None else "step"
     return SaturationSearch(steps=[s.record() for s in steps], last_sustainable_rate=last, limited_by=limited_by,
                             ended_by=ended_by, criterion=criterion_text(counter_resolution_s),
                             lost=sum(s.lost or 0 for s in steps), error_events=sum(s.error_events or 0 for s in steps),
-                            mode="bisect", resolution=plan.resolution)
+                            mode=mode, resolution=plan.precision if plan is not None else None)
+
+
+def verdicts(steps: Sequence[Step]) -> list[tuple[float, Verdict]]:
+    return [(s.offered_rate, "source" if s.source_behind else "saturated" if s.saturated else "pass") for s in steps]
 
 
 def error_counts(errors: Mapping[str, Mapping[str, int]]) -> int:

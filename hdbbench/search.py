@@ -3,8 +3,12 @@
 
 Two modes (``[measurements] saturation.mode``):
 
-* ``step`` — Elettra's search: from `start_rate`, +`step` per step, `max_steps` at most, ending at
-  the first step that saturated or that the devices could not offer. Its resolution is its step.
+* ``step`` — Elettra's search: from `start_rate`, +`step` per step, `max_steps` at most (repeats
+  included), ending at the first rate that saturated twice or that the devices could not offer. A
+  step that saturates is **repeated** (after a drain) before it ends the search: near the limit one
+  8-s step's verdict turns on whether a checkpoint or a vacuum fell in it (#31: a search that ended
+  at 55,140 on one such step, where the searches before and after it sustained 66,719). A repeat
+  that passes lets the search rise on, and that rate is no answer. Its resolution is its step.
 * ``bisect`` — bracket, then bisect: the rate doubles from `start_rate` (capped at `max_rate`) until
   a step saturates, then the geometric middle of the highest passing rate (lo) and the lowest
   failing one (hi) is offered until hi / lo <= 1 + `resolution`. A bound is then **confirmed by a
@@ -18,7 +22,7 @@ Two modes (``[measurements] saturation.mode``):
   would only add backlog and rows that slow the steps after it. Before it ends, the trial judges every step again over the
   whole series (hdbbench.insertion): a verdict that changed can reopen the bracket.
 
-The answer is read from the verdicts as recomputed after the drain (a step can only become
+Both modes read their answer the same way, from the verdicts as recomputed after the drain (a step can only become
 saturated then, never the reverse): the highest rate every one of whose counted steps passed and
 that lies below every confirmed-saturated rate (saturated at least twice), `answer`.
 """
@@ -92,9 +96,12 @@ def next_rate(plan: SearchPlan, tried: Sequence[tuple[float, Verdict]]) -> float
     if len(tried) >= plan.max_steps:
         return None
     if plan.mode == "step":
-        if tried[-1][1] != "pass":
+        rate, verdict = tried[-1]
+        if verdict == "source":
             return None
-        return plan.step_rates()[len(tried)]
+        if verdict == "saturated":
+            return rate if [r for r, _ in tried].count(rate) < 2 else None  # confirm it, else done
+        return next((r for r in plan.step_rates() if r > rate), None)
     rates = _by_rate(tried)
     b = bounds(tried)
     if b.hi is None:  # still bracketing: double, up to max_rate

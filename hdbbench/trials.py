@@ -178,7 +178,7 @@ class SaturationSearch:
     steps: list[SearchStep]
     last_sustainable_rate: float | None
     limited_by: str             # subscriber | source | none (last step reached)
-    ended_by: list[str] = field(default_factory=list)  # the rules of the first saturated step
+    ended_by: list[str] = field(default_factory=list)  # the rules of the lowest rate above the answer that saturated
     criterion: str
     lost: int | None = None
     error_events: int | None = None

@@ -61,13 +61,6 @@ def test_elettra_criterion() -> None:
     assert measure.elettra_saturated([344, 344, 900, 2100, 3300, 4600, 5800, 7100])
 
 
-def test_last_sustainable_rate_stops_at_saturation_or_errors() -> None:
-    step = measure.SaturationStep
-    steps = [step(1000, 1000, False, 0), step(1100, 1100, False, 0), step(1210, 1150, True, 0), step(1331, 1, False, 0)]
-    assert measure.last_sustainable(steps) == 1100
-    assert measure.last_sustainable([step(1000, 990, False, 3)]) is None
-
-
 def test_sustained_share() -> None:
     assert measure.sustained_share([100, 100, 99, 100], 100) == 0.75
     assert measure.sustained_share([100, 100, 99, 100], 100, slack=0.02) == 1.0

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The saturation rules (hdbbench.saturation) on series written out by hand: each rule fires on the
-evidence it names and not on a subscriber that kept up; the summary ends the search at the first
-saturated step and names the rules. The rates a search chooses (hdbbench.search) from synthetic
+evidence it names and not on a subscriber that kept up; the summary reads the answer below the
+lowest rate that saturated and names its rules. The rates a search chooses (hdbbench.search) from synthetic
 verdicts. The search itself runs end to end in tests/test_saturation_run.py."""
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def test_a_step_names_the_server_work_that_rose_in_it_without_judging_by_it() ->
 
 def test_elettra_pending_rule_is_supporting_evidence() -> None:
     rising = [100.0 * (t + 1) for t in range(11)]
-    step = judge(series(RATE, **{"sub.AttributeMaxPendingNumber": rising}))
+    step = judge(series(RATE, **{"sub.AttributeMaxPendingNumber": rising, "sub.AttributePendingNumber": rising}))
     assert step.rules == ["pending"] and step.max_pending == 1100.0
 
 
@@ -242,10 +242,18 @@ def test_the_answer_is_read_from_the_recomputed_verdicts() -> None:
     assert search.answer([(10.0, "pass"), (20.0, "source"), (20.0, "pass")]) == 20.0
 
 
-def test_a_stepped_search_is_unchanged() -> None:
-    plan = search.SearchPlan("step", start_rate=1000.0, step=0.25, max_steps=6)
-    assert [r for r, _ in _searched(plan, 2000.0)] == [1000.0 * 1.25 ** k for k in range(5)]
-    assert len(_searched(plan, 1e9)) == 6 and plan.precision == 0.25
+def test_a_stepped_search_rises_by_its_step_and_repeats_the_rate_that_saturated() -> None:
+    plan = search.SearchPlan("step", start_rate=1000.0, step=0.25, max_steps=8)
+    rising = [1000.0 * 1.25 ** k for k in range(4)]
+    tried = _searched(plan, 2000.0)
+    assert [r for r, _ in tried] == rising + [rising[-1] * 1.25] * 2
+    assert search.answer(tried) == rising[-1]
+    assert len(_searched(plan, 1e9)) == 8 and plan.precision == 0.25
+    # a saturated step whose repeat passes was one unlucky step: the search rises on, and that rate is no answer
+    fluke = _searched(plan, 2000.0, {1: "saturated"})
+    assert [r for r, _ in fluke][:4] == [1000.0, 1250.0, 1250.0, 1562.5] and search.answer(fluke) == rising[-1]
+    # a rate the devices could not offer ends it at once
+    assert search.next_rate(plan, [(1000.0, "pass"), (1250.0, "source")]) is None
 
 
 def test_a_bisect_summary_records_its_mode_resolution_and_answer() -> None:
@@ -262,15 +270,15 @@ def test_a_bisect_summary_records_its_mode_resolution_and_answer() -> None:
     assert again.mode is None and again.resolution is None and write(again) == older
 
 
-def test_a_bisect_steps_pending_rule_reads_only_its_own_samples() -> None:
-    # the queue's high-water mark rose through seconds 0..7 (an earlier saturated step), then stays
+def test_a_steps_pending_rule_reads_only_its_own_samples() -> None:
+    # the queue's high-water mark rose through seconds 0..7 (an earlier saturated step), then stays;
+    # the queue itself grew then and is quiet in the later step
     peak = [1000.0 * min(t, 7) + 1 for t in range(21)]
-    s = series(RATE, seconds=20, **{"sub.AttributeMaxPendingNumber": peak})
-    later = sat.Step(RATE, 12.0, 20.0)
-    assert sat.StepJudge(s, 0.0, None, 0.0).judge(later).rules == ["pending"]  # a stepped search's view
-    per_step = sat.StepJudge(s, 0.0, None, 0.0)
-    per_step.per_step_pending = True
-    assert per_step.judge(sat.Step(RATE, 12.0, 20.0)).rules == []
+    queue = [1000.0 * t + 1 if t <= 7 else 0.0 for t in range(21)]
+    s = series(RATE, seconds=20, **{"sub.AttributeMaxPendingNumber": peak, "sub.AttributePendingNumber": queue})
+    judge_ = sat.StepJudge(s, 0.0, None, 0.0)
+    assert judge_.judge(sat.Step(RATE, 0.0, 8.0)).rules == ["pending"]
+    assert judge_.judge(sat.Step(RATE, 12.0, 20.0)).rules == []  # the repeat does not inherit the growth
 
 
 def test_a_bisect_steps_queue_growing_under_an_earlier_peak_saturates() -> None:
@@ -278,12 +286,8 @@ def test_a_bisect_steps_queue_growing_under_an_earlier_peak_saturates() -> None:
     # to 9,000 (found in #31: read from the high-water mark, the rule could no longer fire).
     s = series(RATE, seconds=20, **{"sub.AttributeMaxPendingNumber": [100_000.0] * 21,
                                     "sub.AttributePendingNumber": [0.0] * 12 + [1000.0 * k for k in range(1, 10)]})
-    per_step = sat.StepJudge(s, 0.0, None, 0.0)
-    per_step.per_step_pending = True
-    step = per_step.judge(sat.Step(RATE, 12.0, 20.0))
+    step = sat.StepJudge(s, 0.0, None, 0.0).judge(sat.Step(RATE, 12.0, 20.0))
     assert step.rules == ["pending"] and step.max_pending == 9000.0
     calm = series(RATE, seconds=20, **{"sub.AttributeMaxPendingNumber": [100_000.0] * 21,
                                        "sub.AttributePendingNumber": [0.0] * 12 + [400.0, 900.0] * 4 + [400.0]})
-    quiet = sat.StepJudge(calm, 0.0, None, 0.0)
-    quiet.per_step_pending = True
-    assert quiet.judge(sat.Step(RATE, 12.0, 20.0)).rules == []  # a batch filling and committing
+    assert sat.StepJudge(calm, 0.0, None, 0.0).judge(sat.Step(RATE, 12.0, 20.0)).rules == []  # a batch filling and committing
