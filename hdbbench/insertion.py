@@ -43,7 +43,7 @@ from hdbbench.backends.registry import server_of
 from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, unproven_cause
 from hdbbench.placement import PlacementControl, archiving_path_per_core
 from hdbbench.records import write
-from hdbbench.sampling import Sampler, TimeSeries, process_probe, thread_probe
+from hdbbench.sampling import Sampler, TimeSeries, machine_probe, process_probe, thread_probe
 from hdbbench.search import SearchPlan, Verdict, next_rate
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.load import LoadTarget
@@ -268,6 +268,7 @@ class Trial:
             "proc_subscribers": process_probe(fleet.pids()),
             "threads_subscribers": thread_probe(fleet.pids(), SUBSCRIBER_THREADS, other="tango_and_other"),
             "proc_devices": process_probe(self.load.device_pids),
+            sat.MACHINE_PROBE: machine_probe(),
             **(self._outside.probes() if self._outside is not None else {}),
         }
         for name, pids in self.server_pids.items():

@@ -115,6 +115,20 @@ def process_family(pids: Iterable[int]) -> list[psutil.Process]:
     return list(out.values())
 
 
+def machine_probe() -> Probe:
+    """The CPU seconds this machine's CPUs spent busy (all but idle and I/O wait, cumulative) and how
+    many CPUs it has: a step's busy share says whether the machine itself was the limit."""
+    cpus = float(psutil.cpu_count() or 1)
+
+    def probe() -> dict[str, float]:
+        times = psutil.cpu_times()
+        idle = times.idle + getattr(times, "iowait", 0.0)
+        return {"busy_cpu_s": sum(times) - idle - getattr(times, "guest", 0.0) - getattr(times, "guest_nice", 0.0),
+                "cpus": cpus}
+
+    return probe
+
+
 def process_probe(pids: Sequence[int] | Callable[[], Sequence[int]]) -> Probe:
     """CPU seconds (user+system, cumulative) and resident memory of processes and their children."""
     cache: dict[int, psutil.Process] = {}

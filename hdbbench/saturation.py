@@ -52,6 +52,7 @@ LOST_TOLERANCE = 0.005
 SOURCE_LAG_LIMIT_S = 1.0  # devices this far behind their schedule did not offer a step's rate
 MIN_LAG_EVENTS = 10  # fewer probe events in a step: no lag verdict
 RULES = ("stored_rate", "visibility_lag", "lost", "error_events", "pending")
+MACHINE_PROBE = "machine"  # the sampler's name for hdbbench.sampling.machine_probe (hdbbench.insertion)
 # HDB++ attributes (every kind publishes them) and ours whose rise during a step means error events or loss.
 ERROR_ATTRIBUTES = (st.ATTRIBUTE_NOK_NUMBER, st.ATTRIBUTE_FAILURE_FREQ)
 LOSS_ATTRIBUTES = (st.LOST_EVENT_NUMBER,)
@@ -177,7 +178,16 @@ class StepJudge:
             rules.append("pending")
         step.rules = [r for r in RULES if r in rules]
         step.server_work = self._server_work(start, end)
+        step.machine_busy = self._machine_busy(*window)
         return step
+
+    def _machine_busy(self, start_s: float, end_s: float) -> float | None:
+        """The share of the machine's CPUs busy over the window (hdbbench.sampling.machine_probe): no rule,
+        but a step near 100 % met the machine's limit, which devices, subscribers and servers share."""
+        times, busy = self.series.column(f"{MACHINE_PROBE}.busy_cpu_s")
+        _, cpus = self.series.column(f"{MACHINE_PROBE}.cpus")
+        used = _rate(times, busy, start_s, end_s)
+        return None if used is None or not cpus else used / cpus[-1]
 
     def _server_work(self, start_s: float, end_s: float) -> list[str]:
         """The server's background work whose count rose during the step (OutsideReader.server_work):

@@ -156,6 +156,7 @@ class StepFigures:
     visibility_lag_p99_s: float | None = None
     visibility_lag_growth_s: float | None = None
     max_pending: float | None = None  # HDB++ AttributeMaxPendingNumber at the step's end, if published
+    machine_busy: float | None = None  # share of the CPUs of the machine hdbbench ran on busy in the step
     server_work: list[str] = field(default_factory=list)  # the database's background work that rose in it
     rules: list[str] = field(default_factory=list)
 

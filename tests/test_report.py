@@ -274,6 +274,17 @@ def test_saturated_steps_that_met_the_servers_background_work_are_named() -> Non
     assert report_text.server_work_met("mysql", [(True, []), (False, ["log_waits"])]) is None
 
 
+def test_a_search_ended_with_the_machines_cpus_all_busy_is_flagged() -> None:
+    # (offered, saturated, machine busy): the answer 1,000; 1,200 saturated twice, once at 96 %
+    steps = [(1000.0, False, 0.70), (1400.0, True, 0.99), (1200.0, True, 0.96), (1200.0, True, 0.85),
+             (1000.0, False, 0.72)]
+    words = report_text.machine_limit_met("mysql", steps, 1000.0)
+    assert words is not None and words.startswith("mysql: at 1,200 events/s, the rate that ended its search")
+    assert "were 96% busy" in words and "--cpus" in words
+    assert report_text.machine_limit_met("mysql", [(1000.0, False, 0.99), (1200.0, True, 0.80)], 1000.0) is None
+    assert report_text.machine_limit_met("mysql", [(1000.0, False, None), (1200.0, True, None)], 1000.0) is None
+
+
 def test_compare_verdicts_follow_the_stated_rules(tmp_path: Path) -> None:
     wide, narrow_far = Spread(1000, 900, 1100, 30), Spread(1500, 1450, 1550, 30)
     assert compare.verdict(compare.Figure(1000, wide), compare.Figure(1050, Spread(1050, 1000, 1090, 30))) == \

@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from hdbbench.sampling import Sampler, process_probe, thread_probe
+from hdbbench.sampling import Sampler, machine_probe, process_probe, thread_probe
 from tests.harness import eventually, seen
 
 
@@ -63,6 +63,19 @@ def test_process_probe_counts_children_cpu_and_memory() -> None:
         shell.kill()
         shell.wait()
     assert process_probe([2**22 + 12345])() == {"cpu_s": 0.0, "rss_bytes": 0.0}
+
+
+def test_machine_probe_counts_this_machines_busy_cpu_seconds() -> None:
+    probe = machine_probe()
+    first = probe()
+    assert first["cpus"] == psutil.cpu_count() and first["busy_cpu_s"] > 0
+    started, spent = time.monotonic(), time.process_time()
+    while time.process_time() - spent < 0.3:  # this process busy for 0.3 CPU-seconds
+        pass
+    second = probe()
+    elapsed = time.monotonic() - started
+    # at least this process's work (the kernel counts in ticks), at most every CPU for the whole time
+    assert 0.2 <= second["busy_cpu_s"] - first["busy_cpu_s"] <= first["cpus"] * elapsed + 0.05
 
 
 def test_thread_probe_sums_cpu_by_thread_name() -> None:

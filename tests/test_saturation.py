@@ -83,6 +83,14 @@ def test_a_step_names_the_server_work_that_rose_in_it_without_judging_by_it() ->
     assert write(sat.summary([step], 0.0))["steps"][0]["server_work"] == ["checkpoints"]
 
 
+def test_a_step_records_how_busy_the_machines_cpus_were_without_judging_by_it() -> None:
+    # two CPUs, 1.5 CPU-seconds busy per second: 75 %
+    busy = series(RATE, **{"machine.busy_cpu_s": [1.5 * t for t in range(11)], "machine.cpus": [2.0] * 11})
+    step = judge(busy)
+    assert step.machine_busy is not None and abs(step.machine_busy - 0.75) < 1e-9 and step.rules == []
+    assert judge(series(RATE)).machine_busy is None  # not sampled: not recorded
+
+
 def test_elettra_pending_rule_is_supporting_evidence() -> None:
     rising = [100.0 * (t + 1) for t in range(11)]
     step = judge(series(RATE, **{"sub.AttributeMaxPendingNumber": rising, "sub.AttributePendingNumber": rising}))

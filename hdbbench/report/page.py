@@ -150,16 +150,18 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
     rows = [[b, fmt(num(s.offered_rate)), fmt(num(s.source_rate)), fmt(num(s.stored_rate)),
              fmt(num(s.stored_median)), fmt(num(s.visibility_lag_growth_s)), fmt(num(s.lost)), fmt(num(s.errors)),
              "source behind" if s.source_behind else (", ".join(s.rules) or "–"),
-             ", ".join(w.replace("_", " ") for w in s.server_work) or "–"]
+             ", ".join(w.replace("_", " ") for w in s.server_work) or "–",
+             "–" if s.machine_busy is None else f"{s.machine_busy:.0%}"]
             for b, search in searches.items() for s in search.steps]
     criterion = next(iter(searches.values())).criterion
     section.tables.append(html_table(["backend", "offered", "emitted", "stored (counter)", "stored median/s",
                                       "lag growth (s)", "lost", "error events", "saturated by",
-                                      "server work in the step"], rows,
+                                      "server work in the step", "machine CPUs busy"], rows,
                                      f"events/s unless stated; rule: {criterion}; server work: the database "
                                      "server's own background work whose count rose in the step (checkpoints "
                                      "started, autovacuums finished; InnoDB's waits for a free page or for the "
-                                     "log), no rule"))
+                                     "log), no rule; machine CPUs busy: the share of the CPUs of the machine "
+                                     "hdbbench ran on that were busy in the step, no rule"))
     section.finding = finding = text.saturation(last, {b: max((p[0] for p in s), default=0.0)
                                                       for b, s in steps.items()},
                                       {b: any(p[2] for p in s) for b, s in steps.items()},
@@ -169,6 +171,10 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
     for backend, search in searches.items():
         if met := text.server_work_met(backend, [(s.saturated, s.server_work) for s in search.steps]):
             finding.sentences.append(met)
+        if busy := text.machine_limit_met(backend, [(num(s.offered_rate) or 0.0, s.saturated, num(s.machine_busy))
+                                                    for s in search.steps if not s.source_behind],
+                                          num(search.last_sustainable_rate)):
+            finding.warnings.append(busy)
         mode, resolution = data.search_precision(search, view.saturation_step)
         gap = data.search_gap(search)
         if mode == "bisect" and resolution is not None and gap is not None and gap > resolution + 1e-6:

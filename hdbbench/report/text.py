@@ -294,6 +294,28 @@ def server_work_met(backend: str, steps: Sequence[tuple[bool, Sequence[str]]]) -
             "rather than what moved it.")
 
 
+MACHINE_BUSY_LIMIT = 0.90  # a step with the machine's CPUs this busy met the machine's own limit
+
+
+def machine_limit_met(backend: str, steps: Sequence[tuple[float, bool, float | None]],
+                      answer: float | None) -> str | None:
+    """A warning when the steps that ended a search (`steps`: offered rate, saturated, the machine's busy
+    share) found the machine's CPUs nearly all busy; None otherwise or when it was not recorded."""
+    above = [(rate, busy) for rate, saturated, busy in steps if saturated and (answer is None or rate > answer)]
+    if not above:
+        return None
+    bound = min(rate for rate, _ in above)
+    shares = [busy for rate, busy in above if rate == bound and busy is not None]
+    if not shares or max(shares) < MACHINE_BUSY_LIMIT:
+        return None
+    return (f"{backend}: at {fmt(bound, 'events/s')}, the rate that ended its search, the CPUs of the machine "
+            f"hdbbench ran on were {max(shares):.0%} busy. Everything that runs there (the devices, the "
+            "subscribers, the database servers, unless placed on other hosts) shared them, so the limit found is "
+            "that machine's as much as the backend's, and it moves with whatever else runs beside it. Pin the "
+            "devices away from the archiving path (--cpus) or run them on hosts of their own to measure the "
+            "backend.")
+
+
 def sustained(shares: Mapping[str, float | None], offered: Mapping[str, float | None]) -> Finding:
     finding = Finding()
     ordered = best(shares)
