@@ -26,7 +26,7 @@ _COMMON = {
     "innodb_buffer_pool_size": "4G",
     # MariaDB 10.11's default. InnoDB flushes no page until its redo log is about 3/4 full (seen here:
     # from 380 MB of a 512M log, 2 M rows into a search); with 96M a trial's server is in the state of
-    # a facility's loaded one, its page cleaner at work, within the first 20 s (docs/stack.md).
+    # a facility's loaded one, its page cleaner at work, 20 to 40 s into a search (docs/stack.md).
     "innodb_log_file_size": "96M",
     "innodb_file_per_table": "1",
     "max_allowed_packet": "256M",
