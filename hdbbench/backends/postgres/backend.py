@@ -173,15 +173,16 @@ class PostgresBackend(PgFaults, PgExtraction, Backend):
         """`query` (att_conf_id, description, count; placeholders since, until; {} the table) over every data
         table of an attribute in att_conf, as (attribute name, description, count)."""
         bounds = (since or datetime(1970, 1, 1, tzinfo=timezone.utc), until or datetime(9999, 1, 1, tzinfo=timezone.utc))
-        out: list[tuple[str, str, int]] = []
+        rows: list[tuple[int, str, int]] = []
         with self.connect() as conn:
-            names = dict(conn.execute("SELECT att_conf_id, att_name FROM att_conf").fetchall())
             tables = [row[0] for row in conn.execute("SELECT DISTINCT table_name FROM att_conf").fetchall()]
             for table in tables:
                 statement = sql.SQL(query).format(sql.Identifier(table))  # type: ignore[arg-type]
-                for att_id, desc, count in conn.execute(statement, bounds).fetchall():
-                    out.append((names[att_id], str(desc), int(count)))
-        return out
+                rows += [(att_id, str(desc), int(count)) for att_id, desc, count in conn.execute(statement, bounds)]
+            # The names last: each statement sees what was committed when it began, and a subscriber
+            # commits an attribute's att_conf row before its first event, so every id counted is named.
+            names = dict(conn.execute("SELECT att_conf_id, att_name FROM att_conf").fetchall())
+        return [(names[att_id], desc, count) for att_id, desc, count in rows]
 
     def size_bytes(self) -> int:
         with self.connect() as conn:
