@@ -375,16 +375,20 @@ class Trial:
     def _drain(self, fleet: SubscriberFleet, devices: Sequence[str], timeout_s: float = 120.0,
                phase: str = "draining") -> bool:
         """Wait until every subscriber's queue is empty (HDB++'s AttributePendingNumber) and the stored
-        count has stopped moving for longer than the counter can be stale."""
+        count has stopped moving for longer than the counter can be stale: one poll for our
+        subscribers' RowsStoredNumber (counted at commit, read live, and their pending count holds
+        the batch being written), 1 s plus its resolution for the database's own count."""
         deadline = time.monotonic() + timeout_s
-        quiet_s = 1.0 + (self._outside.resolution_s if self._outside is not None else 0.0)
+        database_quiet_s = 1.0 + (self._outside.resolution_s if self._outside is not None else 0.0)
         previous, since = None, time.monotonic()
         while time.monotonic() < deadline:
             stats = [fleet.statistics(d, EXTRA_STATISTICS) for d in devices]
             pending = sum(float(x.get(st.ATTRIBUTE_PENDING_NUMBER) or 0) for x in stats)
             stored = db_side.ours_rows_stored(stats)
+            quiet_s = DRAIN_POLL_S
             if stored is None:  # a kind without our statistics: the database's own count
                 stored = float(self._outside.counter.rows_inserted()) if self._outside is not None else 0.0
+                quiet_s = database_quiet_s
             if self._all_stored(stored, pending):
                 return True
             if stored != previous or pending:

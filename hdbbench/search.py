@@ -64,7 +64,8 @@ class SearchPlan:
         if self.mode == "step":
             return self.max_steps
         halvings = math.ceil(math.log2(math.log(2) / math.log(1 + self.resolution)))
-        return min(self.max_steps, 4 + halvings + 2)
+        doublings = 3 if math.isinf(self.max_rate) else math.ceil(math.log2(max(1.0, self.max_rate / self.start_rate)))
+        return min(self.max_steps, 1 + min(3, doublings) + halvings + 2)
 
 
 @dataclass(frozen=True)

@@ -169,12 +169,12 @@ void HdbEventSubscriber::add_attribute_list() {
 void HdbEventSubscriber::start_metrics(std::uint16_t port) {
     if (port == 0) return;
     // The thread renders the archiver's immutable snapshot: nothing of the device is touched.
-    const Archiver *core = archiver_.get();
+    Archiver *core = archiver_.get();
     const std::string device = to_lower(get_name());
     const bool strict = strict_;
     try {
         metrics_ = std::make_unique<MetricsServer>(
-            port, [core, device, strict] { return render_metrics(*core->snapshot(), device, strict); },
+            port, [core, device, strict] { return render_metrics(*core->fresh_snapshot(), device, strict); },
             kMetricsContentType);
         log("info", "metrics at http://127.0.0.1:" + std::to_string(metrics_->port()) + "/metrics");
     } catch (const std::exception &e) {
@@ -258,7 +258,7 @@ hdbbench::Archiver &HdbEventSubscriber::archiver() {
 
 void HdbEventSubscriber::always_executed_hook() {
     if (!archiver_) return;
-    snap_ = archiver_->snapshot();
+    snap_ = archiver_->fresh_snapshot();  // once per request: the attributes read in it agree
     if (!fault_.empty()) {
         set_state(Tango::FAULT);
         set_status(fault_);

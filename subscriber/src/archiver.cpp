@@ -125,9 +125,23 @@ void Archiver::stats_tick() {
 }
 
 void Archiver::refresh_snapshot() {
+    std::lock_guard<std::mutex> lock(refresh_mutex_);
+    rebuild_snapshot();
+}
+
+std::shared_ptr<const ArchiverSnapshot> Archiver::fresh_snapshot() {
+    {
+        std::lock_guard<std::mutex> lock(refresh_mutex_);
+        if (steady::now() - refreshed_ >= opts_.snapshot_freshness) rebuild_snapshot();
+    }
+    return snapshot();
+}
+
+void Archiver::rebuild_snapshot() {
     const WriterState writer = writer_loop_ ? writer_loop_->state() : WriterState{};
     statistics_.publish(registry_.views(), [this](const AttributeSpec &s) { return registry_.strategy_text(s); },
                         queue_->snapshot(), writer);
+    refreshed_ = steady::now();
 }
 
 }  // namespace hdbbench

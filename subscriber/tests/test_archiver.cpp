@@ -363,3 +363,24 @@ TEST(Watchdog, ResubscribesWhatIsSilentForThreeArchivePeriods) {
     EXPECT_EQ(w.registry.resubscribe_silent(std::chrono::steady_clock::now() + 4s, 1s), 1u);
     EXPECT_EQ(w.resubscribes(kSilent), 2u);
 }
+
+// A read is answered from a snapshot no older than snapshot_freshness (live figures, as hdbpp-es
+// reads its queue), and reads within that period share one rebuild. No thread is started here,
+// so nothing but the reads rebuilds the snapshot.
+TEST(Archiver, ReadsSeeTheQueueWithoutWaitingForTheStatisticsTick) {
+    for (const std::chrono::milliseconds freshness : {0ms, std::chrono::milliseconds(1h)}) {
+        ArchiverOptions opts;
+        opts.snapshot_freshness = freshness;
+        auto queue = std::make_unique<EventQueue>(1000, nullptr);
+        EventQueue *events = queue.get();
+        Archiver archiver(opts, LibConfig{}, std::make_unique<FakeWriter>(std::make_shared<FakeWriter::Control>()),
+                          std::move(queue), nullptr);
+        EXPECT_EQ(archiver.fresh_snapshot()->pending_events, 0u);
+        Record r;
+        r.att_name = kName;
+        events->push(std::move(r));
+        const auto read = archiver.fresh_snapshot();
+        EXPECT_EQ(read->pending_events, freshness == 0ms ? 1u : 0u) << "freshness " << freshness.count() << " ms";
+        EXPECT_EQ(archiver.snapshot(), read);  // what the read rebuilt is the published snapshot
+    }
+}
