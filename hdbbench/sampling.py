@@ -115,16 +115,32 @@ def process_family(pids: Iterable[int]) -> list[psutil.Process]:
     return list(out.values())
 
 
+CALIBRATION_ROUNDS = 50_000  # the fixed work of `calibration_ms`: about 2 ms of one core here
+
+
+def calibration_ms() -> float:
+    """The CPU time (this thread's, in ms) that a fixed piece of pure CPU work took: the machine's pace.
+    The same work takes longer when the core runs slower: a lower clock, a hyperthread sibling busy
+    with another guest, a hypervisor that takes the CPU away without reporting steal time. Waiting for
+    the CPU or for Python's lock does not count, so a busy machine alone does not change it."""
+    started = time.thread_time_ns()
+    x = 0
+    for k in range(CALIBRATION_ROUNDS):
+        x = (x * 31 + k) & 0xFFFF
+    return (time.thread_time_ns() - started) / 1e6
+
+
 def machine_probe() -> Probe:
-    """The CPU seconds this machine's CPUs spent busy (all but idle and I/O wait, cumulative) and how
-    many CPUs it has: a step's busy share says whether the machine itself was the limit."""
+    """The CPU seconds this machine's CPUs spent busy (all but idle and I/O wait, cumulative), how
+    many CPUs it has, and its pace (`calibration_ms`): a step's busy share says whether the machine
+    itself was the limit, its pace whether the machine was as fast as in the other steps."""
     cpus = float(psutil.cpu_count() or 1)
 
     def probe() -> dict[str, float]:
         times = psutil.cpu_times()
         idle = times.idle + getattr(times, "iowait", 0.0)
         return {"busy_cpu_s": sum(times) - idle - getattr(times, "guest", 0.0) - getattr(times, "guest_nice", 0.0),
-                "cpus": cpus}
+                "cpus": cpus, "work_ms": calibration_ms()}
 
     return probe
 

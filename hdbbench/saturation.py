@@ -179,7 +179,16 @@ class StepJudge:
         step.rules = [r for r in RULES if r in rules]
         step.server_work = self._server_work(start, end)
         step.machine_busy = self._machine_busy(*window)
+        step.machine_work_ms = self._machine_work_ms(*window)
         return step
+
+    def _machine_work_ms(self, start_s: float, end_s: float) -> float | None:
+        """The median over the window of the sampler's fixed work (hdbbench.sampling.calibration_ms):
+        no rule, but the machine's pace in the step. Every process on a core that runs slower does
+        less per second, so a step on a slower machine saturates lower."""
+        times, work = self.series.column(f"{MACHINE_PROBE}.work_ms")
+        inside = [w for t, w in zip(times, work) if start_s <= t <= end_s]
+        return measure.percentile(inside, 50) if inside else None
 
     def _machine_busy(self, start_s: float, end_s: float) -> float | None:
         """The share of the machine's CPUs busy over the window (hdbbench.sampling.machine_probe): no rule,

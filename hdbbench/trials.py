@@ -157,6 +157,7 @@ class StepFigures:
     visibility_lag_growth_s: float | None = None
     max_pending: float | None = None  # HDB++ AttributeMaxPendingNumber at the step's end, if published
     machine_busy: float | None = None  # share of the CPUs of the machine hdbbench ran on busy in the step
+    machine_work_ms: float | None = None  # median CPU time of the sampler's fixed work in the step (its pace)
     server_work: list[str] = field(default_factory=list)  # the database's background work that rose in it
     rules: list[str] = field(default_factory=list)
 

@@ -285,6 +285,17 @@ def test_a_search_ended_with_the_machines_cpus_all_busy_is_flagged() -> None:
     assert report_text.machine_limit_met("mysql", [(1000.0, False, None), (1200.0, True, None)], 1000.0) is None
 
 
+def test_a_search_ended_on_a_slower_machine_says_so() -> None:
+    # (offered rate, saturated, CPU ms of the fixed work): the bound, 1,200, ran at 2.6 ms against 2.0
+    steps = [(1000.0, False, 2.0), (1400.0, True, 2.1), (1200.0, True, 2.6), (1000.0, False, 2.1)]
+    words = report_text.machine_pace_varied("postgresql", steps, 1000.0)
+    assert words is not None and words.startswith("postgresql: at 1,200 events/s, the rate that ended its search")
+    assert "at 77% of the pace" in words and "2.60 ms" in words
+    steady = [(1000.0, False, 2.0), (1200.0, True, 2.2), (1000.0, False, 2.1)]  # 10 %: within the machine's noise
+    assert report_text.machine_pace_varied("postgresql", steady, 1000.0) is None
+    assert report_text.machine_pace_varied("postgresql", [(1000.0, False, None), (1200.0, True, None)], 1000.0) is None
+
+
 def test_compare_verdicts_follow_the_stated_rules(tmp_path: Path) -> None:
     wide, narrow_far = Spread(1000, 900, 1100, 30), Spread(1500, 1450, 1550, 30)
     assert compare.verdict(compare.Figure(1000, wide), compare.Figure(1050, Spread(1050, 1000, 1090, 30))) == \

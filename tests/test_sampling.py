@@ -76,6 +76,8 @@ def test_machine_probe_counts_this_machines_busy_cpu_seconds() -> None:
     elapsed = time.monotonic() - started
     # at least this process's work (the kernel counts in ticks), at most every CPU for the whole time
     assert 0.2 <= second["busy_cpu_s"] - first["busy_cpu_s"] <= first["cpus"] * elapsed + 0.05
+    # and the machine's pace: the CPU milliseconds of the sampler's fixed work, each read anew
+    assert first["work_ms"] > 0 and second["work_ms"] > 0 and first["work_ms"] != second["work_ms"]
 
 
 def test_thread_probe_sums_cpu_by_thread_name() -> None:

@@ -91,6 +91,15 @@ def test_a_step_records_how_busy_the_machines_cpus_were_without_judging_by_it() 
     assert judge(series(RATE)).machine_busy is None  # not sampled: not recorded
 
 
+def test_a_step_records_the_machines_pace_as_the_median_of_its_calibration_samples() -> None:
+    # one sample slowed by an interruption: the median is the machine's pace
+    work = [2.0, 2.0, 2.1, 1.9, 9.0, 2.0, 2.2, 2.0, 1.8, 2.0, 2.1]
+    step = judge(series(RATE, **{"machine.work_ms": work}))
+    assert step.machine_work_ms == 2.0 and step.rules == []
+    assert judge(series(RATE)).machine_work_ms is None
+
+
+
 def test_elettra_pending_rule_is_supporting_evidence() -> None:
     rising = [100.0 * (t + 1) for t in range(11)]
     step = judge(series(RATE, **{"sub.AttributeMaxPendingNumber": rising, "sub.AttributePendingNumber": rising}))

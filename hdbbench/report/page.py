@@ -24,7 +24,7 @@ from hdbbench.report.maintenance import maintenance_section
 from hdbbench.report.placement import placement_section
 from hdbbench.report.render import Section, html_table, render_page
 from hdbbench.report.text import Spread, fmt
-from hdbbench.trials import CpuShare
+from hdbbench.trials import CpuShare, SaturationSearch, SearchStep
 from hdbbench.units import human_bytes
 
 REPORT_NAME = "report.html"
@@ -151,17 +151,19 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
              fmt(num(s.stored_median)), fmt(num(s.visibility_lag_growth_s)), fmt(num(s.lost)), fmt(num(s.errors)),
              "source behind" if s.source_behind else (", ".join(s.rules) or "–"),
              ", ".join(w.replace("_", " ") for w in s.server_work) or "–",
-             "–" if s.machine_busy is None else f"{s.machine_busy:.0%}"]
+             "–" if s.machine_busy is None else f"{s.machine_busy:.0%}", _pace(search, s)]
             for b, search in searches.items() for s in search.steps]
     criterion = next(iter(searches.values())).criterion
     section.tables.append(html_table(["backend", "offered", "emitted", "stored (counter)", "stored median/s",
                                       "lag growth (s)", "lost", "error events", "saturated by",
-                                      "server work in the step", "machine CPUs busy"], rows,
+                                      "server work in the step", "machine CPUs busy", "machine pace"], rows,
                                      f"events/s unless stated; rule: {criterion}; server work: the database "
                                      "server's own background work whose count rose in the step (checkpoints "
                                      "started, autovacuums finished; InnoDB's waits for a free page or for the "
                                      "log), no rule; machine CPUs busy: the share of the CPUs of the machine "
-                                     "hdbbench ran on that were busy in the step, no rule"))
+                                     "hdbbench ran on that were busy in the step, no rule; machine pace: how "
+                                     "fast the machine ran a fixed piece of CPU work in the step, against the "
+                                     "search's fastest step (100 %), no rule"))
     section.finding = finding = text.saturation(last, {b: max((p[0] for p in s), default=0.0)
                                                       for b, s in steps.items()},
                                       {b: any(p[2] for p in s) for b, s in steps.items()},
@@ -175,6 +177,10 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
                                                     for s in search.steps if not s.source_behind],
                                           num(search.last_sustainable_rate)):
             finding.warnings.append(busy)
+        if pace := text.machine_pace_varied(backend, [(num(s.offered_rate) or 0.0, s.saturated, num(s.machine_work_ms))
+                                                      for s in search.steps if not s.source_behind],
+                                            num(search.last_sustainable_rate)):
+            finding.warnings.append(pace)
         mode, resolution = data.search_precision(search, view.saturation_step)
         gap = data.search_gap(search)
         if mode == "bisect" and resolution is not None and gap is not None and gap > resolution + 1e-6:
@@ -183,6 +189,13 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
                 f"search's resolution ({resolution:.0%}): it reached max_steps, or a verdict changed after the drain "
                 "(events found lost, error events counted). The limit lies in that range.")
     return section
+
+
+def _pace(search: SaturationSearch, step: SearchStep) -> str:
+    """A step's machine pace against the search's fastest step (the CPU time of the same fixed work)."""
+    work = [w for s in search.steps if (w := num(s.machine_work_ms)) is not None and w > 0]
+    mine = num(step.machine_work_ms)
+    return "–" if not work or mine is None or mine <= 0 else f"{min(work) / mine:.0%}"
 
 
 def sustained_section(view: Insertion, colours: plots.Colours) -> Section:

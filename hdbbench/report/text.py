@@ -316,6 +316,29 @@ def machine_limit_met(backend: str, steps: Sequence[tuple[float, bool, float | N
             "backend.")
 
 
+MACHINE_PACE_SPREAD = 0.15  # the steps that ended a search this much slower than its fastest: a slower machine
+
+
+def machine_pace_varied(backend: str, steps: Sequence[tuple[float, bool, float | None]],
+                        answer: float | None) -> str | None:
+    """A warning when the steps that ended a search (`steps`: offered rate, saturated, the CPU time of
+    the sampler's fixed work) ran on a machine slower by MACHINE_PACE_SPREAD or more than the search's
+    fastest step; None otherwise or when it was not recorded."""
+    work = [w for _, _, w in steps if w is not None and w > 0]
+    above = [(rate, w) for rate, saturated, w in steps if saturated and (answer is None or rate > answer)]
+    if not work or not above:
+        return None
+    bound = min(rate for rate, _ in above)
+    slowest = max((w for rate, w in above if rate == bound and w is not None), default=None)
+    if slowest is None or slowest < min(work) * (1 + MACHINE_PACE_SPREAD):
+        return None
+    return (f"{backend}: at {fmt(bound, 'events/s')}, the rate that ended its search, the machine ran at "
+            f"{min(work) / slowest:.0%} of the pace of the search's fastest step (the same fixed work took "
+            f"{slowest:.2f} ms of CPU instead of {min(work):.2f}). Every process on it did less per second, so "
+            "the limit found is the slower machine's. A virtual machine's cores slow down when its host is busy, "
+            "without telling the guest; run the search again, and compare runs by their pace.")
+
+
 def sustained(shares: Mapping[str, float | None], offered: Mapping[str, float | None]) -> Finding:
     finding = Finding()
     ordered = best(shares)
