@@ -122,7 +122,9 @@ def calibration_ms() -> float:
     """The CPU time (this thread's, in ms) that a fixed piece of pure CPU work took: the machine's pace.
     The same work takes longer when the core runs slower: a lower clock, a hyperthread sibling busy
     with another guest, a hypervisor that takes the CPU away without reporting steal time. Waiting for
-    the CPU or for Python's lock does not count, so a busy machine alone does not change it."""
+    the CPU or for Python's lock does not count, so a busy machine alone does not change it. It holds
+    Python's lock for those 2 ms once a second: the harness's other threads (the visibility poller)
+    may wait that long, within the visibility lag's resolution (about 12 ms)."""
     started = time.thread_time_ns()
     x = 0
     for k in range(CALIBRATION_ROUNDS):

@@ -24,7 +24,7 @@ from hdbbench.report.maintenance import maintenance_section
 from hdbbench.report.placement import placement_section
 from hdbbench.report.render import Section, html_table, render_page
 from hdbbench.report.text import Spread, fmt
-from hdbbench.trials import CpuShare, SaturationSearch, SearchStep
+from hdbbench.trials import CpuShare, SearchStep
 from hdbbench.units import human_bytes
 
 REPORT_NAME = "report.html"
@@ -147,11 +147,13 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
     section.figures.append((f"Last sustainable rate (search {shown})", plots.bars(["last sustainable rate"],
                                                                 {b: [v] for b, v in last.items()}, colours,
                                                                 "events/s")))
+    fastest = {b: min((w for s in search.steps if (w := num(s.machine_work_ms)) and w > 0), default=None)
+               for b, search in searches.items()}
     rows = [[b, fmt(num(s.offered_rate)), fmt(num(s.source_rate)), fmt(num(s.stored_rate)),
              fmt(num(s.stored_median)), fmt(num(s.visibility_lag_growth_s)), fmt(num(s.lost)), fmt(num(s.errors)),
              "source behind" if s.source_behind else (", ".join(s.rules) or "–"),
              ", ".join(w.replace("_", " ") for w in s.server_work) or "–",
-             "–" if s.machine_busy is None else f"{s.machine_busy:.0%}", _pace(search, s)]
+             "–" if s.machine_busy is None else f"{s.machine_busy:.0%}", _pace(fastest[b], s)]
             for b, search in searches.items() for s in search.steps]
     criterion = next(iter(searches.values())).criterion
     section.tables.append(html_table(["backend", "offered", "emitted", "stored (counter)", "stored median/s",
@@ -191,11 +193,10 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
     return section
 
 
-def _pace(search: SaturationSearch, step: SearchStep) -> str:
+def _pace(fastest_ms: float | None, step: SearchStep) -> str:
     """A step's machine pace against the search's fastest step (the CPU time of the same fixed work)."""
-    work = [w for s in search.steps if (w := num(s.machine_work_ms)) is not None and w > 0]
     mine = num(step.machine_work_ms)
-    return "–" if not work or mine is None or mine <= 0 else f"{min(work) / mine:.0%}"
+    return "–" if fastest_ms is None or mine is None or mine <= 0 else f"{fastest_ms / mine:.0%}"
 
 
 def sustained_section(view: Insertion, colours: plots.Colours) -> Section:

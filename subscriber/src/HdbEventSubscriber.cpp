@@ -168,7 +168,8 @@ void HdbEventSubscriber::add_attribute_list() {
 
 void HdbEventSubscriber::start_metrics(std::uint16_t port) {
     if (port == 0) return;
-    // The thread renders the archiver's immutable snapshot: nothing of the device is touched.
+    // The thread renders the archiver's immutable snapshot (rebuilt first when stale, as for a Tango
+    // read): nothing of the device is touched.
     Archiver *core = archiver_.get();
     const std::string device = to_lower(get_name());
     const bool strict = strict_;

@@ -62,7 +62,8 @@ public:
     std::shared_ptr<const ArchiverSnapshot> snapshot() const { return statistics_.snapshot(); }
     void refresh_snapshot();  // recompute now
     // The snapshot, recomputed first when older than snapshot_freshness: at most one rebuild per
-    // period whatever the read rate (a facility's 10,000 attributes cost milliseconds per rebuild).
+    // period whatever the read rate (a rebuild's cost grows with the attributes; not yet measured
+    // at a facility's 10,000).
     std::shared_ptr<const ArchiverSnapshot> fresh_snapshot();
 
 private:
