@@ -155,3 +155,32 @@ def test_the_stacks_tango_database_wins_over_tango_host(beside_the_stack: Path) 
                             "--state-dir", str(beside_the_stack)], capture_output=True, text=True, timeout=60,
                            cwd=REPO, env=env)
     assert given.returncode == 2 and "127.0.0.1:9" in given.stderr
+
+
+_SWALLOWED_CTRL_C = """
+import os, signal, sys, time
+from hdbbench.cli import deliver_interrupts
+
+class Finaliser:
+    # A Ctrl-C that lands in a finaliser (or an at-fork hook) cannot propagate from there.
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.5)
+
+deliver_interrupts()
+try:
+    Finaliser()
+    for _ in range(600):
+        time.sleep(0.05)
+except KeyboardInterrupt:
+    sys.exit(130)
+sys.exit(0)
+"""
+
+
+def test_a_ctrl_c_that_lands_where_python_cannot_raise_still_interrupts() -> None:
+    # Stop 44's CI: Ctrl-C landed in logging's at-fork hook, was ignored, and `stack up` exited 0.
+    done = subprocess.run([sys.executable, "-c", _SWALLOWED_CTRL_C], cwd=REPO, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 130, done.stderr
+    assert "Exception ignored" not in done.stderr

@@ -8,8 +8,10 @@ directory, Tango host) are defined once, in hdbbench.cli.options.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
+import threading
 from typing import Any, NoReturn
 
 import click
@@ -48,8 +50,39 @@ def _sigterm_as_interrupt(signum: int, frame: Any) -> NoReturn:
     raise KeyboardInterrupt
 
 
-def run() -> None:
+def _redeliver_swallowed_interrupt(unraisable: Any) -> None:
+    """Send a swallowed Ctrl-C again, to land where it can unwind the command.
+
+    Python runs some code where an exception cannot propagate: the at-fork hooks (logging's
+    `_releaseLock` runs in the parent after every fork that `subprocess` makes with a
+    `preexec_fn`), finalisers, weakref callbacks. A Ctrl-C that lands there is printed as
+    "Exception ignored" and lost, and the command went on to finish and exit 0 (CI, stop 44).
+    The signal is sent again from another thread, a moment later: sent from here, its handler would
+    run here, at the hook's next call. Should it land in such a place again, it comes back here.
+    """
+    if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
+        if os.getpid() == _interrupts_pid:  # not in a child between fork and exec
+            timer = threading.Timer(REDELIVERY_DELAY_S, os.kill, args=(os.getpid(), signal.SIGINT))
+            timer.daemon = True
+            timer.start()
+        return
+    sys.__unraisablehook__(unraisable)
+
+
+_interrupts_pid = 0
+REDELIVERY_DELAY_S = 0.05  # long past the hook's return; short against a person's reaction
+
+
+def deliver_interrupts() -> None:
+    """SIGTERM unwinds like Ctrl-C, and no Ctrl-C is lost in code that cannot raise."""
+    global _interrupts_pid
+    _interrupts_pid = os.getpid()
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+    sys.unraisablehook = _redeliver_swallowed_interrupt
+
+
+def run() -> None:
+    deliver_interrupts()
     try:
         main(standalone_mode=False)
     except HdbbenchError as exc:
