@@ -79,7 +79,7 @@ SUMMED_OVER_SUBSCRIBERS = (st.ROWS_STORED_NUMBER, st.PENDING_EVENT_NUMBER, st.AT
                            st.ATTRIBUTE_FAILURE_FREQ)
 
 SETTLE_S = 2.0  # at most, for the proof's events to be stored before the statistics restart
-EARLY_VERDICT_S = 5.0  # a bisect search's step saturated by then ends there (Trial._measure)
+EARLY_VERDICT_S = 5.0  # a bisect search's step saturated beyond doubt by then ends there (Trial._measure)
 DRAIN_POLL_S = 0.2  # how often a drain reads the queues: its end is seen within this of the quiet
 Progress = Callable[[str, float, dict[str, float]], None]  # (phase, fraction done, latest figures)
 
@@ -306,24 +306,25 @@ class Trial:
                 while sampler.elapsed_s() < end:
                     self.progress(f"{s.backend} {s.label}", min(1.0, sampler.elapsed_s() / total_s), sampler.latest())
                     time.sleep(min(0.5, max(0.0, end - sampler.elapsed_s())))
-                    # A bisect step the rules find saturated after EARLY_VERDICT_S ends there: more
+                    # A bisect step saturated beyond doubt after EARLY_VERDICT_S ends there: more
                     # seconds far above the limit only add backlog, and rows that slow later steps.
+                    # One near the limit runs its length: a transient may pass in it.
                     now = sampler.elapsed_s()
                     live = judge.judge(sat.Step(rate, start, now)) if early and now - start >= EARLY_VERDICT_S else None
-                    if live is not None and live.saturated:
+                    if live is not None and plan is not None and sat.beyond_doubt(live, plan):
                         self._ended_early[len(phases) - 1] = list(live.rules)
                         break
                 phases[-1]["end_s"] = sampler.elapsed_s()
                 if plan is None:
                     break
                 step = judge.judge(sat.Step(rate, start, phases[-1]["end_s"]))
-                tried.append((rate, sat.verdicts([step])[0][1]))
+                tried.append((rate, sat.verdicts([step], plan)[0][1]))
                 rate = next_rate(plan, tried)
                 if rate is None and plan.mode == "bisect":
                     # Judged again over the full series (a step's last seconds may not have been
                     # sampled when it ended): a verdict that changed can leave the bracket wider
                     # than the resolution, and the bisection then goes on.
-                    tried = sat.verdicts(self._rejudge(judge, phases))
+                    tried = sat.verdicts(self._rejudge(judge, phases), plan)
                     rate = next_rate(plan, tried)
                 if rate is not None:
                     self._next_step(fleet, devices, rate, drain_first=tried[-1][1] != "pass")

@@ -291,7 +291,7 @@ def summary(steps: Sequence[Step], counter_resolution_s: float, plan: SearchPlan
     """results.json ``saturation`` of a search, with its mode and resolution (`plan`; None: a stepped
     search of unknown step). Its answer is read from the verdicts recomputed after the drain
     (hdbbench.search.answer); what ended it is the lowest rate above the answer that failed."""
-    last = search.answer(verdicts(steps))
+    last = search.answer(verdicts(steps, plan))
     above = [s for s in steps if (last is None or s.offered_rate > last) and (s.saturated or s.source_behind)]
     bound = min((s.offered_rate for s in above), default=None)
     at_bound = [s for s in above if s.offered_rate == bound]
@@ -309,8 +309,26 @@ def summary(steps: Sequence[Step], counter_resolution_s: float, plan: SearchPlan
                             mode=mode, resolution=plan.precision if plan is not None else None)
 
 
-def verdicts(steps: Sequence[Step]) -> list[tuple[float, Verdict]]:
-    return [(s.offered_rate, "source" if s.source_behind else "saturated" if s.saturated else "pass") for s in steps]
+def verdicts(steps: Sequence[Step], plan: SearchPlan | None = None) -> list[tuple[float, Verdict]]:
+    """Each step's rate and verdict, as hdbbench.search reads them (`plan`: a bisect search's steps
+    saturated beyond doubt are `overload`, which it does not repeat)."""
+    return [(s.offered_rate, "source" if s.source_behind else _saturated_verdict(s, plan) if s.saturated else "pass")
+            for s in steps]
+
+
+def _saturated_verdict(step: Step, plan: SearchPlan | None) -> Verdict:
+    return "overload" if plan is not None and plan.mode == "bisect" and beyond_doubt(step, plan) else "saturated"
+
+
+def beyond_doubt(step: Step, plan: SearchPlan) -> bool:
+    """A saturated step whose remaining seconds, or a repeat, could not turn its verdict: the
+    subscriber counted events lost, or the database stored less than the step's rate by
+    `search.overload_ratio` or more."""
+    if not step.saturated:
+        return False
+    if "lost" in step.rules:
+        return True
+    return step.stored_rate is not None and step.stored_rate * search.overload_ratio(plan) <= step.offered_rate
 
 
 def error_counts(errors: Mapping[str, Mapping[str, int]]) -> int:

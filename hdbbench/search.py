@@ -10,17 +10,20 @@ Two modes (``[measurements] saturation.mode``):
   at 55,140 on one such step, where the searches before and after it sustained 66,719). A repeat
   that passes lets the search rise on, and that rate is no answer. Its resolution is its step.
 * ``bisect`` — bracket, then bisect: the rate doubles from `start_rate` (capped at `max_rate`) until
-  a step saturates, then the geometric middle of the highest passing rate (lo) and the lowest
-  failing one (hi) is offered until hi / lo <= 1 + `resolution`. A bound is then **confirmed by a
-  repeat**: lo is offered again (a repeat that fails makes it the new hi, and the bisection goes
-  on), then hi (after a drain; a repeat that passes leaves hi unconfirmed but still not sustainable).
-  A step the devices could not offer bounds the search from above like a saturated one but is no
-  verdict on the subscriber. Before the step after a saturated (or source-behind) one the load is
-  stopped and the subscriber's queue drained (hdbbench.insertion), so a backlog never pollutes the
-  next step; the drain is not a step. A step the rules find saturated after 5 s ends there
-  (hdbbench.insertion.EARLY_VERDICT_S): its verdict is made, and more seconds far above the limit
-  would only add backlog and rows that slow the steps after it. Before it ends, the trial judges every step again over the
-  whole series (hdbbench.insertion): a verdict that changed can reopen the bracket.
+  a rate fails, then the geometric middle of the highest rate that passed (lo) and the lowest that
+  failed (hi) is offered until hi / lo <= 1 + `resolution`, and lo is offered again to confirm it.
+  A rate fails as in the stepped search: a step that saturates is **repeated** at once, and the rate
+  fails when it saturated twice in a row; a repeat that passes lets the search rise on from it (and
+  that rate is no answer). A step that stored less than its rate by two resolutions or more
+  (`overload_ratio`: the doubling's step at twice the limit) saturated beyond doubt and is not
+  repeated. A step the devices could not offer bounds the search from above like a failed rate but
+  is no verdict on the subscriber. Before the step after a saturated (or source-behind) one the load
+  is stopped and the subscriber's queue drained (hdbbench.insertion), so a backlog never pollutes
+  the next step; the drain is not a step. A step saturated beyond doubt after 5 s, or that lost
+  events, ends there (hdbbench.insertion.EARLY_VERDICT_S): more seconds far above the limit would
+  only add backlog and rows that slow the steps after it; a step near the limit runs its length, as
+  in the stepped search. Before it ends, the trial judges every step again over the whole series
+  (hdbbench.insertion): a verdict that changed can reopen the bracket.
 
 Both modes read their answer the same way, from the verdicts as recomputed after the drain (a step can only become
 saturated then, never the reverse): the highest rate every one of whose counted steps passed and
@@ -36,7 +39,9 @@ from typing import Literal
 
 Mode = Literal["step", "bisect"]
 MODES: tuple[Mode, ...] = ("step", "bisect")
-Verdict = Literal["pass", "saturated", "source"]  # source: the devices could not offer the rate
+# source: the devices could not offer the rate; overload: a bisect step saturated beyond doubt
+# (`overload_ratio`), which is not repeated
+Verdict = Literal["pass", "saturated", "source", "overload"]
 
 
 @dataclass(frozen=True)
@@ -60,18 +65,13 @@ class SearchPlan:
 
     def expected_steps(self) -> int:
         """How many steps to expect (for progress, not a limit): a step mode's full range; a bisect
-        search's bracket, its halvings down to the resolution and two repeats."""
+        search's bracket, its halvings down to the resolution, the answer's repeat and two repeats
+        of failed steps."""
         if self.mode == "step":
             return self.max_steps
         halvings = math.ceil(math.log2(math.log(2) / math.log(1 + self.resolution)))
         doublings = 3 if math.isinf(self.max_rate) else math.ceil(math.log2(max(1.0, self.max_rate / self.start_rate)))
-        return min(self.max_steps, 1 + min(3, doublings) + halvings + 2)
-
-
-@dataclass(frozen=True)
-class Bounds:
-    lo: float | None            # the highest rate all of whose steps passed, below hi
-    hi: float | None            # the lowest rate that saturated or that the devices could not offer
+        return min(self.max_steps, 1 + min(3, doublings) + halvings + 3)
 
 
 def _by_rate(tried: Sequence[tuple[float, Verdict]]) -> dict[float, list[Verdict]]:
@@ -81,13 +81,23 @@ def _by_rate(tried: Sequence[tuple[float, Verdict]]) -> dict[float, list[Verdict
     return out
 
 
-def bounds(tried: Sequence[tuple[float, Verdict]]) -> Bounds:
-    """The bracket the verdicts so far give: any failure at a rate makes it unsustainable."""
-    rates = _by_rate(tried)
-    failing = [r for r, v in rates.items() if any(x != "pass" for x in v)]
-    hi = min(failing, default=None)
-    passing = [r for r, v in rates.items() if all(x == "pass" for x in v) and (hi is None or r < hi)]
-    return Bounds(max(passing, default=None), hi)
+def overload_ratio(plan: SearchPlan) -> float:
+    """A bisect step stored less than its rate by this factor or more: saturated beyond doubt. Two of
+    the search's resolutions: a rate that far above what the subscriber stored does not pass on a
+    repeat, whichever checkpoint or vacuum fell in the step."""
+    return (1 + plan.resolution) ** 2
+
+
+def _status(verdicts: Sequence[Verdict]) -> Literal["bound", "repeat", "pass", "mixed"]:
+    """What a rate's verdicts so far make it, by Elettra's rule: a rate bounds the search when it
+    saturated twice in a row (or once beyond doubt, or the devices could not offer it); a rate that
+    saturated once is repeated; a rate that passed on its repeat lets the search rise on, but is no
+    answer (`mixed`)."""
+    if "source" in verdicts or "overload" in verdicts or list(verdicts[-2:]) == ["saturated", "saturated"]:
+        return "bound"
+    if verdicts[-1] == "saturated":
+        return "repeat"
+    return "mixed" if "saturated" in verdicts else "pass"
 
 
 def next_rate(plan: SearchPlan, tried: Sequence[tuple[float, Verdict]]) -> float | None:
@@ -100,32 +110,40 @@ def next_rate(plan: SearchPlan, tried: Sequence[tuple[float, Verdict]]) -> float
         rate, verdict = tried[-1]
         if verdict == "source":
             return None
-        if verdict == "saturated":
+        if verdict in ("saturated", "overload"):
             return rate if [r for r, _ in tried].count(rate) < 2 else None  # confirm it, else done
         return next((r for r in plan.step_rates() if r > rate), None)
-    rates = _by_rate(tried)
-    b = bounds(tried)
-    if b.hi is None:  # still bracketing: double, up to max_rate
-        assert b.lo is not None
-        if b.lo < plan.max_rate:
-            return min(2 * b.lo, plan.max_rate)
-        return b.lo if len(rates[b.lo]) < 2 else None  # max_rate held: confirmed, done
-    if b.lo is None:  # even the lowest rate failed: halve (max_steps ends a search that never passes)
-        return b.hi / 2
-    if b.hi / b.lo > 1 + plan.resolution:
-        return math.sqrt(b.lo * b.hi)
-    if len(rates[b.lo]) < 2:
-        return b.lo  # confirm the answer
-    hi_verdicts = rates[b.hi]
-    if "saturated" in hi_verdicts and len(hi_verdicts) < 2:
-        return b.hi  # confirm the bound (a source-behind bound says nothing about the subscriber)
-    return None
+    return _next_bisect_rate(plan, _by_rate(tried))
+
+
+def _next_bisect_rate(plan: SearchPlan, rates: dict[float, list[Verdict]]) -> float | None:
+    """Bracket by doubling, bisect to the resolution, confirm the answer. A saturated step is
+    repeated at once, as in the stepped search: near the limit one step's verdict turns on whether
+    a checkpoint or a vacuum fell in it, and a bound taken from one unlucky step put the bisect
+    searches' answers below the stepped ones in 9 of 12 comparisons (#31)."""
+    status = {r: _status(v) for r, v in rates.items()}
+    hi = min((r for r, s in status.items() if s == "bound"), default=None)
+    below = [r for r in rates if hi is None or r < hi]
+    repeat = [r for r in below if status[r] == "repeat"]
+    if repeat:
+        return min(repeat)
+    lo = max((r for r in below if status[r] in ("pass", "mixed")), default=None)
+    if hi is None:  # still bracketing: double, up to max_rate
+        assert lo is not None
+        if lo < plan.max_rate:
+            return min(2 * lo, plan.max_rate)
+        return lo if len(rates[lo]) < 2 else None  # max_rate held: confirmed, done
+    if lo is None:  # even the lowest rate failed: halve (max_steps ends a search that never passes)
+        return hi / 2
+    if hi / lo > 1 + plan.resolution:
+        return math.sqrt(lo * hi)
+    return lo if len(rates[lo]) < 2 else None  # confirm the answer (a mixed rate already has its repeat)
 
 
 def answer(steps: Sequence[tuple[float, Verdict]]) -> float | None:
     """The last sustainable rate: the highest rate every counted step of which passed (after the
     drain's recomputation) and that lies below every confirmed-saturated rate."""
-    rates = _by_rate(steps)
+    rates = {r: ["saturated" if x == "overload" else x for x in v] for r, v in _by_rate(steps).items()}
     confirmed = [r for r, v in rates.items() if v.count("saturated") >= 2]
     ceiling = min(confirmed, default=math.inf)
     passing = [r for r, v in rates.items()

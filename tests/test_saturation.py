@@ -205,10 +205,11 @@ def test_a_counter_published_in_flushes_rises_over_the_stretch_its_rows_arrived_
 def _searched(plan: search.SearchPlan, limit: float, flukes: dict[int, str] | None = None
               ) -> list[tuple[float, search.Verdict]]:
     """The steps a search takes against a subscriber that keeps up to `limit` (`flukes`: step index ->
-    verdict instead)."""
+    verdict instead); it stores `limit` when offered more, which is beyond doubt far enough above."""
     tried: list[tuple[float, search.Verdict]] = []
     while (rate := search.next_rate(plan, tried)) is not None:
-        verdict: search.Verdict = "pass" if rate <= limit else "saturated"
+        far = plan.mode == "bisect" and rate >= limit * search.overload_ratio(plan)
+        verdict: search.Verdict = "pass" if rate <= limit else "overload" if far else "saturated"
         tried.append((rate, (flukes or {}).get(len(tried), verdict)))
     return tried
 
@@ -233,18 +234,36 @@ def test_a_bisect_search_ends_at_its_max_rate_and_halves_below_its_start() -> No
     tried = _searched(BISECT, 1e9)
     assert [r for r, _ in tried][-2:] == [160000.0, 160000.0] and search.answer(tried) == 160000.0
     low = _searched(BISECT, 5000.0)
-    assert low[0] == (12000.0, "saturated") and low[1][0] == 6000.0
+    assert low[0] == (12000.0, "overload") and low[1][0] == 6000.0
     assert search.answer(low) is not None and 5000 / 1.05 <= (search.answer(low) or 0) <= 5000
 
 
-def test_a_repeat_that_fails_moves_the_bisection_below() -> None:
-    # the answer's repeat (step 7 of 9 for a limit of 37,661) saturates: that rate becomes the bound
+def test_a_bisect_search_repeats_a_saturated_step_at_once_and_rises_on_when_it_passes() -> None:
+    # one unlucky step at 48,000 (a checkpoint in it) against a limit of 66,719: repeated, it passes
+    plain = _searched(BISECT, 66719.0)
+    fluke = _searched(BISECT, 66719.0, {2: "saturated"})
+    rates = [r for r, _ in fluke]
+    assert rates[:5] == [12000.0, 24000.0, 48000.0, 48000.0, 96000.0], fluke
+    assert search.answer(fluke) == search.answer(plain)
+    # a step far above what was stored is saturated beyond doubt: the doubling's 96,000 is not repeated
+    assert rates.count(96000.0) == 1 and search.overload_ratio(BISECT) == 1.05 ** 2
+
+
+def test_a_confirming_repeat_that_fails_is_repeated_and_two_failures_move_the_bisection_below() -> None:
     plain = _searched(BISECT, 37661.0)
     repeat = next(i for i in range(1, len(plain)) if plain[i][0] in [r for r, _ in plain[:i]] and plain[i][1] == "pass")
-    tried = _searched(BISECT, 37661.0, {repeat: "saturated"})
-    found = search.answer(tried)
-    assert found is not None and found < plain[repeat][0], tried
-    assert all(v == "pass" for r, v in tried if r == found) and [r for r, _ in tried].count(found) >= 2
+    candidate = plain[repeat][0]
+    # failing once, the candidate is offered a third time; passing then, it is no answer
+    once = _searched(BISECT, 37661.0, {repeat: "saturated"})
+    assert [r for r, _ in once].count(candidate) == 3, once
+    found = search.answer(once)
+    assert found is not None and found < candidate and all(v == "pass" for r, v in once if r == found), once
+    # failing twice in a row, it bounds the search, which bisects below it and confirms a new answer
+    twice = _searched(BISECT, 37661.0, {repeat: "saturated", repeat + 1: "saturated"})
+    found = search.answer(twice)
+    assert found is not None and found < candidate, twice
+    assert candidate / found <= 1.05 + 1e-9 and [r for r, _ in twice].count(found) == 2, twice
+    assert all(v == "pass" for r, v in twice if r == found), twice
 
 
 def test_the_answer_is_read_from_the_recomputed_verdicts() -> None:
@@ -308,3 +327,25 @@ def test_a_bisect_steps_queue_growing_under_an_earlier_peak_saturates() -> None:
     calm = series(RATE, seconds=20, **{"sub.AttributeMaxPendingNumber": [100_000.0] * 21,
                                        "sub.AttributePendingNumber": [0.0] * 12 + [400.0, 900.0] * 4 + [400.0]})
     assert sat.StepJudge(calm, 0.0, None, 0.0).judge(sat.Step(RATE, 12.0, 20.0)).rules == []  # a batch filling and committing
+
+
+def test_a_bisect_step_is_saturated_beyond_doubt_when_it_lost_events_or_stored_far_less() -> None:
+    bisect = search.SearchPlan("bisect", start_rate=40000.0, resolution=0.10)
+    stepped = search.SearchPlan("step", start_rate=12000.0)
+
+    def step(offered: float, stored: float, rules: list[str]) -> sat.Step:
+        out = sat.Step(offered, 0.0, 8.0)
+        out.stored_rate, out.rules = stored, rules
+        return out
+
+    far = step(160000.0, 63469.0, ["stored_rate"])          # pair e's doubling step
+    near = step(87241.0, 80681.0, ["pending"])              # pair e's step near the limit
+    lost = step(90000.0, 88000.0, ["lost"])
+    above = step(122000.0, 100000.0, ["stored_rate"])       # just over two resolutions above
+    under = step(120000.0, 100000.0, ["stored_rate"])       # just under
+    assert [sat.beyond_doubt(s, bisect) for s in (far, near, lost, above, under)] == [True, False, True, True, False]
+    assert not sat.beyond_doubt(step(160000.0, 60000.0, []), bisect)  # a passing step is no overload
+    assert [v for _, v in sat.verdicts([far, near], bisect)] == ["overload", "saturated"]
+    # the stepped search repeats every saturated step, as Elettra's does
+    assert [v for _, v in sat.verdicts([far, near], stepped)] == ["saturated", "saturated"]
+    assert [v for _, v in sat.verdicts([far, near])] == ["saturated", "saturated"]
