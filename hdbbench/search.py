@@ -137,7 +137,15 @@ def _next_bisect_rate(plan: SearchPlan, rates: dict[float, list[Verdict]]) -> fl
         return hi / 2
     if hi / lo > 1 + plan.resolution:
         return math.sqrt(lo * hi)
-    return lo if len(rates[lo]) < 2 else None  # confirm the answer (a mixed rate already has its repeat)
+    if len(rates[lo]) < 2:
+        return lo  # confirm the answer
+    clean = max((r for r in below if status[r] == "pass"), default=None)
+    below_lo = lo / (1 + plan.resolution)
+    if status[lo] == "mixed" and (clean is None or lo / clean > 1 + plan.resolution) and below_lo not in rates:
+        # lo passed only on its repeat, so it is no answer: offer one resolution below it, as the
+        # stepped search's answer is the step below such a rate
+        return below_lo
+    return None
 
 
 def answer(steps: Sequence[tuple[float, Verdict]]) -> float | None:

@@ -6,6 +6,8 @@ verdicts. The search itself runs end to end in tests/test_saturation_run.py."""
 
 from __future__ import annotations
 
+import pytest
+
 from hdbbench import saturation as sat
 from hdbbench import search
 from hdbbench.records import read, write
@@ -53,6 +55,11 @@ def test_a_stale_counter_widens_the_tolerance_by_its_resolution() -> None:
     assert judge(series(RATE * 0.87), resolution_s=0.0).rules == ["stored_rate"]
     assert judge(series(RATE * 0.87), resolution_s=1.0).rules == []
     assert judge(series(RATE * 0.75), resolution_s=1.0).rules == ["stored_rate"]
+    # the most it can have stored over the 9-s window: a second of it may not be counted yet
+    stale = judge(series(RATE * 0.75), resolution_s=1.0)
+    assert stale.stored_rate is not None and stale.stored_ceiling == pytest.approx(stale.stored_rate * 9 / 8)
+    exact = judge(series(RATE * 0.75), resolution_s=0.0)
+    assert exact.stored_ceiling == exact.stored_rate
 
 
 def test_a_growing_visibility_lag_saturates() -> None:
@@ -253,11 +260,12 @@ def test_a_confirming_repeat_that_fails_is_repeated_and_two_failures_move_the_bi
     plain = _searched(BISECT, 37661.0)
     repeat = next(i for i in range(1, len(plain)) if plain[i][0] in [r for r, _ in plain[:i]] and plain[i][1] == "pass")
     candidate = plain[repeat][0]
-    # failing once, the candidate is offered a third time; passing then, it is no answer
+    # failing once, the candidate is offered a third time; passing then, it is no answer, and the
+    # search offers one resolution below it (the stepped search's answer is the step below such a rate)
     once = _searched(BISECT, 37661.0, {repeat: "saturated"})
     assert [r for r, _ in once].count(candidate) == 3, once
     found = search.answer(once)
-    assert found is not None and found < candidate and all(v == "pass" for r, v in once if r == found), once
+    assert found == pytest.approx(candidate / 1.05) and all(v == "pass" for r, v in once if r == found), once
     # failing twice in a row, it bounds the search, which bisects below it and confirms a new answer
     twice = _searched(BISECT, 37661.0, {repeat: "saturated", repeat + 1: "saturated"})
     found = search.answer(twice)
@@ -335,7 +343,7 @@ def test_a_bisect_step_is_saturated_beyond_doubt_when_it_lost_events_or_stored_f
 
     def step(offered: float, stored: float, rules: list[str]) -> sat.Step:
         out = sat.Step(offered, 0.0, 8.0)
-        out.stored_rate, out.rules = stored, rules
+        out.stored_rate, out.stored_ceiling, out.rules = stored, stored, rules
         return out
 
     far = step(160000.0, 63469.0, ["stored_rate"])          # pair e's doubling step
@@ -349,3 +357,7 @@ def test_a_bisect_step_is_saturated_beyond_doubt_when_it_lost_events_or_stored_f
     # the stepped search repeats every saturated step, as Elettra's does
     assert [v for _, v in sat.verdicts([far, near], stepped)] == ["saturated", "saturated"]
     assert [v for _, v in sat.verdicts([far, near])] == ["saturated", "saturated"]
+    # a counter that may be a second stale could hide a quarter of a 4-s window's rows
+    stale = step(160000.0, 100000.0, ["stored_rate"])
+    stale.stored_ceiling = 100000.0 * 4 / 3
+    assert sat.beyond_doubt(step(160000.0, 100000.0, ["stored_rate"]), bisect) and not sat.beyond_doubt(stale, bisect)
