@@ -137,15 +137,16 @@ def _next_bisect_rate(plan: SearchPlan, rates: dict[float, list[Verdict]]) -> fl
         return hi / 2
     if hi / lo > 1 + plan.resolution:
         return math.sqrt(lo * hi)
-    if len(rates[lo]) < 2:
-        return lo  # confirm the answer
+    if status[lo] == "pass":
+        return lo if len(rates[lo]) < 2 else None  # confirm the answer
+    # lo passed only on its repeat, so it is no answer: the answer is the highest rate that passed
+    # every time, offered one resolution below lo if there is none that close (the stepped search's
+    # answer is the step below such a rate), and confirmed by a repeat
     clean = max((r for r in below if status[r] == "pass"), default=None)
-    below_lo = lo / (1 + plan.resolution)
-    if status[lo] == "mixed" and (clean is None or lo / clean > 1 + plan.resolution) and below_lo not in rates:
-        # lo passed only on its repeat, so it is no answer: offer one resolution below it, as the
-        # stepped search's answer is the step below such a rate
-        return below_lo
-    return None
+    if clean is None or lo / clean > 1 + plan.resolution:
+        below_lo = lo / (1 + plan.resolution)
+        return below_lo if below_lo not in rates else None
+    return clean if len(rates[clean]) < 2 else None
 
 
 def answer(steps: Sequence[tuple[float, Verdict]]) -> float | None:

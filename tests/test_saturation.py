@@ -266,6 +266,7 @@ def test_a_confirming_repeat_that_fails_is_repeated_and_two_failures_move_the_bi
     assert [r for r, _ in once].count(candidate) == 3, once
     found = search.answer(once)
     assert found == pytest.approx(candidate / 1.05) and all(v == "pass" for r, v in once if r == found), once
+    assert [r for r, _ in once].count(found) == 2, once  # confirmed by a repeat
     # failing twice in a row, it bounds the search, which bisects below it and confirms a new answer
     twice = _searched(BISECT, 37661.0, {repeat: "saturated", repeat + 1: "saturated"})
     found = search.answer(twice)

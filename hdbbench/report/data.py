@@ -144,7 +144,8 @@ def search_precision(search: SaturationSearch, scenario_step: float | None) -> t
 def search_gap(search: SaturationSearch) -> float | None:
     """A bisect search's bracket as recorded: the lowest failing rate above the answer over the
     answer, less 1 (None: no answer or nothing failed above it). Wider than the resolution when a
-    verdict changed after the drain (events of a step found lost, error events counted)."""
+    rate near the answer passed only on its repeat, or a verdict changed after the drain (events of
+    a step found lost, error events counted)."""
     last = search.last_sustainable_rate
     above = [s.offered_rate for s in search.steps if s.saturated and last is not None and s.offered_rate > last]
     return min(above) / last - 1 if above and last else None

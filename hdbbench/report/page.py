@@ -188,8 +188,9 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
         if mode == "bisect" and resolution is not None and gap is not None and gap > resolution + 1e-6:
             finding.warnings.append(
                 f"{backend}: {gap:.0%} lie between the answer and the lowest saturated rate above it, more than the "
-                f"search's resolution ({resolution:.0%}): it reached max_steps, or a verdict changed after the drain "
-                "(events found lost, error events counted). The limit lies in that range.")
+                f"search's resolution ({resolution:.0%}): it reached max_steps, a rate near the answer passed only on "
+                "its repeat (no answer, as in the stepped search), or a verdict changed after the drain (events "
+                "found lost, error events counted). The limit lies in that range.")
     return section
 
 
