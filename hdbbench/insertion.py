@@ -321,15 +321,26 @@ class Trial:
                 tried.append((rate, sat.verdicts([step], plan)[0][1]))
                 rate = next_rate(plan, tried)
                 if rate is None and plan.mode == "bisect":
-                    # Judged again over the full series (a step's last seconds may not have been
-                    # sampled when it ended): a verdict that changed can leave the bracket wider
-                    # than the resolution, and the bisection then goes on.
-                    tried = sat.verdicts(self._rejudge(judge, phases), plan)
-                    rate = next_rate(plan, tried)
-                if rate is not None:
+                    tried, rate = self._last_verdicts(fleet, devices, judge, phases, plan)
+                    if rate is not None:  # reopened: the load was stopped for the drain
+                        self.load.set_rate(rate)
+                        self.load.start()
+                elif rate is not None:
                     self._next_step(fleet, devices, rate, drain_first=tried[-1][1] != "pass")
         self.load.stop()
         return sampler.series, phases, sampler.started_epoch
+
+    def _last_verdicts(self, fleet: SubscriberFleet, devices: Sequence[str], judge: sat.StepJudge,
+                       phases: Sequence[dict[str, float]], plan: SearchPlan) -> tuple[list[tuple[float, Verdict]], float | None]:
+        """Before a bisect search ends: the load stopped and the queue drained, every step judged again
+        once all its rows are visible (the last step's probe events, its last seconds), and the rate
+        the search offers next on those verdicts. A verdict that changed reopens the search, which
+        would otherwise end on a step the summary finds saturated (session 14: PostgreSQL's
+        confirming step at 80,000 did, and its answer fell to 40,000)."""
+        self.load.stop()
+        self._drain(fleet, devices, phase="draining before the last verdict")
+        tried = sat.verdicts(self._rejudge(judge, phases), plan)
+        return tried, next_rate(plan, tried)
 
     def _rejudge(self, judge: sat.StepJudge, phases: Sequence[dict[str, float]]) -> list[sat.Step]:
         """Each step judged over the whole series. A step that ended early on a saturated verdict
