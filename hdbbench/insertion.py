@@ -267,7 +267,7 @@ class Trial:
             "dev": self._device_probe,
             "proc_subscribers": process_probe(fleet.pids()),
             "threads_subscribers": thread_probe(fleet.pids(), SUBSCRIBER_THREADS, other="tango_and_other"),
-            "proc_devices": process_probe(self.load.device_pids),
+            sat.DEVICES_PROBE: process_probe(self.load.device_pids),
             sat.MACHINE_PROBE: machine_probe(),
             **(self._outside.probes() if self._outside is not None else {}),
         }

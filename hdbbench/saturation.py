@@ -53,6 +53,7 @@ SOURCE_LAG_LIMIT_S = 1.0  # devices this far behind their schedule did not offer
 MIN_LAG_EVENTS = 10  # fewer probe events in a step: no lag verdict
 RULES = ("stored_rate", "visibility_lag", "lost", "error_events", "pending")
 MACHINE_PROBE = "machine"  # the sampler's name for hdbbench.sampling.machine_probe (hdbbench.insertion)
+DEVICES_PROBE = "proc_devices"  # the sampler's name for the devices' process_probe (hdbbench.insertion)
 # HDB++ attributes (every kind publishes them) and ours whose rise during a step means error events or loss.
 ERROR_ATTRIBUTES = (st.ATTRIBUTE_NOK_NUMBER, st.ATTRIBUTE_FAILURE_FREQ)
 LOSS_ATTRIBUTES = (st.LOST_EVENT_NUMBER,)
@@ -185,7 +186,18 @@ class StepJudge:
         step.server_work = self._server_work(start, end)
         step.machine_busy = self._machine_busy(*window)
         step.machine_work_ms = self._machine_work_ms(*window)
+        step.device_cpu_us = self._device_cpu_us(*window)
         return step
+
+    def _device_cpu_us(self, start_s: float, end_s: float) -> float | None:
+        """The devices' CPU time per event they emitted over the window (µs): no rule, but a pace.
+        Their work per event is fixed at a given rate, whatever the backend or the search, and in
+        this machine's slow periods it rose by a quarter or more with every other process's, while
+        `machine_work_ms` did not move (session 14). Comparable between runs at the same rate."""
+        cpu_t, cpu = self.series.column(f"{DEVICES_PROBE}.cpu_s")
+        emitted_t, emitted = self.series.column("dev.emitted")
+        used, events = _rate(cpu_t, cpu, start_s, end_s), _rate(emitted_t, emitted, start_s, end_s)
+        return None if used is None or not events else 1e6 * used / events
 
     def _machine_work_ms(self, start_s: float, end_s: float) -> float | None:
         """The median over the window of the sampler's fixed work (hdbbench.sampling.calibration_ms):

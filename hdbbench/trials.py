@@ -158,6 +158,7 @@ class StepFigures:
     max_pending: float | None = None  # HDB++ AttributeMaxPendingNumber at the step's end, if published
     machine_busy: float | None = None  # share of the CPUs of the machine hdbbench ran on busy in the step
     machine_work_ms: float | None = None  # median CPU time of the sampler's fixed work in the step (its pace)
+    device_cpu_us: float | None = None  # the devices' CPU per event emitted in the step: fixed work at a given rate
     server_work: list[str] = field(default_factory=list)  # the database's background work that rose in it
     rules: list[str] = field(default_factory=list)
 

@@ -310,6 +310,18 @@ def test_compare_verdicts_follow_the_stated_rules(tmp_path: Path) -> None:
     assert "<svg" in page and "1.00×, not significant" in page and "Test CPU" in page
 
 
+def test_compare_warns_when_the_devices_spent_more_cpu_per_event_at_the_same_rates() -> None:
+    # session 14's runs at 11:18 and 11:34: the devices at 40k and 80k, µs per event
+    fast = {"timescaledb": {40000.0: 3.78, 80000.0: 3.32, 160000.0: 3.4}}
+    slow = {"timescaledb": {40000.0: 6.38, 80000.0: 4.45, 113137.0: 4.0}, "mysql": {40000.0: 8.7}}
+    (words,) = compare.pace_warnings([fast, slow], ["fast", "slow"])
+    assert words.startswith("timescaledb: in slow the devices spent 1.51× the first run's CPU per event")
+    assert "40,000, 80,000 events/s" in words and "the machine ran slower" in words
+    close = {"timescaledb": {40000.0: 3.9, 80000.0: 3.5}}  # within 15 %: no warning
+    assert compare.pace_warnings([fast, close], ["fast", "close"]) == []
+    assert compare.pace_warnings([fast, {"timescaledb": {90000.0: 9.0}}], ["fast", "other"]) == []  # no shared rate
+
+
 # --- a real run: the small scenario, trimmed to two backends --------------------------------------
 @pytest.fixture(scope="module")
 def real_report(real_run_dir: Path) -> tuple[Path, str]:

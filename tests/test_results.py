@@ -70,7 +70,7 @@ def written_trial(**extra: Any) -> dict[str, Any]:
             "stored_rate": 12026.7, "stored_median": 11767.2, "emitted_events": 109400, "stored_events": 109400,
             "lost": 0, "error_events": 0, "visibility_lag_p50_s": 0.02, "visibility_lag_p99_s": 0.08,
             "visibility_lag_growth_s": 0.007, "max_pending": 600.0, "machine_busy": 0.74, "machine_work_ms": 2.03,
-            "server_work": ["checkpoints"], "rules": [], "saturated": False, "errors": 0}
+            "device_cpu_us": 4.1, "server_work": ["checkpoints"], "rules": [], "saturated": False, "errors": 0}
     trial = {
         "backend": "mysql", "label": "mysql_capped_batch64", "kind": "batch_sweep", "batch_size": 64,
         "offered_rate": 5000.0, "subscribers": 1, "lib_overrides": {"batch_size": "64"}, "duration_s": 20.0,

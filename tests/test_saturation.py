@@ -106,6 +106,14 @@ def test_a_step_records_the_machines_pace_as_the_median_of_its_calibration_sampl
     assert judge(series(RATE)).machine_work_ms is None
 
 
+def test_a_step_records_the_devices_cpu_per_event_they_emitted() -> None:
+    # 4 ms of the devices' CPU a second at 1,000 events/s: 4 µs per event, over the window after the first second
+    cpu = [0.0] + [0.004 * t for t in range(1, 11)]
+    step = judge(series(RATE, **{f"{sat.DEVICES_PROBE}.cpu_s": cpu}))
+    assert step.device_cpu_us == pytest.approx(4.0) and step.rules == []
+    assert judge(series(RATE)).device_cpu_us is None  # not sampled: not recorded
+
+
 
 def test_elettra_pending_rule_is_supporting_evidence() -> None:
     rising = [100.0 * (t + 1) for t in range(11)]

@@ -144,6 +144,8 @@ def test_the_capped_kind_saturates_within_one_step_of_its_cap(capped_run: Path) 
         assert all(s.machine_busy is not None and 0.0 < s.machine_busy <= 1.05 for s in search.steps), search.steps
         # and the machine's pace: the sampler's fixed work, CPU milliseconds
         assert all(s.machine_work_ms is not None and s.machine_work_ms > 0 for s in search.steps), search.steps
+        # and the devices' CPU per event they emitted, another pace (comparable between runs at one rate)
+        assert all(s.device_cpu_us is not None and s.device_cpu_us > 0 for s in search.steps), search.steps
         # the rate that ended it saturated twice: the step and its repeat after a drain
         rates = [s.offered_rate for s in search.steps]
         assert rates[-1] == rates[-2] and all(s.saturated for s in search.steps[-2:]), (backend, rates)

@@ -39,4 +39,6 @@ def compare(run_dirs: tuple[Path, ...], output: Path) -> None:
     labels = comparison.run_labels(run_dirs)
     rows = comparison.compare_rows([comparison.run_figures(p) for p in run_dirs])
     Console().print(comparison.terminal_table(rows, labels))
+    for warning in comparison.pace_warnings([comparison.device_pace(p) for p in run_dirs], labels):
+        click.echo(f"warning: {warning}")
     click.echo(str(comparison.write_html(run_dirs, output)))

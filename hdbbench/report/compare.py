@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy
 from rich.table import Table
 
 from hdbbench.report import data, kinds, plots, ranking
@@ -161,6 +162,47 @@ def summary(rows: Sequence[Row], labels: Sequence[str]) -> Finding:
     return finding
 
 
+DEVICE_PACE_SPREAD = 0.15  # the devices' CPU per event this far from the first run's: another pace
+
+
+def device_pace(run_dir: Path) -> dict[str, dict[float, float]]:
+    """backend → offered rate → the devices' CPU per event (µs) at the first step of that rate in its
+    saturation search. A bisect search offers the same first rates in every run of a scenario."""
+    loaded = data.load_file(run_dir, data.FILES["insertion"])
+    if loaded.insertion is None:
+        return {}
+    view = data.insertion_view(run_dir, loaded)
+    out: dict[str, dict[float, float]] = {}
+    for backend in view.backends:
+        trial = view.one(backend, "saturation")
+        for step in trial.saturation.steps if trial is not None and trial.saturation is not None else []:
+            rate, cpu = num(step.offered_rate), num(step.device_cpu_us)
+            if rate is not None and cpu is not None and not step.source_behind:
+                out.setdefault(backend, {}).setdefault(rate, cpu)
+    return out
+
+
+def pace_warnings(paces: Sequence[dict[str, dict[float, float]]], labels: Sequence[str]) -> list[str]:
+    """A warning per later run and backend whose devices spent more (or less) CPU per event than in
+    the first run at the same offered rates: the machine ran at another pace, and every process on it
+    did more or less per second, the subscriber and the server too."""
+    warnings = []
+    for label, pace in zip(labels[1:], paces[1:]):
+        for backend, steps in pace.items():
+            base = paces[0].get(backend, {})
+            shared = sorted(set(steps) & set(base))
+            if not shared:
+                continue
+            ratio = float(numpy.median([steps[r] / base[r] for r in shared]))
+            if abs(ratio - 1) >= DEVICE_PACE_SPREAD:
+                warnings.append(
+                    f"{backend}: in {label} the devices spent {ratio:.2f}× the first run's CPU per event at the same "
+                    f"offered rates ({', '.join(fmt(r) for r in shared)} events/s). Their work per event is the same, so "
+                    f"the machine ran {'slower' if ratio > 1 else 'faster'}, and every process on it with them: "
+                    "the saturation figures compare the machine's pace as much as the settings.")
+    return warnings
+
+
 def write_html(paths: Sequence[Path], output: Path) -> Path:
     labels = run_labels(paths)
     runs = [run_figures(Path(p)) for p in paths]
@@ -183,6 +225,7 @@ def write_html(paths: Sequence[Path], output: Path) -> Path:
                                  "value (ratio to the first run, verdict)"))
     section.note = __doc__.split("\n\n", 1)[1].replace("*", "").replace("\n", " ") if __doc__ else ""
     section.finding = summary(rows, labels)
+    section.finding.warnings.extend(pace_warnings([device_pace(Path(p)) for p in paths], labels))
     # Each run's subscriber kinds side by side (stored-rate curves, visibility lag, loss by reason, ratios
     # to its first kind), from the same outside figures.
     kind_sections = []
