@@ -310,6 +310,13 @@ def test_compare_verdicts_follow_the_stated_rules(tmp_path: Path) -> None:
     assert "<svg" in page and "1.00×, not significant" in page and "Test CPU" in page
 
 
+def test_the_step_table_shows_the_devices_cpu_per_event(synthetic_report: tuple[Path, str]) -> None:
+    _, page = synthetic_report
+    saturation = page.split("<section id='saturation'>", 1)[1].split("</section>", 1)[0]
+    assert "<th>devices&#x27; CPU per event (µs)</th>" in saturation
+    assert "<td>4.25</td>" in saturation and "<td>3.5</td>" in saturation
+
+
 def test_compare_warns_when_the_devices_spent_more_cpu_per_event_at_the_same_rates() -> None:
     # session 14's runs at 11:18 and 11:34: the devices at 40k and 80k, µs per event
     fast = {"timescaledb": {40000.0: 3.78, 80000.0: 3.32, 160000.0: 3.4}}

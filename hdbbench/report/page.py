@@ -153,19 +153,22 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
              fmt(num(s.stored_median)), fmt(num(s.visibility_lag_growth_s)), fmt(num(s.lost)), fmt(num(s.errors)),
              "source behind" if s.source_behind else (", ".join(s.rules) or "–"),
              ", ".join(w.replace("_", " ") for w in s.server_work) or "–",
-             "–" if s.machine_busy is None else f"{s.machine_busy:.0%}", _pace(fastest[b], s)]
+             "–" if s.machine_busy is None else f"{s.machine_busy:.0%}", _pace(fastest[b], s),
+             fmt(num(s.device_cpu_us))]
             for b, search in searches.items() for s in search.steps]
     criterion = next(iter(searches.values())).criterion
     section.tables.append(html_table(["backend", "offered", "emitted", "stored (counter)", "stored median/s",
                                       "lag growth (s)", "lost", "error events", "saturated by",
-                                      "server work in the step", "machine CPUs busy", "machine pace"], rows,
+                                      "server work in the step", "machine CPUs busy", "machine pace",
+                                      "devices' CPU per event (µs)"], rows,
                                      f"events/s unless stated; rule: {criterion}; server work: the database "
                                      "server's own background work whose count rose in the step (checkpoints "
                                      "started, autovacuums finished; InnoDB's waits for a free page or for the "
                                      "log), no rule; machine CPUs busy: the share of the CPUs of the machine "
                                      "hdbbench ran on that were busy in the step, no rule; machine pace: how "
                                      "fast the machine ran a fixed piece of CPU work in the step, against the "
-                                     "search's fastest step (100 %), no rule"))
+                                     "search's fastest step (100 %), no rule; devices' CPU per event: fixed "
+                                     "work at a given rate, so a pace between runs at the same rate, no rule"))
     section.finding = finding = text.saturation(last, {b: max((p[0] for p in s), default=0.0)
                                                       for b, s in steps.items()},
                                       {b: any(p[2] for p in s) for b, s in steps.items()},
