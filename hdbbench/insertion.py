@@ -331,7 +331,8 @@ class Trial:
         return sampler.series, phases, sampler.started_epoch
 
     def _last_verdicts(self, fleet: SubscriberFleet, devices: Sequence[str], judge: sat.StepJudge,
-                       phases: Sequence[dict[str, float]], plan: SearchPlan) -> tuple[list[tuple[float, Verdict]], float | None]:
+                       phases: Sequence[dict[str, float]], plan: SearchPlan
+                       ) -> tuple[list[tuple[float, Verdict]], float | None]:
         """Before a bisect search ends: the load stopped and the queue drained, every step judged again
         once all its rows are visible (the last step's probe events, its last seconds), and the rate
         the search offers next on those verdicts. A verdict that changed reopens the search, which

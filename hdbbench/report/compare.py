@@ -197,8 +197,8 @@ def pace_warnings(paces: Sequence[dict[str, dict[float, float]]], labels: Sequen
             if abs(ratio - 1) >= DEVICE_PACE_SPREAD:
                 warnings.append(
                     f"{backend}: in {label} the devices spent {ratio:.2f}× the first run's CPU per event at the same "
-                    f"offered rates ({', '.join(fmt(r) for r in shared)} events/s). Their work per event is the same, so "
-                    f"the machine ran {'slower' if ratio > 1 else 'faster'}, and every process on it with them: "
+                    f"offered rates ({', '.join(fmt(r) for r in shared)} events/s). Their work per event is the "
+                    f"same, so the machine ran {'slower' if ratio > 1 else 'faster'}, and every process on it with them: "
                     "the saturation figures compare the machine's pace as much as the settings.")
     return warnings
 
