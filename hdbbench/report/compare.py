@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy
 from rich.table import Table
 
+from hdbbench import measure
 from hdbbench.report import data, kinds, plots, ranking
 from hdbbench.report.criteria import criteria_table
 from hdbbench.report.data import dig, num
@@ -193,7 +193,7 @@ def pace_warnings(paces: Sequence[dict[str, dict[float, float]]], labels: Sequen
             shared = sorted(set(steps) & set(base))
             if not shared:
                 continue
-            ratio = float(numpy.median([steps[r] / base[r] for r in shared]))
+            ratio = measure.percentile([steps[r] / base[r] for r in shared], 50)
             if abs(ratio - 1) >= DEVICE_PACE_SPREAD:
                 warnings.append(
                     f"{backend}: in {label} the devices spent {ratio:.2f}× the first run's CPU per event at the same "
