@@ -44,7 +44,7 @@ from hdbbench.kinds import DEFAULT_KIND, SubscriberKind, unproven_cause
 from hdbbench.placement import PlacementControl, archiving_path_per_core
 from hdbbench.records import write
 from hdbbench.sampling import Sampler, TimeSeries, machine_probe, process_probe, thread_probe
-from hdbbench.search import SearchPlan, Verdict, next_rate
+from hdbbench.search import SearchPlan, next_rate
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.load import LoadTarget
 from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, lib_configuration
@@ -79,7 +79,10 @@ SUMMED_OVER_SUBSCRIBERS = (st.ROWS_STORED_NUMBER, st.PENDING_EVENT_NUMBER, st.AT
                            st.ATTRIBUTE_FAILURE_FREQ)
 
 SETTLE_S = 2.0  # at most, for the proof's events to be stored before the statistics restart
-EARLY_VERDICT_S = 5.0  # a bisect search's step saturated beyond doubt by then ends there (Trial._measure)
+# A bisect search's step saturated beyond doubt by then ends there (Trial._measure): its stored rate
+# over its last 2 s (the first second is the load's start), read against the most a counter published
+# once a second allows, or the events it lost, already say so.
+EARLY_VERDICT_S = 3.0
 DRAIN_POLL_S = 0.2  # how often a drain reads the queues: its end is seen within this of the quiet
 Progress = Callable[[str, float, dict[str, float]], None]  # (phase, fraction done, latest figures)
 
@@ -290,7 +293,7 @@ class Trial:
         plan = s.search
         total_s = s.duration_s if plan is None else s.step_s * plan.expected_steps()
         phases: list[dict[str, float]] = []
-        tried: list[tuple[float, Verdict]] = []  # each step's rate and verdict, as the search chooses from them
+        judged: list[sat.Step] = []  # each step as judged when it ended, as the search chooses from them
         sampler = Sampler(self._probes(fleet, devices), period_s=1.0)
         self.load.start()
         with sampler:
@@ -317,11 +320,11 @@ class Trial:
                 phases[-1]["end_s"] = sampler.elapsed_s()
                 if plan is None:
                     break
-                step = judge.judge(sat.Step(rate, start, phases[-1]["end_s"]))
-                tried.append((rate, sat.verdicts([step], plan)[0][1]))
+                judged.append(judge.judge(sat.Step(rate, start, phases[-1]["end_s"])))
+                tried = sat.verdicts(judged, plan)
                 rate = next_rate(plan, tried)
                 if rate is None and plan.mode == "bisect":
-                    tried, rate = self._last_verdicts(fleet, devices, judge, phases, plan)
+                    judged, rate = self._last_verdicts(fleet, devices, judge, phases, plan)
                     if rate is not None:  # reopened: the load was stopped for the drain
                         self.load.set_rate(rate)
                         self.load.start()
@@ -332,7 +335,7 @@ class Trial:
 
     def _last_verdicts(self, fleet: SubscriberFleet, devices: Sequence[str], judge: sat.StepJudge,
                        phases: Sequence[dict[str, float]], plan: SearchPlan
-                       ) -> tuple[list[tuple[float, Verdict]], float | None]:
+                       ) -> tuple[list[sat.Step], float | None]:
         """Before a bisect search ends: the load stopped and the queue drained, every step judged again
         once all its rows are visible (the last step's probe events, its last seconds), and the rate
         the search offers next on those verdicts. A verdict that changed reopens the search, which
@@ -340,8 +343,8 @@ class Trial:
         confirming step at 80,000 did, and its answer fell to 40,000)."""
         self.load.stop()
         self._drain(fleet, devices, phase="draining before the last verdict")
-        tried = sat.verdicts(self._rejudge(judge, phases), plan)
-        return tried, next_rate(plan, tried)
+        steps = self._rejudge(judge, phases)
+        return steps, next_rate(plan, sat.verdicts(steps, plan))
 
     def _rejudge(self, judge: sat.StepJudge, phases: Sequence[dict[str, float]]) -> list[sat.Step]:
         """Each step judged over the whole series. A step that ended early on a saturated verdict

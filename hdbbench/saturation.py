@@ -327,10 +327,17 @@ def summary(steps: Sequence[Step], counter_resolution_s: float, plan: SearchPlan
 
 
 def verdicts(steps: Sequence[Step], plan: SearchPlan | None = None) -> list[tuple[float, Verdict]]:
-    """Each step's rate and verdict, as hdbbench.search reads them (`plan`: a bisect search's steps
-    saturated beyond doubt are `overload`, which it does not repeat)."""
-    return [(s.offered_rate, "source" if s.source_behind else _saturated_verdict(s, plan) if s.saturated else "pass")
-            for s in steps]
+    """Each step's rate and verdict, as hdbbench.search reads them, in the order they ran (`plan`: a
+    bisect search's steps saturated beyond doubt are `overload`, which it does not repeat, unless the
+    same or a higher rate passed before: what changed then was the machine's pace, and the step is
+    repeated like any saturated one)."""
+    out: list[tuple[float, Verdict]] = []
+    for s in steps:
+        passed_above = any(v == "pass" and r >= s.offered_rate for r, v in out)
+        verdict: Verdict = ("source" if s.source_behind else "pass" if not s.saturated
+                            else "saturated" if passed_above else _saturated_verdict(s, plan))
+        out.append((s.offered_rate, verdict))
+    return out
 
 
 def _saturated_verdict(step: Step, plan: SearchPlan | None) -> Verdict:

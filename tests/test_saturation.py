@@ -266,8 +266,8 @@ def test_a_bisect_search_repeats_a_saturated_step_at_once_and_rises_on_when_it_p
 
 def test_a_confirming_repeat_that_fails_is_repeated_and_two_failures_move_the_bisection_below() -> None:
     plain = _searched(BISECT, 37661.0)
-    repeat = next(i for i in range(1, len(plain)) if plain[i][0] in [r for r, _ in plain[:i]] and plain[i][1] == "pass")
-    candidate = plain[repeat][0]
+    candidate = search.answer(plain)
+    repeat = [i for i, (r, _) in enumerate(plain) if r == candidate][1]  # the answer's confirmation
     # failing once, the candidate is offered a third time; passing then, it is no answer, and the
     # search offers one resolution below it (the stepped search's answer is the step below such a rate)
     once = _searched(BISECT, 37661.0, {repeat: "saturated"})
@@ -281,6 +281,43 @@ def test_a_confirming_repeat_that_fails_is_repeated_and_two_failures_move_the_bi
     assert found is not None and found < candidate, twice
     assert candidate / found <= 1.05 + 1e-9 and [r for r, _ in twice].count(found) == 2, twice
     assert all(v == "pass" for r, v in twice if r == found), twice
+
+
+def test_a_bisect_search_confirms_its_candidate_as_soon_as_a_rate_above_it_fails() -> None:
+    # 48,000 fails beyond doubt against a limit of 37,661: 24,000 is offered again at once, before the
+    # bisection (confirmed at the end, it met whatever pace the machine had by then)
+    tried = _searched(BISECT, 37661.0)
+    rates = [r for r, _ in tried]
+    assert rates[:4] == [12000.0, 24000.0, 48000.0, 24000.0], tried
+    # in the bisection, a midpoint that passed is confirmed as soon as the next one above it fails
+    for k in range(4, len(tried) - 1):
+        rate, verdict = tried[k]
+        failed_next = tried[k + 1][1] != "pass" and tried[k + 1][0] > rate
+        if verdict == "pass" and failed_next and rates.count(rate) == 1 and rate == search.answer(tried[:k + 2]):
+            raise AssertionError(f"{rate} was not confirmed after {tried[k + 1]}: {tried}")
+    found = search.answer(tried)
+    assert found is not None and rates.count(found) == 2 and 37661.0 / 1.05 <= found <= 37661.0, tried
+    # a rate that passed and is superseded by a higher pass is not confirmed: no step is wasted on it
+    assert rates.count(12000.0) == 1, tried
+
+
+def test_a_step_saturated_far_below_a_rate_that_passed_is_repeated_not_taken_as_beyond_doubt() -> None:
+    plan = search.SearchPlan("bisect", start_rate=40000.0, resolution=0.10)
+
+    def step(offered: float, stored: float) -> sat.Step:
+        out = sat.Step(offered, 0.0, 8.0)
+        out.stored_rate = out.stored_ceiling = stored
+        out.rules = ["stored_rate"] if stored < offered * 0.95 else []  # saturated: any rule fired
+        return out
+
+    # session 15's TimescaleDB search: 80,000 passed, then after the doubling's overload it stored 60,404
+    steps = [step(40000.0, 40349.0), step(80000.0, 79976.0), step(160000.0, 58132.0), step(80000.0, 60404.0)]
+    assert [v for _, v in sat.verdicts(steps, plan)] == ["pass", "pass", "overload", "saturated"]
+    # so the search repeats it, as any saturated step, instead of bisecting below a rate that passed
+    assert search.next_rate(plan, sat.verdicts(steps, plan)) == 80000.0
+    # a higher rate that passed counts too; a lower one does not
+    assert [v for _, v in sat.verdicts([step(90000.0, 90000.0), step(80000.0, 50000.0)], plan)] == ["pass", "saturated"]
+    assert [v for _, v in sat.verdicts([step(60000.0, 60000.0), step(80000.0, 50000.0)], plan)] == ["pass", "overload"]
 
 
 def test_the_answer_is_read_from_the_recomputed_verdicts() -> None:

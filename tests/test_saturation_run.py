@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from hdbbench.insertion import EARLY_VERDICT_S
 from hdbbench.results import read_trials
 from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.subscribers import DEFAULT_BINARY
@@ -226,9 +227,9 @@ def test_a_bisect_search_finds_the_cap_within_its_resolution(bisect_run: Path) -
 def test_a_bisect_search_drains_after_a_saturated_step(bisect_run: Path) -> None:
     (trial,) = _trials(bisect_run, "saturation").values()
     steps = _search(trial).steps
-    for s in steps:  # a passing step runs its 7 s; a saturated one may end from 5 s (EARLY_VERDICT_S)
+    for s in steps:  # a passing step runs its 7 s; a saturated one may end from EARLY_VERDICT_S
         assert s.start_s is not None and s.end_s is not None
-        assert s.end_s - s.start_s >= (4.9 if s.saturated else 6.5), s
+        assert s.end_s - s.start_s >= (EARLY_VERDICT_S - 0.1 if s.saturated else 6.5), s
     after = [(a, b) for a, b in zip(steps, steps[1:]) if a.saturated and b.offered_rate < a.offered_rate]
     assert after, steps
     for saturated, step in after:
