@@ -311,10 +311,11 @@ class Trial:
                     time.sleep(min(0.5, max(0.0, end - sampler.elapsed_s())))
                     # A bisect step saturated beyond doubt after EARLY_VERDICT_S ends there: more
                     # seconds far above the limit only add backlog, and rows that slow later steps.
-                    # One near the limit runs its length: a transient may pass in it.
+                    # One near the limit runs its length: a transient may pass in it. So does one at
+                    # a rate that passed before (the same verdicts as the search's: not beyond doubt).
                     now = sampler.elapsed_s()
                     live = judge.judge(sat.Step(rate, start, now)) if early and now - start >= EARLY_VERDICT_S else None
-                    if live is not None and plan is not None and sat.beyond_doubt(live, plan):
+                    if live is not None and sat.verdicts([*judged, live], plan)[-1][1] == "overload":
                         self._ended_early[len(phases) - 1] = list(live.rules)
                         break
                 phases[-1]["end_s"] = sampler.elapsed_s()
