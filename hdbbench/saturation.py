@@ -332,10 +332,13 @@ def verdicts(steps: Sequence[Step], plan: SearchPlan | None = None) -> list[tupl
     same or a higher rate passed before: what changed then was the machine's pace, and the step is
     repeated like any saturated one)."""
     out: list[tuple[float, Verdict]] = []
+    highest_pass = -math.inf
     for s in steps:
-        passed_above = any(v == "pass" and r >= s.offered_rate for r, v in out)
         verdict: Verdict = ("source" if s.source_behind else "pass" if not s.saturated
-                            else "saturated" if passed_above else _saturated_verdict(s, plan))
+                            else "saturated" if s.offered_rate <= highest_pass
+                            else _saturated_verdict(s, plan))
+        if verdict == "pass":
+            highest_pass = max(highest_pass, s.offered_rate)
         out.append((s.offered_rate, verdict))
     return out
 

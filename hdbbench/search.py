@@ -20,14 +20,15 @@ Two modes (``[measurements] saturation.mode``):
   that rate is no answer). A step that stored less than its rate by two resolutions or more
   (`overload_ratio`: the doubling's step at twice the limit) saturated beyond doubt and is not
   repeated, unless that rate or a higher one passed earlier in the search: then the pace changed,
-  not the subscriber, and the step is repeated like any saturated one. A step the devices could not offer bounds the search from above like a failed rate but
-  is no verdict on the subscriber. Before the step after a saturated (or source-behind) one the load
-  is stopped and the subscriber's queue drained (hdbbench.insertion), so a backlog never pollutes
-  the next step; the drain is not a step. A step saturated beyond doubt after 3 s (the lost
-  events, or the stored rate over its last 2 s) ends there (hdbbench.insertion.EARLY_VERDICT_S): more seconds far above the limit would
-  only add backlog and rows that slow the steps after it; a step near the limit runs its length, as
-  in the stepped search. Before it ends, the trial judges every step again over the whole series
-  (hdbbench.insertion): a verdict that changed can reopen the bracket.
+  not the subscriber, and the step is repeated like any saturated one. A step the devices could
+  not offer bounds the search from above like a failed rate but is no verdict on the subscriber.
+  Before the step after a saturated (or source-behind) one the load is stopped and the
+  subscriber's queue drained (hdbbench.insertion), so a backlog never pollutes the next step; the
+  drain is not a step. A step saturated beyond doubt after 3 s (the lost events, or the stored rate
+  over its last 2 s) ends there (hdbbench.insertion.EARLY_VERDICT_S): more seconds far above the
+  limit would only add backlog and rows that slow the steps after it; a step near the limit runs
+  its length, as in the stepped search. Before it ends, the trial judges every step again over the
+  whole series (hdbbench.insertion): a verdict that changed can reopen the bracket.
 
 Both modes read their answer the same way, from the verdicts as recomputed after the drain (a step can only become
 saturated then, never the reverse): the highest rate every one of whose counted steps passed and

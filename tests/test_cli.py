@@ -182,7 +182,7 @@ sys.exit(0)
 def test_a_ctrl_c_that_lands_where_python_cannot_raise_still_interrupts() -> None:
     # Stop 44's CI: Ctrl-C landed in logging's at-fork hook, was ignored, and `stack up` exited 0.
     with sigint_ignored():  # as in a suite started in the background: the child restores the default
-        done = subprocess.run([sys.executable, "-c", _SWALLOWED_CTRL_C], cwd=REPO, capture_output=True, text=True,
-                              timeout=120, preexec_fn=default_sigint)
+        done = subprocess.run([sys.executable, "-c", _SWALLOWED_CTRL_C], cwd=REPO, capture_output=True,
+                              text=True, timeout=120, preexec_fn=default_sigint)
     assert done.returncode == 130, done.stderr
     assert "Exception ignored" not in done.stderr

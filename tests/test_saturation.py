@@ -293,7 +293,8 @@ def test_a_bisect_search_confirms_its_candidate_as_soon_as_a_rate_above_it_fails
     for k in range(4, len(tried) - 1):
         rate, verdict = tried[k]
         failed_next = tried[k + 1][1] != "pass" and tried[k + 1][0] > rate
-        if verdict == "pass" and failed_next and rates.count(rate) == 1 and rate == search.answer(tried[:k + 2]):
+        candidate = rate == search.answer(tried[:k + 2])
+        if verdict == "pass" and failed_next and rates.count(rate) == 1 and candidate:
             raise AssertionError(f"{rate} was not confirmed after {tried[k + 1]}: {tried}")
     found = search.answer(tried)
     assert found is not None and rates.count(found) == 2 and 37661.0 / 1.05 <= found <= 37661.0, tried
@@ -316,8 +317,9 @@ def test_a_step_saturated_far_below_a_rate_that_passed_is_repeated_not_taken_as_
     # so the search repeats it, as any saturated step, instead of bisecting below a rate that passed
     assert search.next_rate(plan, sat.verdicts(steps, plan)) == 80000.0
     # a higher rate that passed counts too; a lower one does not
-    assert [v for _, v in sat.verdicts([step(90000.0, 90000.0), step(80000.0, 50000.0)], plan)] == ["pass", "saturated"]
-    assert [v for _, v in sat.verdicts([step(60000.0, 60000.0), step(80000.0, 50000.0)], plan)] == ["pass", "overload"]
+    above, below = step(90000.0, 90000.0), step(60000.0, 60000.0)
+    assert [v for _, v in sat.verdicts([above, step(80000.0, 50000.0)], plan)] == ["pass", "saturated"]
+    assert [v for _, v in sat.verdicts([below, step(80000.0, 50000.0)], plan)] == ["pass", "overload"]
 
 
 def test_the_answer_is_read_from_the_recomputed_verdicts() -> None:

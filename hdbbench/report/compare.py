@@ -213,8 +213,8 @@ def pace_warnings(paces: Sequence[dict[str, dict[float, float]]], labels: Sequen
             if abs(ratio - 1) >= DEVICE_PACE_SPREAD:
                 same = all(r == b for r, b in pairs)
                 warnings.append(
-                    f"{backend}: in {label} the devices spent {ratio:.2f}× the first run's CPU per event at the "
-                    f"{'same' if same else 'same or nearby (within 5 %)'} offered rates "
+                    f"{backend}: in {label} the devices spent {ratio:.2f}× the first run's CPU per event "
+                    f"at the {'same' if same else 'same or nearby (within 5 %)'} offered rates "
                     f"({', '.join(fmt(r) for r, _ in pairs)} events/s). Their work per event is the "
                     f"same, so the machine ran {'slower' if ratio > 1 else 'faster'}, and every process on it with them: "
                     "the saturation figures compare the machine's pace as much as the settings.")
