@@ -17,14 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench import measure
-from hdbbench.report import aging, criteria, data, disk, faults, kinds, plan, plots, ranking, replica, text
+from hdbbench.report import (aging, criteria, data, disk, faults, kinds, plan, plots, ranking, replica,
+                             searches, text)
 from hdbbench.report.data import Insertion, dig, num
 from hdbbench.report.hosts import hosts_section
 from hdbbench.report.maintenance import maintenance_section
 from hdbbench.report.placement import placement_section
 from hdbbench.report.render import Section, html_table, render_page
 from hdbbench.report.text import Spread, fmt
-from hdbbench.trials import CpuShare, SearchStep
+from hdbbench.trials import CpuShare
 from hdbbench.units import human_bytes
 
 REPORT_NAME = "report.html"
@@ -130,77 +131,6 @@ def subscribers_section(view: Insertion, colours: plots.Colours) -> Section:
                                             {b: s for b, (s, _) in fits.items()},
                                             {b: s.saturation_at for b, s in scaling.items()})
     return section
-
-
-def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
-    section = Section("saturation", "Saturation search")
-    searches = {b: t.saturation for b in view.backends if (t := view.one(b, "saturation")) and t.saturation}
-    if not searches:
-        section.missing = "No saturation search in this run ([measurements] saturation is not set)."
-        return section
-    steps = {b: data.step_points(t) for b in searches if (t := view.one(b, "saturation"))}
-    section.figures.append(("Stored rate per step (database counter) against the offered rate (× = saturated)",
-                            plots.saturation(steps, colours)))
-    last = {b: num(search.last_sustainable_rate) for b, search in searches.items()}
-    how = {b: data.search_words(search, view.saturation_step) for b, search in searches.items()}
-    shown = next(iter(how.values())) if len(set(how.values())) == 1 else "; ".join(f"{b}: {w}" for b, w in how.items())
-    section.figures.append((f"Last sustainable rate (search {shown})", plots.bars(["last sustainable rate"],
-                                                                {b: [v] for b, v in last.items()}, colours,
-                                                                "events/s")))
-    fastest = {b: min((w for s in search.steps if (w := num(s.machine_work_ms)) and w > 0), default=None)
-               for b, search in searches.items()}
-    rows = [[b, fmt(num(s.offered_rate)), fmt(num(s.source_rate)), fmt(num(s.stored_rate)),
-             fmt(num(s.stored_median)), fmt(num(s.visibility_lag_growth_s)), fmt(num(s.lost)), fmt(num(s.errors)),
-             "source behind" if s.source_behind else (", ".join(s.rules) or "–"),
-             ", ".join(w.replace("_", " ") for w in s.server_work) or "–",
-             "–" if s.machine_busy is None else f"{s.machine_busy:.0%}", _pace(fastest[b], s),
-             fmt(num(s.device_cpu_us))]
-            for b, search in searches.items() for s in search.steps]
-    criterion = next(iter(searches.values())).criterion
-    section.tables.append(html_table(["backend", "offered", "emitted", "stored (counter)", "stored median/s",
-                                      "lag growth (s)", "lost", "error events", "saturated by",
-                                      "server work in the step", "machine CPUs busy", "machine pace",
-                                      "devices' CPU per event (µs)"], rows,
-                                     f"events/s unless stated; rule: {criterion}; server work: the database "
-                                     "server's own background work whose count rose in the step (checkpoints "
-                                     "started, autovacuums finished; InnoDB's waits for a free page or for the "
-                                     "log), no rule; machine CPUs busy: the share of the CPUs of the machine "
-                                     "hdbbench ran on that were busy in the step, no rule; machine pace: how "
-                                     "fast the machine ran a fixed piece of CPU work in the step, against the "
-                                     "search's fastest step (100 %), no rule; devices' CPU per event: fixed "
-                                     "work at a given rate, so a pace between runs at the same rate, no rule"))
-    section.finding = finding = text.saturation(last, {b: max((p[0] for p in s), default=0.0)
-                                                      for b, s in steps.items()},
-                                      {b: any(p[2] for p in s) for b, s in steps.items()},
-                                      {b: list(search.ended_by) for b, search in searches.items()},
-                                      {b: data.search_precision(search, view.saturation_step)
-                                       for b, search in searches.items()})
-    for backend, search in searches.items():
-        if met := text.server_work_met(backend, [(s.saturated, s.server_work) for s in search.steps]):
-            finding.sentences.append(met)
-        if busy := text.machine_limit_met(backend, [(num(s.offered_rate) or 0.0, s.saturated, num(s.machine_busy))
-                                                    for s in search.steps if not s.source_behind],
-                                          num(search.last_sustainable_rate)):
-            finding.warnings.append(busy)
-        if pace := text.machine_pace_varied(backend, [(num(s.offered_rate) or 0.0, s.saturated, num(s.machine_work_ms))
-                                                      for s in search.steps if not s.source_behind],
-                                            num(search.last_sustainable_rate)):
-            finding.warnings.append(pace)
-        mode, resolution = data.search_precision(search, view.saturation_step)
-        gap = data.search_gap(search)
-        if mode == "bisect" and resolution is not None and gap is not None and gap > resolution + 1e-6:
-            finding.warnings.append(
-                f"{backend}: {gap:.0%} lie between the answer and the lowest saturated rate above it, more than the "
-                f"search's resolution ({resolution:.0%}): it reached max_steps, a rate near the answer passed only on "
-                "its repeat (no answer, as in the stepped search), or a verdict changed after the drain (events "
-                "found lost, error events counted). The limit lies in that range.")
-    return section
-
-
-def _pace(fastest_ms: float | None, step: SearchStep) -> str:
-    """A step's machine pace against the search's fastest step (the CPU time of the same fixed work)."""
-    mine = num(step.machine_work_ms)
-    return "–" if fastest_ms is None or mine is None or mine <= 0 else f"{fastest_ms / mine:.0%}"
 
 
 def sustained_section(view: Insertion, colours: plots.Colours) -> Section:
@@ -449,7 +379,7 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
     sections: list[Section] = []
     if view and view.trials:
         sections += [throughput_section(view, colours), lag_section(view, colours), batch_section(view, colours),
-                     subscribers_section(view, colours), saturation_section(view, colours),
+                     subscribers_section(view, colours), searches.saturation_section(view, colours),
                      sustained_section(view, colours), cpu_section(view), placement_section(view),
                      loss_section(view), *kinds.kinds_sections(run_dir, loaded)]
     load_rate = num(dig(doc, "scenario", "rate"))
