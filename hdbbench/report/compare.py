@@ -165,37 +165,20 @@ def summary(rows: Sequence[Row], labels: Sequence[str]) -> Finding:
 DEVICE_PACE_SPREAD = 0.15  # the devices' CPU per event this far from the first run's: another pace
 
 
-@dataclass(frozen=True)
-class SearchPace:
-    """A saturation search's devices' CPU per event (µs) at the first step of each rate it offered,
-    and its answer."""
-
-    cpu: dict[float, float]
-    answer: float | None = None
-
-    def near_answer(self, rate: float) -> bool:
-        band = data.LIMIT_BAND
-        return self.answer is not None and self.answer / band <= rate <= self.answer * band
-
-
-def device_pace(run_dir: Path) -> dict[str, SearchPace]:
-    """backend → its saturation search's pace. A bisect search offers the same first rates in every
-    run of a scenario."""
+def device_pace(run_dir: Path) -> dict[str, dict[float, float]]:
+    """backend → offered rate → the devices' CPU per event (µs) at the first step of that rate in its
+    saturation search. A bisect search offers the same first rates in every run of a scenario."""
     loaded = data.load_file(run_dir, data.FILES["insertion"])
     if loaded.insertion is None:
         return {}
     view = data.insertion_view(run_dir, loaded)
-    out: dict[str, SearchPace] = {}
+    out: dict[str, dict[float, float]] = {}
     for backend in view.backends:
         trial = view.one(backend, "saturation")
-        if trial is None or trial.saturation is None:
-            continue
-        cpu: dict[float, float] = {}
-        for step in trial.saturation.steps:
-            rate, us = num(step.offered_rate), num(step.device_cpu_us)
-            if rate is not None and us is not None and not step.source_behind:
-                cpu.setdefault(rate, us)
-        out[backend] = SearchPace(cpu, num(trial.saturation.last_sustainable_rate))
+        for step in trial.saturation.steps if trial is not None and trial.saturation is not None else []:
+            rate, cpu = num(step.offered_rate), num(step.device_cpu_us)
+            if rate is not None and cpu is not None and not step.source_behind:
+                out.setdefault(backend, {}).setdefault(rate, cpu)
     return out
 
 
@@ -215,32 +198,26 @@ def _near_rates(rates: Sequence[float], base: Sequence[float]) -> list[tuple[flo
     return pairs
 
 
-def pace_warnings(paces: Sequence[dict[str, SearchPace]], labels: Sequence[str]) -> list[str]:
+def pace_warnings(paces: Sequence[dict[str, dict[float, float]]], labels: Sequence[str]) -> list[str]:
     """A warning per later run and backend whose devices spent more (or less) CPU per event than in
     the first run at the same or nearby offered rates (within NEAR_RATE): the machine ran at another
-    pace, and every process on it did more or less per second, the subscriber and the server too.
-    The rates near either run's answer (data.LIMIT_BAND) decide when there are any: a search that
-    started fast and slowed met its limit at the slower pace (session 15, 14:31)."""
+    pace, and every process on it did more or less per second, the subscriber and the server too."""
     warnings = []
     for label, pace in zip(labels[1:], paces[1:]):
-        for backend, mine in pace.items():
-            base = paces[0].get(backend, SearchPace({}))
-            pairs = _near_rates(sorted(mine.cpu), list(base.cpu))
-            at_limit = [(r, b) for r, b in pairs if mine.near_answer(r) or base.near_answer(b)]
-            used = at_limit or pairs
-            if not used:
+        for backend, steps in pace.items():
+            base = paces[0].get(backend, {})
+            pairs = _near_rates(sorted(steps), list(base))
+            if not pairs:
                 continue
-            ratio = measure.percentile([mine.cpu[r] / base.cpu[b] for r, b in used], 50)
-            if abs(ratio - 1) < DEVICE_PACE_SPREAD:
-                continue
-            same = "same" if all(r == b for r, b in used) else "same or nearby (within 5 %)"
-            where = "near the limits, " if at_limit else ""
-            pace_word = "slower" if ratio > 1 else "faster"
-            warnings.append(
-                f"{backend}: in {label} the devices spent {ratio:.2f}× the first run's CPU per event "
-                f"{where}at the {same} offered rates ({', '.join(fmt(r) for r, _ in used)} events/s). "
-                f"Their work per event is the same, so the machine ran {pace_word}, and every process on it "
-                "with them: the saturation figures compare the machine's pace as much as the settings.")
+            ratio = measure.percentile([steps[r] / base[b] for r, b in pairs], 50)
+            if abs(ratio - 1) >= DEVICE_PACE_SPREAD:
+                same = all(r == b for r, b in pairs)
+                warnings.append(
+                    f"{backend}: in {label} the devices spent {ratio:.2f}× the first run's CPU per event "
+                    f"at the {'same' if same else 'same or nearby (within 5 %)'} offered rates "
+                    f"({', '.join(fmt(r) for r, _ in pairs)} events/s). Their work per event is the "
+                    f"same, so the machine ran {'slower' if ratio > 1 else 'faster'}, and every process on it with them: "
+                    "the saturation figures compare the machine's pace as much as the settings.")
     return warnings
 
 
