@@ -6,7 +6,8 @@ On a shared machine the limit follows the machine's pace: in the slow periods of
 machine every process did 30 to 45 % more CPU work per event for minutes, and the searches found
 limits lower in proportion. The devices' work per event at a rate is fixed, so their CPU per event in
 the steps near the answer is the pace the search met at its limit; the finding states it, and
-``hdbbench compare`` sets runs side by side by it (hdbbench.report.compare).
+``hdbbench compare`` warns when two runs' devices spent 15 % more or less per event at the rates
+their searches share (hdbbench.report.compare).
 """
 
 from __future__ import annotations
