@@ -162,9 +162,6 @@ def summary(rows: Sequence[Row], labels: Sequence[str]) -> Finding:
     return finding
 
 
-DEVICE_PACE_SPREAD = 0.15  # the devices' CPU per event this far from the first run's: another pace
-
-
 def device_pace(run_dir: Path) -> dict[str, dict[float, float]]:
     """backend → offered rate → the devices' CPU per event (µs) at the first step of that rate in its
     saturation search. A bisect search offers the same first rates in every run of a scenario."""
@@ -189,7 +186,7 @@ def _near_rates(rates: Sequence[float], base: Sequence[float]) -> list[tuple[flo
     """Each rate paired with the base's nearest one within NEAR_RATE. A stepped search (12k, +10 % a
     step) offers other rates than a bisect one (40k, 80k, ...); the devices' work per event changes
     by a few per cent between rates 5 % apart (their fixed cost per second spreads over the events),
-    far less than the slow periods that DEVICE_PACE_SPREAD catches."""
+    far less than the slow periods that data.DEVICE_PACE_SPREAD catches."""
     pairs = []
     for rate in rates:
         nearest = min(base, key=lambda b: abs(b / rate - 1), default=None)
@@ -210,7 +207,7 @@ def pace_warnings(paces: Sequence[dict[str, dict[float, float]]], labels: Sequen
             if not pairs:
                 continue
             ratio = measure.percentile([steps[r] / base[b] for r, b in pairs], 50)
-            if abs(ratio - 1) >= DEVICE_PACE_SPREAD:
+            if abs(ratio - 1) >= data.DEVICE_PACE_SPREAD:
                 same = all(r == b for r, b in pairs)
                 warnings.append(
                     f"{backend}: in {label} the devices spent {ratio:.2f}× the first run's CPU per event "

@@ -152,6 +152,7 @@ def search_gap(search: SaturationSearch) -> float | None:
 
 
 LIMIT_BAND = 1.25  # steps within this factor of a search's answer, either way, show the pace at its limit
+DEVICE_PACE_SPREAD = 0.15  # the devices' CPU per event this far from another run's: another pace, in effect
 
 
 def near_limit(search: SaturationSearch) -> list[SearchStep]:

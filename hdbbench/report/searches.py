@@ -56,7 +56,7 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
         {b: list(search.ended_by) for b, search in searches.items()},
         {b: data.search_precision(search, view.saturation_step) for b, search in searches.items()})
     if pace := text.pace_at_limit({b: data.pace_at_limit(search) for b, search in searches.items()},
-                                  data.LIMIT_BAND):
+                                  data.LIMIT_BAND, data.DEVICE_PACE_SPREAD):
         finding.sentences.append(pace)
     for backend, search in searches.items():
         _machine_words(finding, backend, search)

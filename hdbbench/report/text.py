@@ -319,17 +319,18 @@ def machine_limit_met(backend: str, steps: Sequence[tuple[float, bool, float | N
 MACHINE_PACE_SPREAD = 0.15  # the steps that ended a search this much slower than its fastest: a slower machine
 
 
-def pace_at_limit(paces: Mapping[str, float | None], band: float) -> str | None:
+def pace_at_limit(paces: Mapping[str, float | None], band: float, spread: float) -> str | None:
     """One sentence stating each search's pace at its limit (`paces`: backend → the devices' CPU per
-    event in the steps within `band` of the answer, hdbbench.report.data.pace_at_limit)."""
+    event in the steps within `band` of the answer, hdbbench.report.data.pace_at_limit); `spread`: the
+    difference in it that hdbbench compare takes for another pace."""
     known = [(b, us) for b, us in paces.items() if us is not None]
     if not known:
         return None
     each = ", ".join(f"{b} {us:.2f} µs" for b, us in known)
     return (f"The machine's pace at each limit, as the devices' CPU per event in the steps within "
             f"{band - 1:.0%} of the answer: {each}. Their work per event is fixed, so a slower machine "
-            "shows more; a run whose devices spent 15 % more or less per event met another machine, in "
-            "effect, and finds another limit (hdbbench compare warns).")
+            f"shows more; a run whose devices spent {spread:.0%} more or less per event met another "
+            "machine, in effect, and finds another limit (hdbbench compare warns).")
 
 
 def machine_pace_varied(backend: str, steps: Sequence[tuple[float, bool, float | None]],
