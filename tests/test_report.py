@@ -339,6 +339,24 @@ def test_compare_warns_when_the_devices_spent_more_cpu_per_event_at_the_same_rat
     assert "(41,427, 80,730 events/s)" in words, words  # 37,661 is 6 % from 40k, 88,803 11 % from 80k
 
 
+def test_compare_sets_limits_met_at_another_pace_in_proportion_to_it() -> None:
+    # pair k of session 16: the stepped search (first) and the bisect search of `./run.sh bench`
+    pace = compare.LimitPace
+    stepped = {"postgresql": pace(73391.0, 4.12, 0.10), "mysql": pace(130016.0, 3.60, 0.10),
+               "timescaledb": pace(80730.0, 3.66, 0.10)}
+    bench = {"postgresql": pace(56080.0, 5.51, 0.10), "mysql": pace(60000.0, 4.30, 0.10),
+             "timescaledb": pace(80000.0, 3.88, 0.10)}
+    pg, mysql = compare.paced_limits([stepped, bench], ["stepped", "bench"])
+    # 0.76× the limit at 1.34× the devices' CPU per event: 1.02× in proportion, within 10 %
+    assert pg.startswith("postgresql: bench's search met its limit (0.76× the first run's) at another pace")
+    assert "it is 1.02× the first run's, within the 10% resolution: the limits differ by the machine's" in pg
+    # 0.46× at 1.19×: 0.55× in proportion, a real difference (timescaledb: the same pace, no sentence)
+    assert "it is 0.55× the first run's, beyond the resolution" in mysql
+    unknown = [{"postgresql": pace(73391.0, 4.12, None)}, {"postgresql": pace(56080.0, 5.51, None)}]
+    (words,) = compare.paced_limits(unknown, ["first", "bench"])
+    assert words.endswith("and the searches state no resolution to judge it by.")
+
+
 # --- a real run: the small scenario, trimmed to two backends --------------------------------------
 @pytest.fixture(scope="module")
 def real_report(real_run_dir: Path) -> tuple[Path, str]:

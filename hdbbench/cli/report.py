@@ -41,4 +41,6 @@ def compare(run_dirs: tuple[Path, ...], output: Path) -> None:
     Console().print(comparison.terminal_table(rows, labels))
     for warning in comparison.pace_warnings([comparison.device_pace(p) for p in run_dirs], labels):
         click.echo(f"warning: {warning}")
+    for sentence in comparison.paced_limits([comparison.limit_paces(p) for p in run_dirs], labels):
+        click.echo(sentence)
     click.echo(str(comparison.write_html(run_dirs, output)))

@@ -218,6 +218,72 @@ def pace_warnings(paces: Sequence[dict[str, dict[float, float]]], labels: Sequen
     return warnings
 
 
+@dataclass(frozen=True)
+class LimitPace:
+    """A saturation search's answer (events/s), the devices' CPU per event at it (µs,
+    data.pace_at_limit) and the search's resolution (data.search_precision)."""
+
+    limit: float
+    device_cpu_us: float
+    resolution: float | None
+
+
+def limit_paces(run_dir: Path) -> dict[str, LimitPace]:
+    """backend → its saturation search's LimitPace, where the search found a limit and the devices'
+    CPU per event near it was recorded."""
+    loaded = data.load_file(run_dir, data.FILES["insertion"])
+    if loaded.insertion is None:
+        return {}
+    view = data.insertion_view(run_dir, loaded)
+    step = num(dig(loaded.document, "scenario", "measurements", "saturation", "step"))
+    out = {}
+    for backend in view.backends:
+        trial = view.one(backend, "saturation")
+        search = trial.saturation if trial is not None else None
+        if search is None or (limit := num(search.last_sustainable_rate)) is None:
+            continue
+        if (pace := data.pace_at_limit(search)) is not None:
+            out[backend] = LimitPace(limit, pace, data.search_precision(search, step)[1])
+    return out
+
+
+def paced_limits(limits: Sequence[dict[str, LimitPace]], labels: Sequence[str]) -> list[str]:
+    """A sentence per later run and backend whose search met its limit at another pace than the first
+    run's (the devices' CPU per event there data.DEVICE_PACE_SPREAD or more apart): the two limits
+    set in proportion to their paces, as the devices' CPU per second at the limit (limit × CPU per
+    event). On a machine whose CPUs the devices share with the archiving path, a slow period makes
+    every process spend more per event alike: the limit falls and the devices' CPU per event rises
+    in proportion, and their product stays. In twelve pairs of a bisect and a stepped search on one
+    machine (docs/default-run-time.md, session 17) it agreed within 10 % in 10, the limits themselves
+    in 4. The devices' fixed cost per second makes it understate a real difference a little."""
+    sentences = []
+    for label, later in zip(labels[1:], limits[1:]):
+        for backend, other in later.items():
+            base = limits[0].get(backend)
+            if base is None or abs(other.device_cpu_us / base.device_cpu_us - 1) < data.DEVICE_PACE_SPREAD:
+                continue
+            raw = other.limit / base.limit
+            paced = raw * other.device_cpu_us / base.device_cpu_us
+            judged = _paced_verdict(paced, base, other)
+            sentences.append(
+                f"{backend}: {label}'s search met its limit ({raw:.2f}× the first run's) at another pace: "
+                f"the devices spent {other.device_cpu_us:.2f} µs per event there, {base.device_cpu_us:.2f} "
+                "in the first run. In proportion to the pace (the limit × that, the devices' CPU per "
+                f"second at the limit) it is {paced:.2f}× the first run's, {judged}.")
+    return sentences
+
+
+def _paced_verdict(paced: float, base: LimitPace, other: LimitPace) -> str:
+    """Whether two limits set in proportion to their paces differ by more than the coarser search's
+    resolution (as verdict() judges the limits themselves)."""
+    known = [r for r in (base.resolution, other.resolution) if r is not None]
+    if not known:
+        return "and the searches state no resolution to judge it by"
+    if abs(paced - 1) <= max(known) * 1.0001:
+        return f"within the {max(known):.0%} resolution: the limits differ by the machine's pace"
+    return "beyond the resolution: a difference the machine's pace does not explain"
+
+
 def write_html(paths: Sequence[Path], output: Path) -> Path:
     labels = run_labels(paths)
     runs = [run_figures(Path(p)) for p in paths]
@@ -241,6 +307,7 @@ def write_html(paths: Sequence[Path], output: Path) -> Path:
     section.note = __doc__.split("\n\n", 1)[1].replace("*", "").replace("\n", " ") if __doc__ else ""
     section.finding = summary(rows, labels)
     section.finding.warnings.extend(pace_warnings([device_pace(Path(p)) for p in paths], labels))
+    section.finding.sentences.extend(paced_limits([limit_paces(Path(p)) for p in paths], labels))
     # Each run's subscriber kinds side by side (stored-rate curves, visibility lag, loss by reason, ratios
     # to its first kind), from the same outside figures.
     kind_sections = []
