@@ -321,6 +321,17 @@ def test_the_step_table_shows_the_devices_cpu_per_event(synthetic_report: tuple[
     assert "timescaledb 3.75 µs" in saturation and "mysql 3.88 µs" in saturation
 
 
+def test_the_search_shows_the_rows_stored_before_each_step(synthetic_report: tuple[Path, str]) -> None:
+    _, page = synthetic_report
+    saturation = page.split("<section id='saturation'>", 1)[1].split("</section>", 1)[0]
+    assert "<th>rows stored before</th>" in saturation
+    # 8 s a step: timescaledb stored 8,000, 8,800, 9,680 and 10,648 rows; its answer 1,331 keeps the
+    # steps from 1,100 in its band, mysql's 1,100 all four (from the first step's 0 rows)
+    assert "<td>16,800</td>" in saturation
+    assert "within 25% of the answer: timescaledb 8,000 to 26,480, postgresql" in saturation
+    assert "mysql 0 to 26,400. A database&#x27;s limit moves as its tables and indexes grow" in saturation
+
+
 def test_compare_warns_when_the_devices_spent_more_cpu_per_event_at_the_same_rates() -> None:
     # session 14's runs at 11:18 and 11:34: the devices at 40k and 80k, µs per event
     fast = {"timescaledb": {40000.0: 3.78, 80000.0: 3.32, 160000.0: 3.4}}

@@ -175,6 +175,26 @@ def pace_at_limit(search: SaturationSearch) -> float | None:
     return measure.percentile(cpu, 50) if cpu else None
 
 
+def rows_before(search: SaturationSearch) -> list[float | None]:
+    """Per step, the rows the search had stored before it (the steps' stored events summed; None from
+    a step that did not record them on). A limit moves as the tables grow, and two searches meet the
+    same rate after different numbers of steps."""
+    out: list[float | None] = []
+    total: float | None = 0.0
+    for step in search.steps:
+        out.append(total)
+        stored = num(step.stored_events)
+        total = None if total is None or stored is None else total + stored
+    return out
+
+
+def rows_at_limit(search: SaturationSearch) -> tuple[float, float] | None:
+    """The fewest and the most rows stored before the steps near the answer (near_limit, rows_before)."""
+    near = near_limit(search)
+    rows = [r for step, r in zip(search.steps, rows_before(search)) if r is not None and step in near]
+    return (min(rows), max(rows)) if rows else None
+
+
 def search_words(search: SaturationSearch, scenario_step: float | None) -> str:
     mode, precision = search_precision(search, scenario_step)
     if mode == "bisect":

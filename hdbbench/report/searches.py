@@ -21,14 +21,14 @@ from hdbbench.trials import SaturationSearch, SearchStep
 
 STEP_COLUMNS = ["backend", "offered", "emitted", "stored (counter)", "stored median/s", "lag growth (s)",
                 "lost", "error events", "saturated by", "server work in the step", "machine CPUs busy",
-                "machine pace", "devices' CPU per event (µs)"]
+                "machine pace", "devices' CPU per event (µs)", "rows stored before"]
 STEP_NOTE = ("events/s unless stated; rule: {criterion}; server work: the database server's own "
              "background work whose count rose in the step (checkpoints started, autovacuums finished; "
              "InnoDB's waits for a free page or for the log), no rule; machine CPUs busy: the share of the "
              "CPUs of the machine hdbbench ran on that were busy in the step, no rule; machine pace: how "
              "fast the machine ran a fixed piece of CPU work in the step, against the search's fastest step "
              "(100 %), no rule; devices' CPU per event: fixed work at a given rate, so a pace between runs "
-             "at the same rate, no rule")
+             "at the same rate, no rule; rows stored before: by the search's earlier steps")
 
 
 def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
@@ -58,6 +58,9 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
     if pace := text.pace_at_limit({b: data.pace_at_limit(search) for b, search in searches.items()},
                                   data.LIMIT_BAND, data.DEVICE_PACE_SPREAD):
         finding.sentences.append(pace)
+    if rows := text.rows_at_limit({b: data.rows_at_limit(search) for b, search in searches.items()},
+                                  data.LIMIT_BAND):
+        finding.sentences.append(rows)
     for backend, search in searches.items():
         _machine_words(finding, backend, search)
         if gap := _wide_gap(backend, search, view.saturation_step):
@@ -67,13 +70,14 @@ def saturation_section(view: Insertion, colours: plots.Colours) -> Section:
 
 def _step_rows(backend: str, search: SaturationSearch) -> list[list[str]]:
     fastest = min((w for s in search.steps if (w := num(s.machine_work_ms)) and w > 0), default=None)
+    rows = data.rows_before(search)
     return [[backend, fmt(num(s.offered_rate)), fmt(num(s.source_rate)), fmt(num(s.stored_rate)),
              fmt(num(s.stored_median)), fmt(num(s.visibility_lag_growth_s)), fmt(num(s.lost)),
              fmt(num(s.errors)), "source behind" if s.source_behind else (", ".join(s.rules) or "–"),
              ", ".join(w.replace("_", " ") for w in s.server_work) or "–",
              "–" if s.machine_busy is None else f"{s.machine_busy:.0%}", _pace(fastest, s),
-             fmt(num(s.device_cpu_us))]
-            for s in search.steps]
+             fmt(num(s.device_cpu_us)), "–" if before is None else text.rows_words(before)]
+            for s, before in zip(search.steps, rows)]
 
 
 def _machine_words(finding: text.Finding, backend: str, search: SaturationSearch) -> None:

@@ -333,6 +333,25 @@ def pace_at_limit(paces: Mapping[str, float | None], band: float, spread: float)
             "machine, in effect, and finds another limit (hdbbench compare warns).")
 
 
+def rows_at_limit(rows: Mapping[str, tuple[float, float] | None], band: float) -> str | None:
+    """One sentence stating how many rows each search had stored when it met its limit (`rows`:
+    backend → the fewest and most before the steps within `band` of the answer)."""
+    known = [(b, r) for b, r in rows.items() if r is not None]
+    if not known:
+        return None
+    each = ", ".join(f"{b} {rows_words(lo)}" + (f" to {rows_words(hi)}" if hi > lo else "")
+                     for b, (lo, hi) in known)
+    return (f"Rows the search had stored before the steps within {band - 1:.0%} of the answer: {each}. "
+            "A database's limit moves as its tables and indexes grow, so each limit is that of a "
+            "table this size; a stepped search reaches a rate after more steps, and rows, than a bisect one. "
+            "A facility's archive holds years of rows: measure on one with [history] (scenarios/aged.toml).")
+
+
+def rows_words(rows: float) -> str:
+    """A row count as people read it: 2.2 M, or 8,000 below a million."""
+    return f"{rows / 1e6:.1f} M" if rows >= 1e6 else f"{rows:,.0f}"
+
+
 def machine_pace_varied(backend: str, steps: Sequence[tuple[float, bool, float | None]],
                         answer: float | None) -> str | None:
     """A warning when the steps that ended a search (`steps`: offered rate, saturated, the CPU time of

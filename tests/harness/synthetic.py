@@ -54,7 +54,8 @@ def synthetic_trial(backend: str, suffix: str, median: float, kind: str, batch_s
 def backend_trials(backend: str) -> list[dict[str, Any]]:
     m = MEDIANS[backend]
     steps = [{"offered_rate": 1000.0 * 1.1 ** k, "stored_median": min(1000.0 * 1.1 ** k, m), "saturated": False,
-              "errors": 0, "device_cpu_us": 4.25 - 0.25 * k} for k in range(4)]
+              "errors": 0, "device_cpu_us": 4.25 - 0.25 * k,
+              "stored_events": round(8 * min(1000.0 * 1.1 ** k, m))} for k in range(4)]
     last = max(s["offered_rate"] for s in steps if s["offered_rate"] <= m)
     for s in steps:
         s["saturated"] = s["offered_rate"] > m
