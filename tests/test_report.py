@@ -329,7 +329,7 @@ def test_the_search_shows_the_rows_stored_before_each_step(synthetic_report: tup
     # steps from 1,100 in its band, mysql's 1,100 all four (from the first step's 0 rows)
     assert "<td>16,800</td>" in saturation
     assert "within 25% of the answer: timescaledb 8,000 to 26,480, postgresql" in saturation
-    assert "mysql 0 to 26,400. A database&#x27;s limit moves as its tables and indexes grow" in saturation
+    assert "mysql 0 to 26,400. Once its tables and indexes outgrow the server&#x27;s memory" in saturation
 
 
 def test_compare_warns_when_the_devices_spent_more_cpu_per_event_at_the_same_rates() -> None:

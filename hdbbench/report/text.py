@@ -342,9 +342,10 @@ def rows_at_limit(rows: Mapping[str, tuple[float, float] | None], band: float) -
     each = ", ".join(f"{b} {rows_words(lo)}" + (f" to {rows_words(hi)}" if hi > lo else "")
                      for b, (lo, hi) in known)
     return (f"Rows the search had stored before the steps within {band - 1:.0%} of the answer: {each}. "
-            "A database's limit moves as its tables and indexes grow, so each limit is that of a "
-            "table this size; a stepped search reaches a rate after more steps, and rows, than a bisect one. "
-            "A facility's archive holds years of rows: measure on one with [history] (scenarios/aged.toml).")
+            "Once its tables and indexes outgrow the server's memory a database's limit falls "
+            "(docs/aging.md), so each limit is that of a table this size (a stepped search meets a rate "
+            "after more rows than a bisect one); a facility's archive holds years of rows: measure on one "
+            "with [history] (scenarios/aged.toml).")
 
 
 def rows_words(rows: float) -> str:
