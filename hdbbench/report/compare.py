@@ -253,9 +253,9 @@ def paced_limits(limits: Sequence[dict[str, LimitPace]], labels: Sequence[str]) 
     set in proportion to their paces, as the devices' CPU per second at the limit (limit × CPU per
     event). On a machine whose CPUs the devices share with the archiving path, a slow period makes
     every process spend more per event alike: the limit falls and the devices' CPU per event rises
-    in proportion, and their product stays. In twelve pairs of a bisect and a stepped search on one
-    machine (docs/default-run-time.md, session 17) it agreed within 10 % in 10, the limits themselves
-    in 4. The devices' fixed cost per second makes it understate a real difference a little."""
+    in proportion, and their product stays. In eighteen pairs of a bisect and a stepped search on one
+    machine (docs/default-run-time.md, session 17) it agreed within 10 % in 15, the limits themselves
+    in 8. The devices' fixed cost per second makes it understate a real difference a little."""
     sentences = []
     for label, later in zip(labels[1:], limits[1:]):
         for backend, other in later.items():
