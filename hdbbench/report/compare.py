@@ -8,7 +8,9 @@ of the ranking criteria, each later run is shown as value and ratio to the first
   p1..p99 ranges of the two runs overlap, else significant;
 * last sustainable rate: **not significant** when the two differ by no more than one step of the
   search, or its resolution for a bisect search (that fraction of the smaller rate; the coarser of
-  the two runs'), since rates between steps were not measured;
+  the two runs'), since rates between steps were not measured; where the two searches met their
+  limits at paces of the machine 15 % or more apart (the devices' CPU per event there), the limits are
+  also set in proportion to the pace and judged the same way (paced_limits);
 * figures without repeats (event age p99, CPU per event, sustained share, query slope, bytes per
   event): **no spread** — the ratio is shown, but no claim of significance can be made.
 """

@@ -177,8 +177,8 @@ def pace_at_limit(search: SaturationSearch) -> float | None:
 
 def rows_before(search: SaturationSearch) -> list[float | None]:
     """Per step, the rows the search had stored before it (the steps' stored events summed; None from
-    a step that did not record them on). A limit moves as the tables grow, and two searches meet the
-    same rate after different numbers of steps."""
+    a step that did not record them on). A limit can move as the tables grow, and two searches meet
+    the same rate after different numbers of steps."""
     out: list[float | None] = []
     total: float | None = 0.0
     for step in search.steps:
