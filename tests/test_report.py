@@ -360,7 +360,7 @@ def test_compare_sets_limits_met_at_another_pace_in_proportion_to_it() -> None:
     pg, mysql = compare.paced_limits([stepped, bench], ["stepped", "bench"])
     # 0.76× the limit at 1.34× the devices' CPU per event: 1.02× in proportion, within 10 %
     assert pg.startswith("postgresql: bench's search met its limit (0.76× the first run's) at another pace")
-    assert "it is 1.02× the first run's, within the 10% resolution: the limits differ by the machine's" in pg
+    assert "it is 1.02× the first run's, within the 10% resolution: no difference beyond the machine's" in pg
     # 0.46× at 1.19×: 0.55× in proportion, a real difference (timescaledb: the same pace, no sentence)
     assert "it is 0.55× the first run's, beyond the resolution" in mysql
     unknown = [{"postgresql": pace(73391.0, 4.12, None)}, {"postgresql": pace(56080.0, 5.51, None)}]

@@ -282,7 +282,7 @@ def _paced_verdict(paced: float, base: LimitPace, other: LimitPace) -> str:
     if not known:
         return "and the searches state no resolution to judge it by"
     if abs(paced - 1) <= max(known) * 1.0001:
-        return f"within the {max(known):.0%} resolution: the limits differ by the machine's pace"
+        return f"within the {max(known):.0%} resolution: no difference beyond the machine's pace"
     return "beyond the resolution: a difference the machine's pace does not explain"
 
 
