@@ -31,6 +31,7 @@ from hdbbench.report.criteria import criteria_table
 from hdbbench.report.data import dig, num
 from hdbbench.report.render import Section, html_table, render_page
 from hdbbench.report.text import Finding, Spread, fmt, overlaps
+from hdbbench.trials import SaturationSearch
 
 NOT_SIGNIFICANT, SIGNIFICANT, NO_SPREAD = "not significant", "significant", "no spread"
 
@@ -164,17 +165,23 @@ def summary(rows: Sequence[Row], labels: Sequence[str]) -> Finding:
     return finding
 
 
+def _searches(run_dir: Path) -> tuple[dict[str, SaturationSearch], float | None]:
+    """backend → its saturation search in a run, and the scenario's step (for older records)."""
+    loaded = data.load_file(run_dir, data.FILES["insertion"])
+    if loaded.insertion is None:
+        return {}, None
+    view = data.insertion_view(run_dir, loaded)
+    step = num(dig(loaded.document, "scenario", "measurements", "saturation", "step"))
+    return {b: t.saturation for b in view.backends
+            if (t := view.one(b, "saturation")) is not None and t.saturation is not None}, step
+
+
 def device_pace(run_dir: Path) -> dict[str, dict[float, float]]:
     """backend → offered rate → the devices' CPU per event (µs) at the first step of that rate in its
     saturation search. A bisect search offers the same first rates in every run of a scenario."""
-    loaded = data.load_file(run_dir, data.FILES["insertion"])
-    if loaded.insertion is None:
-        return {}
-    view = data.insertion_view(run_dir, loaded)
     out: dict[str, dict[float, float]] = {}
-    for backend in view.backends:
-        trial = view.one(backend, "saturation")
-        for step in trial.saturation.steps if trial is not None and trial.saturation is not None else []:
+    for backend, search in _searches(run_dir)[0].items():
+        for step in search.steps:
             rate, cpu = num(step.offered_rate), num(step.device_cpu_us)
             if rate is not None and cpu is not None and not step.source_behind:
                 out.setdefault(backend, {}).setdefault(rate, cpu)
@@ -233,18 +240,11 @@ class LimitPace:
 def limit_paces(run_dir: Path) -> dict[str, LimitPace]:
     """backend → its saturation search's LimitPace, where the search found a limit and the devices'
     CPU per event near it was recorded."""
-    loaded = data.load_file(run_dir, data.FILES["insertion"])
-    if loaded.insertion is None:
-        return {}
-    view = data.insertion_view(run_dir, loaded)
-    step = num(dig(loaded.document, "scenario", "measurements", "saturation", "step"))
+    searches, step = _searches(run_dir)
     out = {}
-    for backend in view.backends:
-        trial = view.one(backend, "saturation")
-        search = trial.saturation if trial is not None else None
-        if search is None or (limit := num(search.last_sustainable_rate)) is None:
-            continue
-        if (pace := data.pace_at_limit(search)) is not None:
+    for backend, search in searches.items():
+        limit, pace = num(search.last_sustainable_rate), data.pace_at_limit(search)
+        if limit is not None and pace is not None:
             out[backend] = LimitPace(limit, pace, data.search_precision(search, step)[1])
     return out
 
