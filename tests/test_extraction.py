@@ -21,10 +21,11 @@ import pytest
 
 from hdbbench.backends import Backend, get_backend
 from hdbbench.backends.registry import DEFAULT_BACKENDS
+from hdbbench.checksums import ValidationError, Validator, checksum
 from hdbbench.datagen import events_for, generate, load_data_set
 from hdbbench.dumps import dump, load
 from hdbbench.errors import ConfigError
-from hdbbench.extraction import ExtractionOptions, ValidationError, Validator, checksum, run_extraction
+from hdbbench.extraction import ExtractionOptions, run_extraction
 from hdbbench.hdbtypes import AttrFormat, TangoType
 from hdbbench.queries import (
     AttributeSpan,
@@ -95,7 +96,7 @@ def test_checksum_reads_every_driver_s_time_stamps_alike_and_weights_arrays() ->
     # row's stamp counts once per element. A block far larger than a fetch must not overflow.
     from datetime import timedelta
 
-    from hdbbench.extraction import Checksum
+    from hdbbench.checksums import Checksum
 
     start = datetime(2026, 11, 1, 12, tzinfo=timezone.utc)
     stamps = [start + timedelta(seconds=30 * i, microseconds=i) for i in range(200_000)]
