@@ -124,5 +124,3 @@ class Validator:
 
     def to_dict(self) -> dict[str, Any]:
         return {qid: {"reference": who} | c.to_dict() for qid, (who, c) in self.reference.items()}
-
-
