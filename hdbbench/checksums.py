@@ -29,14 +29,12 @@ class ValidationError(HdbbenchError):
 
 _EPOCH = datetime(1970, 1, 1)
 _EPOCH_UTC = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_ONE_US = datetime(1970, 1, 1, 0, 0, 0, 1) - _EPOCH
 
 
 def time_us(value: datetime) -> int:
     """µs since the Unix epoch; naive values are UTC (MariaDB datetime(6))."""
     return (value - (_EPOCH if value.tzinfo is None else _EPOCH_UTC)) // _ONE_US
-
-
-_ONE_US = datetime(1970, 1, 1, 0, 0, 0, 1) - _EPOCH
 
 
 @dataclass
