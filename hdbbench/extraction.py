@@ -2,11 +2,13 @@
 """The extraction benchmark: a query set on every backend, cold and warm, unclustered and clustered.
 
 For each index variant (pk, pk+2) and backend, a fresh database gets the query set's data set
-(datagen, in the chosen load order); the set's queries are resolved once, against the first
-backend's catalogue, so every backend runs exactly the same queries. Each database is measured as
+(datagen, in the chosen load order). Every database is loaded and validated first, each backend's
+in a process of its own, side by side (hdbbench.extraction_loads: untimed work); then the queries
+are timed one database at a time, with nothing beside them. Every database must resolve the set's
+queries alike, so every backend runs exactly the same queries. Each database is measured as
 loaded ("unclustered"), then after `Backend.cluster()` ("clustered"; its time and the size change
-are recorded). A backend whose tables have one layout (InnoDB keeps primary-key order as it loads:
-`separate_clustering` false) is measured once, and the records stand for both states.
+are recorded), and dropped. A backend whose tables have one layout (InnoDB keeps primary-key order
+as it loads: `separate_clustering` false) is measured once, and the records stand for both states.
 
 Per query and state:
 - cold (groups with `cold = true`): the server is restarted through the stack and, when
@@ -40,12 +42,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hdbbench.backends import DEFAULT_BACKENDS, SchemaVariant, backend_for_stack, server_of
+from hdbbench.backends import DEFAULT_BACKENDS, SchemaVariant, backend_for_stack, endpoint_for, server_of
 from hdbbench.backends.registry import cold_notes, server_kind
 from hdbbench.backends.base import ColdRestart, ExtractionBackend, extraction_of
-from hdbbench.checksums import Validator, checksum
-from hdbbench.datagen import ORDERS, generate
+from hdbbench.checksums import ValidationError, Validator
+from hdbbench.datagen import ORDERS
 from hdbbench.errors import ConfigError, ServerError
+from hdbbench.extraction_loads import Loaded, database_name, load_all, table_sizes
 from hdbbench.measure import fit_line, percentile
 from hdbbench.queries import BoundQuery, Query, QuerySet, attribute_ids, bind, catalog_of, resolve
 from hdbbench.results import QuerySummary, RunDirectory, RunPart, TimeStats, environment_facts, results_document
@@ -264,9 +267,10 @@ class _Progress:
             self.callback(text, self.base + self.span * done)
 
 
-# Where a database's steps end, as a share of its time (the default run: loading 5-10 s, validation 3-10 s,
-# the queries about 10 s, CLUSTER 2 s, the queries clustered 7 s): for the progress estimate only.
-LOADED, VALIDATED, CLUSTERING, CLUSTERED = 0.25, 0.4, 0.7, 0.75
+# Where the steps end, for the progress estimate only: the loads and validation side by side, about a
+# third of the phase (the default run: 40 of 110 s); then each database's queries (about 10 s), CLUSTER
+# (2 s) and the queries clustered (7 s), as a share of its time.
+LOADS, CLUSTERING, CLUSTERED = 0.35, 0.55, 0.65
 
 
 @dataclass
@@ -292,11 +296,26 @@ def run_extraction(qs: QuerySet, endpoints: Any, options: ExtractionOptions, run
     run = into or RunDirectory.create(runs_root, f"extract-{qs.name}")
     state = _State()
     starter = ColdStarter(stack, options.drop_caches)
+    histories = dict(options.histories)
+    databases = [(variant, name) for variant in options.variants for name in options.backends]
+    fresh = [(variant, name) for variant, name in databases if name not in histories]
     try:
-        databases = [(variant, name) for variant in options.variants for name in options.backends]
-        for k, (variant, name) in enumerate(databases):
-            say = _Progress(progress, k / len(databases), 1 / len(databases))
-            _one_database(qs, endpoints, options, name, variant, starter, state, say)
+        try:
+            share = LOADS if fresh else 0.0
+            loaded = load_all(qs, endpoints, fresh, options, _Progress(progress, 0.0, share)) if fresh else {}
+            queries = _check_loaded(fresh, loaded, state, options.validate)
+            for k, (variant, name) in enumerate(databases):
+                each = (1 - share) / len(databases)
+                say = _Progress(progress, share + each * k, each)
+                if name in histories:
+                    _on_history(qs, endpoints, options, name, histories[name], variant, starter, state, say)
+                else:
+                    _one_database(qs, endpoints, options, name, variant, queries, starter, state, say)
+        finally:
+            if not options.keep:  # a load side by side failed, or a query: every database made goes
+                for variant, name in fresh:
+                    if endpoint_for(name, endpoints) is not None:
+                        _database(endpoints, options, name, variant).drop_schema()
         _write_results(run, qs, options, starter, state, stack)
         run.set_status("completed")
     except KeyboardInterrupt:
@@ -308,37 +327,44 @@ def run_extraction(qs: QuerySet, endpoints: Any, options: ExtractionOptions, run
     return run.path
 
 
+def _database(endpoints: Any, options: ExtractionOptions, name: str, variant: str) -> Any:
+    return backend_for_stack(name, endpoints, database_name(options.database_prefix, name, variant))
+
+
+def _check_loaded(fresh: list[tuple[str, str]], loaded: dict[tuple[str, str], Loaded], state: _State,
+                  validate: bool) -> list[Query]:
+    """The loads in the databases' order; every database resolved the same queries as the first, and
+    (validated) gave the same results, before any query is timed. Returns those queries."""
+    first = ""
+    for variant, name in fresh:
+        item = loaded[(variant, name)]
+        state.loads.append(item.load)
+        if state.queries is None:
+            state.queries, first = item.queries, f"{name}/{variant}"
+        elif item.queries != state.queries:
+            raise ValidationError(f"{name}/{variant}: the query set resolved to other queries than on "
+                                  f"{first} (their catalogues differ): the backends did not store the same data")
+        if validate:
+            for query_id, figures in item.checksums:
+                state.validator.check(f"{name}/{variant}", query_id, figures)
+    return state.queries or []
+
+
 def _one_database(qs: QuerySet, endpoints: Any, options: ExtractionOptions, name: str, variant: str,
-                  starter: ColdStarter, state: _State, say: _Progress) -> None:
-    assert qs.data is not None
-    if (history := dict(options.histories).get(name)) is not None:
-        _on_history(qs, endpoints, options, name, history, variant, starter, state, say)
-        return
-    tag = variant.replace("+", "p").replace(",", "_").replace("=", "")
-    database = backend_for_stack(name, endpoints, f"{options.database_prefix}_{name}_{tag}")
-    database.drop_schema()
-    database.create_schema(None if variant == "default" else variant)
+                  queries: list[Query], starter: ColdStarter, state: _State, say: _Progress) -> None:
+    """The timed queries on one loaded database, as loaded and after CLUSTER; then it is dropped."""
+    database = _database(endpoints, options, name, variant)
     backend = extraction_of(database)
     try:
-        say(f"{name} {variant}: generating {qs.data.expected_rows()} events", 0.0)
-        loaded = generate(backend, qs.data, options.order)
-        tables = sorted({backend.table_for(a.info) for a in qs.data.attributes()})
-        state.loads.append(loaded.to_dict() | {"variant": variant, "table_sizes": _table_sizes(backend, tables)})
-        if state.queries is None:
-            state.queries = resolve(qs, catalog_of(backend))
+        tables = sorted({backend.table_for(a.info) for a in qs.data.attributes()}) if qs.data else []
         ids = attribute_ids(backend)
-        bound = [bind(backend, q, ids) for q in state.queries]
-        who = f"{name}/{variant}"
-        if options.validate:
-            say(f"{name} {variant}: validating {len(bound)} queries", LOADED)
-            _validate(backend, bound, qs.fetch_rows, who, state.validator)
+        bound = [bind(backend, q, ids) for q in queries]
         ctx = Context(backend, variant, "unclustered", starter, qs.fetch_rows, qs.cold_explain)
-        # The database's share of the progress: loading and validation, then each pass of the queries.
         # A backend whose tables keep primary-key order as they load (InnoDB) has one layout: the data
         # as loaded is the clustered one, measured once and recorded for both states, as disk usage
         # measures it once.
         second_pass = options.cluster and database.separate_clustering
-        passes = [(VALIDATED, 1.0)] if not second_pass else [(VALIDATED, CLUSTERING), (CLUSTERED, 1.0)]
+        passes = [(0.0, 1.0)] if not second_pass else [(0.0, CLUSTERING), (CLUSTERED, 1.0)]
         try:
             first = len(state.records)
             _measure_all(ctx, bound, state, say, *passes[0])
@@ -372,15 +398,6 @@ def _on_history(qs: QuerySet, endpoints: Any, options: ExtractionOptions, name: 
         ctx.close()
 
 
-def _validate(backend: ExtractionBackend, bound: list[BoundQuery], fetch_rows: int, who: str, validator: Validator) -> None:
-    conn = backend.reader()
-    try:
-        for bq in bound:
-            validator.check(who, bq.query.id, checksum(backend, conn, bq, fetch_rows))
-    finally:
-        conn.close()
-
-
 def _measure_all(ctx: Context, bound: list[BoundQuery], state: _State, say: _Progress, start: float,
                  end: float) -> None:
     for k, bq in enumerate(bound):
@@ -389,25 +406,17 @@ def _measure_all(ctx: Context, bound: list[BoundQuery], state: _State, say: _Pro
         state.records.extend(measure_query(ctx, bq))
 
 
-def _table_sizes(backend: ExtractionBackend, tables: list[str]) -> dict[str, int]:
-    """Bytes per data table (Backend.table_sizes), {} where the backend cannot tell."""
-    try:
-        return {t.table: t.total_bytes for t in backend.table_sizes(tables)}
-    except NotImplementedError:
-        return {}
-
-
 def _cluster(backend: ExtractionBackend, variant: str, tables: list[str]) -> dict[str, Any]:
     backend.refresh_statistics()
     before = backend.size_bytes()
-    tables_before = _table_sizes(backend, tables)
+    tables_before = table_sizes(backend, tables)
     started = time.perf_counter()
     actions = backend.cluster()
     seconds = time.perf_counter() - started
     backend.refresh_statistics()
     after = backend.size_bytes()
     return {"backend": backend.name, "variant": variant, "seconds": seconds, "size_before": before, "size_after": after,
-            "size_change": after - before, "table_sizes_before": tables_before, "table_sizes_after": _table_sizes(backend, tables),
+            "size_change": after - before, "table_sizes_before": tables_before, "table_sizes_after": table_sizes(backend, tables),
             "actions": len(actions), "note": actions[0] if len(actions) == 1 else None}
 
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 import csv
 import json
 import subprocess
+import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -38,6 +40,7 @@ from hdbbench.queries import (
     resolve,
 )
 from hdbbench.results import load_results
+from hdbbench.servers.endpoints import StackEndpoints
 from hdbbench.stack import Stack
 from tests.harness import REPO
 from tests.harness.databases import unique_db_name
@@ -275,6 +278,36 @@ def test_extraction_cold_warm_clustered_unclustered_results(own_stack: Stack, tm
         return [r["client_s"] for r in rows if r["backend"] == backend and r["state"] == state]
     assert times("mysql", "clustered") == times("mysql", "unclustered")
     assert times("postgresql", "clustered") != times("postgresql", "unclustered")
+
+
+def test_databases_load_side_by_side_and_a_failure_in_one_drops_every_database(
+        stack_endpoints: StackEndpoints, tmp_path: Path) -> None:
+    """Each backend's databases load in a process of their own; when one backend's process fails (here
+    MariaDB's: no server to load into), the others stop and no database of the run is left."""
+    qs = parse_query_set(_small_document(), str(SMALL))
+    prefix = f"hdbxt{uuid.uuid4().hex[:6]}"
+    without_mariadb = StackEndpoints({k: v for k, v in stack_endpoints.items() if k != "mariadb"})
+    options = ExtractionOptions(backends=DEFAULT_BACKENDS, variants=("pk", "pk+2"), order="time",
+                                database_prefix=prefix)
+    with pytest.raises(ConfigError, match="backend mysql needs a MariaDB server"):
+        run_extraction(qs, without_mariadb, options, tmp_path / "runs")
+    with stack_endpoints["postgres"].connect(autocommit=True) as conn:
+        left = conn.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", (f"{prefix}%",)).fetchall()
+    assert left == []
+    two = replace(options, backends=("postgresql", "mysql"), cluster=False)
+    run_dir = run_extraction(qs, stack_endpoints, two, tmp_path / "runs")
+    res = load_results(run_dir / "results.json")["results"]
+    assert [(x["backend"], x["variant"]) for x in res["loads"]] == [
+        ("postgresql", "pk"), ("mysql", "pk"), ("postgresql", "pk+2"), ("mysql", "pk+2")]
+    assert res["validation"]["status"] == "ok" and res["validation"]["queries"] == len(res["queries"])
+    conn = stack_endpoints["mariadb"].connect()
+    try:
+        cur = conn.cursor()
+        cur.execute("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE %s",
+                    (f"{prefix}%",))
+        assert cur.fetchall() == []
+    finally:
+        conn.close()
 
 
 def _small_document() -> dict[str, Any]:

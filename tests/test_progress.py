@@ -47,10 +47,10 @@ def test_a_phase_says_each_stage_and_its_share_done_with_time_left(monkeypatch) 
 
 
 def test_the_disk_phase_is_as_far_as_its_slowest_server() -> None:
-    from hdbbench.disk.runs import _Tally
+    from hdbbench.side_by_side import GroupProgress
 
     seen: list[float] = []
-    tally = _Tally(lambda text, done: seen.append(done), [4, 2])
+    tally = GroupProgress(lambda text, done: seen.append(done), [4, 2])
     tally.tick("postgres", 0)
     tally.tick("mariadb", 1)
     tally.tick("mariadb", 1)

@@ -15,8 +15,8 @@ from hdbbench.disk.reference import compare as compare_with_reference
 from hdbbench.disk.cases import clear_made
 from hdbbench.disk.inventory import measure_inventory
 from hdbbench.disk.measure import array_fits, measure_variant
-from hdbbench.disk.servers import measure_side_by_side
 from hdbbench.results import RunDirectory, RunPart, environment_facts, results_document
+from hdbbench.side_by_side import GroupProgress, side_by_side
 
 
 # ------------------------------------------------------------------------------ run output
@@ -46,7 +46,7 @@ def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[An
     (hdbbench.progress.PhaseProgress).
 
     Each server's backends are measured one after the other, so that server-wide log figures stay
-    theirs; the servers side by side, each in a process of its own (hdbbench.disk.servers). Each
+    theirs; the servers side by side, each in a process of its own (hdbbench.side_by_side). Each
     variant drops its database also on an error or Ctrl-C."""
     run = into or RunDirectory.create(runs_root, name)
     try:
@@ -54,10 +54,10 @@ def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[An
         for backend in chosen:
             by_server.setdefault(server_of(backend) or backend, []).append(backend)
         per_variant = len(cases) + (1 if inventory_run else 0)
-        tally = _Tally(progress, [sum(len(chosen[b]) for b in group) * per_variant for group in by_server.values()])
+        tally = GroupProgress(progress, [sum(len(chosen[b]) for b in group) * per_variant for group in by_server.values()])
         measure = partial(_measure_backends, chosen=chosen, endpoints=endpoints, cases=cases, seed=seed,
                           inventory_run=inventory_run)
-        done = measure_side_by_side(list(by_server.values()), measure, tally)
+        done = side_by_side(list(by_server.values()), measure, tally)
         measured = {backend: part for parts in done for backend, part in parts.items()}
         rows = [r for b in chosen for r in measured[b]["rows"]]
         variants = [v for b in chosen for v in measured[b]["variants"]]
@@ -68,21 +68,6 @@ def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[An
         run.set_status("interrupted" if isinstance(exc, KeyboardInterrupt) else "failed", str(exc))
         raise
     return run.path
-
-
-class _Tally:
-    """Cases (and inventory runs) measured of each server's, for the progress callback: the servers
-    are measured side by side, so the phase is as far as the one least far."""
-
-    def __init__(self, progress: Callable[[str, float], None], totals: Sequence[int]) -> None:
-        self.progress, self.totals, self.done = progress, [max(1, t) for t in totals], [0] * len(totals)
-
-    def __call__(self, text: str, group: int = 0) -> None:
-        self.progress(text, min(d / t for d, t in zip(self.done, self.totals)))
-
-    def tick(self, text: str, group: int = 0) -> None:
-        self.done[group] += 1
-        self(text, group)
 
 
 class _Progress(Protocol):

@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The servers' disk measurements side by side: one process per database server.
+"""Untimed work on several databases at once: one process per group of backends, side by side.
 
-A disk measurement counts bytes, not time, so what runs beside it cannot change its figures; its
-time goes half to building events in Python and half to the server storing them, and one server's
-measurement beside another's kept both cores busy (size measure of TimescaleDB `pk` and MariaDB
-`pk` on 2 cores: 52 s and 41 s one after the other, 54 s side by side). The backends of one server
-stay in one process, one after the other, so that the server-wide log figures (WAL, binary log)
-stay each case's own.
+For work that counts bytes or checks results, not time, so that what runs beside it cannot change
+its figures: disk usage (hdbbench.disk.runs) and extraction's loads and validation before any query
+is timed (hdbbench.extraction_loads). Its time goes half to building events in Python and half to
+the server storing them, and two such processes keep both cores busy (size measure of TimescaleDB
+`pk` and MariaDB `pk` on 2 cores: 52 s and 41 s one after the other, 54 s side by side). The caller
+chooses the groups: disk usage keeps one server's backends in one process, one after the other, so
+that the server-wide log figures (WAL, binary log) stay each case's own.
 
 Processes, not threads: the database drivers' C code is not trusted across threads here (a threaded
 attempt ended in a segmentation fault). The processes are spawned (not forked from a process that
@@ -26,11 +27,26 @@ from typing import Any
 from hdbbench.errors import HdbbenchError
 
 STOP_WAIT_S = 120.0  # after `stop`: how long a process may take to drop its database and end
-Measure = Callable[..., dict[str, Any]]  # (backends, progress, stop) -> that server's figures
+Measure = Callable[..., Any]  # (backends, progress, stop) -> that group's results (picklable)
+
+
+class GroupProgress:
+    """Progress of groups that run side by side, for a callback (text, fraction of the whole done):
+    the whole is as far as the group least far. `tick` counts one of a group's `totals` items done."""
+
+    def __init__(self, progress: Callable[[str, float], None], totals: Sequence[int]) -> None:
+        self.progress, self.totals, self.done = progress, [max(1, t) for t in totals], [0] * len(totals)
+
+    def __call__(self, text: str, group: int = 0) -> None:
+        self.progress(text, min(d / t for d, t in zip(self.done, self.totals)))
+
+    def tick(self, text: str, group: int = 0) -> None:
+        self.done[group] += 1
+        self(text, group)
 
 
 class _Messages:
-    """A process's progress for the parent's (hdbbench.disk.runs._Tally): a line, or a case done."""
+    """A process's progress for the parent's GroupProgress: a line, or an item done."""
 
     def __init__(self, messages: Any, index: int) -> None:
         self.messages, self.index = messages, index
@@ -55,20 +71,20 @@ def _child(index: int, measure: Measure, backends: Sequence[str], messages: Any,
         messages.put(("error", index, payload))
 
 
-def measure_side_by_side(groups: Sequence[Sequence[str]], measure: Measure, progress: Any,
-                         stop: Any = None) -> list[dict[str, Any]]:
-    """`measure(backends, progress, stop)` for each group of backends (one server's), each group in a
-    process of its own; their results in the groups' order. `progress` is called with a line and the
-    group's index, and has `tick(line, index)` for a case done. One group runs here, in this process."""
+def side_by_side(groups: Sequence[Sequence[str]], measure: Measure, progress: Any,
+                 stop: Any = None) -> list[Any]:
+    """`measure(backends, progress, stop)` for each group of backends, each group in a process of its
+    own; their results in the groups' order. `progress` is called with a line and the group's index,
+    and has `tick(line, index)` for an item done (GroupProgress). One group runs here, in this process."""
     if len(groups) == 1:
         return [measure(groups[0], progress, stop)]
     context = multiprocessing.get_context("spawn")
     messages, stop = context.Queue(), context.Event()
     processes = [context.Process(target=_child, args=(k, measure, group, messages, stop), daemon=True,
-                                 name=f"hdbbench-disk-{'-'.join(group)}") for k, group in enumerate(groups)]
+                                 name=f"hdbbench-{'-'.join(group)}") for k, group in enumerate(groups)]
     for p in processes:
         p.start()
-    results: dict[int, dict[str, Any]] = {}
+    results: dict[int, Any] = {}
     try:
         while len(results) < len(processes):
             try:
@@ -99,5 +115,5 @@ def measure_side_by_side(groups: Sequence[Sequence[str]], measure: Measure, prog
 def _check_alive(processes: Sequence[Any], results: dict[int, Any]) -> None:
     for k, p in enumerate(processes):
         if k not in results and p.exitcode is not None:
-            raise HdbbenchError(f"disk usage: the process measuring {p.name.removeprefix('hdbbench-disk-')} "
-                                f"ended (exit code {p.exitcode}) without its figures")
+            raise HdbbenchError(f"the process working on {p.name.removeprefix('hdbbench-')} "
+                                f"ended (exit code {p.exitcode}) without its results")

@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Extraction's databases, loaded and validated before any query is timed: each backend's in a
+process of its own, side by side (hdbbench.side_by_side).
+
+Loading a data set and fetching every query's result once for validation are untimed: they count
+rows and check values, and a load beside another changes neither. One after the other they were
+half of the default run's extraction (about 60 of its 127 s); side by side, on two cores, they take
+about two thirds of that. What is timed, the queries, then runs one database at a time with nothing
+beside it (hdbbench.extraction). Each load's own seconds (`loads` in the results) are those of a
+load that shared the machine with the others: the loads are no insertion benchmark.
+
+Each process resolves the query set against its own database's catalogue, and the caller checks that
+every database gave the same queries (one data set, the same seed): every backend then runs exactly
+the same queries, as when they were resolved once. The validation's checksums come back to the
+caller, which compares them in the databases' order (hdbbench.checksums.Validator).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Protocol
+
+from hdbbench.backends import backend_for_stack
+from hdbbench.backends.base import ExtractionBackend, extraction_of
+from hdbbench.checksums import Checksum, checksum
+from hdbbench.datagen import generate
+from hdbbench.errors import HdbbenchError
+from hdbbench.queries import Query, QuerySet, attribute_ids, bind, catalog_of, resolve
+from hdbbench.side_by_side import GroupProgress, side_by_side
+
+
+@dataclass
+class Loaded:
+    """One database, loaded: its load record, the queries resolved against it and, when validated,
+    each query's checksum (query id, checksum) in the queries' order."""
+
+    backend: str
+    variant: str
+    load: dict[str, Any]
+    queries: list[Query]
+    checksums: list[tuple[str, Checksum]] = field(default_factory=list)
+
+
+class _Progress(Protocol):
+    def __call__(self, text: str) -> None: ...
+
+    def tick(self, text: str) -> None: ...
+
+
+def database_name(prefix: str, backend: str, variant: str) -> str:
+    tag = variant.replace("+", "p").replace(",", "_").replace("=", "")
+    return f"{prefix}_{backend}_{tag}"
+
+
+def load_all(qs: QuerySet, endpoints: Any, databases: Sequence[tuple[str, str]], options: Any,
+             progress: Any) -> dict[tuple[str, str], Loaded]:
+    """Load (and validate, with `options.validate`) each (variant, backend) of `databases`, each
+    backend's in a process of its own; (variant, backend) → Loaded. `progress(text, fraction done)`.
+    A process that fails or is stopped drops the databases it made; the caller drops the others."""
+    backends = list(dict.fromkeys(name for _, name in databases))
+    groups = [[name] for name in backends]
+    variants = {name: [v for v, n in databases if n == name] for name in backends}
+    steps = 2 if options.validate else 1
+    tally = GroupProgress(progress, [len(variants[name]) * steps for name in backends])
+    work = partial(_load_backend, qs=qs, endpoints=endpoints, variants=variants, options=options)
+    loaded = [item for part in side_by_side(groups, work, tally) for item in part]
+    return {(item.variant, item.backend): item for item in loaded}
+
+
+def _load_backend(backends: Sequence[str], progress: _Progress, stop: Any, *, qs: QuerySet, endpoints: Any,
+                  variants: dict[str, list[str]], options: Any) -> list[Loaded]:
+    out: list[Loaded] = []
+    made: list[Any] = []  # the databases this process made (Backend), to drop on a failure
+    try:
+        for name in backends:
+            for variant in variants[name]:
+                if stop is not None and stop.is_set():
+                    raise HdbbenchError("stopped: another part of the extraction failed or was interrupted")
+                out.append(_load_one(qs, endpoints, name, variant, options, progress, made))
+    except BaseException:
+        if not options.keep:
+            for backend in made:
+                backend.drop_schema()
+        raise
+    return out
+
+
+def _load_one(qs: QuerySet, endpoints: Any, name: str, variant: str, options: Any, progress: _Progress,
+              made: list[Any]) -> Loaded:
+    assert qs.data is not None
+    database = backend_for_stack(name, endpoints, database_name(options.database_prefix, name, variant))
+    database.drop_schema()
+    database.create_schema(None if variant == "default" else variant)
+    made.append(database)
+    backend = extraction_of(database)
+    progress(f"{name} {variant}: generating {qs.data.expected_rows()} events")
+    result = generate(backend, qs.data, options.order)
+    tables = sorted({backend.table_for(a.info) for a in qs.data.attributes()})
+    load = result.to_dict() | {"variant": variant, "table_sizes": table_sizes(backend, tables)}
+    queries = resolve(qs, catalog_of(backend))
+    progress.tick(f"{name} {variant}: loaded")
+    if not options.validate:
+        return Loaded(name, variant, load, queries)
+    ids = attribute_ids(backend)
+    bound = [bind(backend, q, ids) for q in queries]
+    progress(f"{name} {variant}: validating {len(bound)} queries")
+    conn = backend.reader()
+    try:
+        sums = [(bq.query.id, checksum(backend, conn, bq, qs.fetch_rows)) for bq in bound]
+    finally:
+        conn.close()
+    progress.tick(f"{name} {variant}: validated")
+    return Loaded(name, variant, load, queries, sums)
+
+
+def table_sizes(backend: ExtractionBackend, tables: list[str]) -> dict[str, int]:
+    """Bytes per data table (Backend.table_sizes), {} where the backend cannot tell."""
+    try:
+        return {t.table: t.total_bytes for t in backend.table_sizes(tables)}
+    except NotImplementedError:
+        return {}
