@@ -4,15 +4,18 @@ process of its own, side by side (hdbbench.side_by_side).
 
 Loading a data set and fetching every query's result once for validation are untimed: they count
 rows and check values, and a load beside another changes neither. One after the other they were
-half of the default run's extraction (about 60 of its 127 s); side by side, on two cores, they take
-about two thirds of that. What is timed, the queries, then runs one database at a time with nothing
-beside it (hdbbench.extraction). Each load's own seconds (`loads` in the results) are those of a
-load that shared the machine with the others: the loads are no insertion benchmark.
+half of the default run's extraction (about 60 of its 119 s); side by side, on two cores, 35 s. What
+is timed, the queries, then runs one database at a time with nothing beside it (hdbbench.extraction).
+Each load's own seconds (`loads` in the results) are those of a load that shared the machine with
+the others: the loads are no insertion benchmark.
 
-Each process resolves the query set against its own database's catalogue, and the caller checks that
-every database gave the same queries (one data set, the same seed): every backend then runs exactly
-the same queries, as when they were resolved once. The validation's checksums come back to the
-caller, which compares them in the databases' order (hdbbench.checksums.Validator).
+The databases are made first, here, one at a time: making one also makes the server's HDB++ roles
+(or users) and sets their passwords, server-wide, and two sessions altering the same role at once
+fail ("tuple concurrently updated", in a default run). Each process resolves the query set against
+its own database's catalogue, and the caller checks that every database gave the same queries (one
+data set, the same seed): every backend then runs exactly the same queries, as when they were
+resolved once. The validation's checksums come back to the caller, which compares them in the
+databases' order (hdbbench.checksums.Validator).
 """
 
 from __future__ import annotations
@@ -56,9 +59,14 @@ def database_name(prefix: str, backend: str, variant: str) -> str:
 
 def load_all(qs: QuerySet, endpoints: Any, databases: Sequence[tuple[str, str]], options: Any,
              progress: Any) -> dict[tuple[str, str], Loaded]:
-    """Load (and validate, with `options.validate`) each (variant, backend) of `databases`, each
-    backend's in a process of its own; (variant, backend) → Loaded. `progress(text, fraction done)`.
-    A process that fails or is stopped drops the databases it made; the caller drops the others."""
+    """Make each (variant, backend) of `databases` here, one at a time, then load (and validate, with
+    `options.validate`) them, each backend's in a process of its own; (variant, backend) → Loaded.
+    `progress(text, fraction done)`. The caller drops the databases, also on a failure."""
+    for variant, name in databases:
+        progress(f"{name} {variant}: creating the database", 0.0)
+        database = backend_for_stack(name, endpoints, database_name(options.database_prefix, name, variant))
+        database.drop_schema()
+        database.create_schema(None if variant == "default" else variant)
     backends = list(dict.fromkeys(name for _, name in databases))
     groups = [[name] for name in backends]
     variants = {name: [v for v, n in databases if n == name] for name in backends}
@@ -72,28 +80,18 @@ def load_all(qs: QuerySet, endpoints: Any, databases: Sequence[tuple[str, str]],
 def _load_backend(backends: Sequence[str], progress: _Progress, stop: Any, *, qs: QuerySet, endpoints: Any,
                   variants: dict[str, list[str]], options: Any) -> list[Loaded]:
     out: list[Loaded] = []
-    made: list[Any] = []  # the databases this process made (Backend), to drop on a failure
-    try:
-        for name in backends:
-            for variant in variants[name]:
-                if stop is not None and stop.is_set():
-                    raise HdbbenchError("stopped: another part of the extraction failed or was interrupted")
-                out.append(_load_one(qs, endpoints, name, variant, options, progress, made))
-    except BaseException:
-        if not options.keep:
-            for backend in made:
-                backend.drop_schema()
-        raise
+    for name in backends:
+        for variant in variants[name]:
+            if stop is not None and stop.is_set():
+                raise HdbbenchError("stopped: another part of the extraction failed or was interrupted")
+            out.append(_load_one(qs, endpoints, name, variant, options, progress))
     return out
 
 
-def _load_one(qs: QuerySet, endpoints: Any, name: str, variant: str, options: Any, progress: _Progress,
-              made: list[Any]) -> Loaded:
+def _load_one(qs: QuerySet, endpoints: Any, name: str, variant: str, options: Any,
+              progress: _Progress) -> Loaded:
     assert qs.data is not None
     database = backend_for_stack(name, endpoints, database_name(options.database_prefix, name, variant))
-    database.drop_schema()
-    database.create_schema(None if variant == "default" else variant)
-    made.append(database)
     backend = extraction_of(database)
     progress(f"{name} {variant}: generating {qs.data.expected_rows()} events")
     result = generate(backend, qs.data, options.order)

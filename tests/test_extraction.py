@@ -280,34 +280,44 @@ def test_extraction_cold_warm_clustered_unclustered_results(own_stack: Stack, tm
     assert times("postgresql", "clustered") != times("postgresql", "unclustered")
 
 
-def test_databases_load_side_by_side_and_a_failure_in_one_drops_every_database(
+def test_databases_load_side_by_side_and_a_failure_drops_every_database(
         stack_endpoints: StackEndpoints, tmp_path: Path) -> None:
-    """Each backend's databases load in a process of their own; when one backend's process fails (here
-    MariaDB's: no server to load into), the others stop and no database of the run is left."""
-    qs = parse_query_set(_small_document(), str(SMALL))
+    """The databases are made one at a time, then each backend's load in a process of its own. A
+    failure while making them (no MariaDB server) or in the processes (a query of a type the data set
+    lacks, found once the data is loaded) leaves no database of the run behind."""
     prefix = f"hdbxt{uuid.uuid4().hex[:6]}"
-    without_mariadb = StackEndpoints({k: v for k, v in stack_endpoints.items() if k != "mariadb"})
     options = ExtractionOptions(backends=DEFAULT_BACKENDS, variants=("pk", "pk+2"), order="time",
-                                database_prefix=prefix)
+                                database_prefix=prefix, cluster=False)
+    qs = parse_query_set(_small_document(), str(SMALL))
+    without_mariadb = StackEndpoints({k: v for k, v in stack_endpoints.items() if k != "mariadb"})
     with pytest.raises(ConfigError, match="backend mysql needs a MariaDB server"):
         run_extraction(qs, without_mariadb, options, tmp_path / "runs")
-    with stack_endpoints["postgres"].connect(autocommit=True) as conn:
-        left = conn.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", (f"{prefix}%",)).fetchall()
-    assert left == []
-    two = replace(options, backends=("postgresql", "mysql"), cluster=False)
-    run_dir = run_extraction(qs, stack_endpoints, two, tmp_path / "runs")
-    res = load_results(run_dir / "results.json")["results"]
+    _assert_no_database(stack_endpoints, prefix)
+    lacking = _small_document()
+    lacking["query"].append({"name": "shorts", "kind": "random", "type": "devushort", "intervals": ["1h"], "count": 1})
+    with pytest.raises(ConfigError, match="has no scalar devushort attribute"):
+        run_extraction(parse_query_set(lacking, str(SMALL)), stack_endpoints, options, tmp_path / "runs")
+    _assert_no_database(stack_endpoints, prefix)
+    two = replace(options, backends=("postgresql", "mysql"))
+    res = load_results(run_extraction(qs, stack_endpoints, two, tmp_path / "runs") / "results.json")["results"]
     assert [(x["backend"], x["variant"]) for x in res["loads"]] == [
         ("postgresql", "pk"), ("mysql", "pk"), ("postgresql", "pk+2"), ("mysql", "pk+2")]
     assert res["validation"]["status"] == "ok" and res["validation"]["queries"] == len(res["queries"])
-    conn = stack_endpoints["mariadb"].connect()
+    _assert_no_database(stack_endpoints, prefix)
+
+
+def _assert_no_database(endpoints: StackEndpoints, prefix: str) -> None:
+    with endpoints["postgres"].connect(autocommit=True) as conn:
+        left = conn.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", (f"{prefix}%",)).fetchall()
+    conn = endpoints["mariadb"].connect()
     try:
         cur = conn.cursor()
         cur.execute("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE %s",
                     (f"{prefix}%",))
-        assert cur.fetchall() == []
+        left += cur.fetchall()
     finally:
         conn.close()
+    assert left == []
 
 
 def _small_document() -> dict[str, Any]:
