@@ -122,6 +122,11 @@ def test_plan_projects_and_checks_a_measured_inventory(stack_endpoints: StackEnd
         assert abs(sum(g["share_at_retention"] for g in p["groups"]) - 1.0) < 1e-9
     checks = sizing.check(inventory, results, results)
     assert len(checks) == 2 and all(c["measured_bytes"] > 0 and c["error"] is not None for c in checks)
+    # One load measured before and after CLUSTER: the same rows, the same empty tables before it.
+    unclustered, clustered = results["results"]["inventory_runs"]
+    assert (unclustered["variant"], clustered["variant"]) == ("pk", "pk,clustered")
+    assert clustered["groups"] == unclustered["groups"]
+    assert [t["before"] for t in clustered["tables"]] == [t["before"] for t in unclustered["tables"]]
 
 
 BROKEN = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hdbbench.backends import get_backend
@@ -53,14 +53,16 @@ def used_bytes(size: TableSize) -> int:
 
 
 def measure_inventory(backend_name: str, endpoint: Any, variant_text: str, groups: Sequence[tuple[str, Case]],
-                      seed: int = 42, loader: Loader | None = None) -> InventoryRun:
-    """Load every (label, case) of an inventory into one fresh database; sizes of all its tables before/after."""
+                      seed: int = 42, loader: Loader | None = None, then_clustered: bool = False) -> list[InventoryRun]:
+    """Load every (label, case) of an inventory into one fresh database; sizes of all its tables
+    before/after. `then_clustered` (a backend that clusters apart, a variant not clustered): the same
+    database again after CLUSTER, as a second run "<variant>,clustered": the same rows, one load."""
     variant = MeasureVariant.parse(backend_name, variant_text)
     run = InventoryRun(backend_name, variant.name, [], [], [])
     backend = get_backend(backend_name, endpoint, f"hdbdisk_{backend_name[:5]}_{uuid.uuid4().hex[:8]}")
     run.unavailable = storage_unavailable(backend, variant.storage)
     if run.unavailable:
-        return run
+        return [run]
     backend.create_schema(variant.schema)
     try:
         tables = list(dict.fromkeys(table_for(backend, c) for _, c in groups))
@@ -75,6 +77,9 @@ def measure_inventory(backend_name: str, endpoint: Any, variant_text: str, group
         if variant.clustered:
             backend.cluster()
         run.after = backend.table_sizes(tables)
-        return run
+        if not then_clustered or variant.clustered or not backend.separate_clustering:
+            return [run]
+        backend.cluster()
+        return [run, replace(run, variant=f"{variant.name},clustered", after=backend.table_sizes(tables))]
     finally:
         backend.drop_schema()

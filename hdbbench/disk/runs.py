@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
-from hdbbench.backends import backend_class, endpoint_for, server_of
+from hdbbench.backends import endpoint_for, server_of
 from hdbbench.backends.registry import server_facts
 from hdbbench.disk.reference import compare as compare_with_reference
 from hdbbench.disk.cases import clear_made
@@ -119,12 +119,9 @@ def _inventory_run(backend: str, endpoint: Any, variant: str, spec: tuple[Any, f
                    seed: int, progress: Callable[[str], None]) -> dict[str, Any]:
     inv, simulated_s, scale = spec
     groups = [(g.label, g.case(simulated_s, scale)) for g in inv.groups]
-    results = []
-    clustered = [f"{variant},clustered"] if backend_class(backend).separate_clustering else []
-    for v in [variant, *clustered]:
-        progress(f"{backend} {v}: inventory {inv.name}")
-        results.append(measure_inventory(backend, endpoint, v, groups, seed).to_dict())
-    return {"runs": results}
+    progress(f"{backend} {variant}: inventory {inv.name}")
+    runs = measure_inventory(backend, endpoint, variant, groups, seed, then_clustered=True)
+    return {"runs": [r.to_dict() for r in runs]}
 
 
 def _write_measure(run: RunDirectory | RunPart, endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[Any], seed: int,
