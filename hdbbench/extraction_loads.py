@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
 from hdbbench.backends import backend_for_stack
 from hdbbench.backends.base import ExtractionBackend, extraction_of
@@ -31,7 +31,7 @@ from hdbbench.checksums import Checksum, checksum
 from hdbbench.datagen import generate
 from hdbbench.errors import HdbbenchError
 from hdbbench.queries import Query, QuerySet, attribute_ids, bind, catalog_of, resolve
-from hdbbench.side_by_side import GroupProgress, side_by_side
+from hdbbench.side_by_side import GroupProgress, ItemProgress, side_by_side
 
 
 @dataclass
@@ -44,12 +44,6 @@ class Loaded:
     load: dict[str, Any]
     queries: list[Query]
     checksums: list[tuple[str, Checksum]] = field(default_factory=list)
-
-
-class _Progress(Protocol):
-    def __call__(self, text: str) -> None: ...
-
-    def tick(self, text: str) -> None: ...
 
 
 def database_name(prefix: str, backend: str, variant: str) -> str:
@@ -77,7 +71,7 @@ def load_all(qs: QuerySet, endpoints: Any, databases: Sequence[tuple[str, str]],
     return {(item.variant, item.backend): item for item in loaded}
 
 
-def _load_backend(backends: Sequence[str], progress: _Progress, stop: Any, *, qs: QuerySet, endpoints: Any,
+def _load_backend(backends: Sequence[str], progress: ItemProgress, stop: Any, *, qs: QuerySet, endpoints: Any,
                   variants: dict[str, list[str]], options: Any) -> list[Loaded]:
     out: list[Loaded] = []
     for name in backends:
@@ -89,7 +83,7 @@ def _load_backend(backends: Sequence[str], progress: _Progress, stop: Any, *, qs
 
 
 def _load_one(qs: QuerySet, endpoints: Any, name: str, variant: str, options: Any,
-              progress: _Progress) -> Loaded:
+              progress: ItemProgress) -> Loaded:
     assert qs.data is not None
     database = backend_for_stack(name, endpoints, database_name(options.database_prefix, name, variant))
     backend = extraction_of(database)

@@ -22,7 +22,7 @@ import pickle
 import queue
 import signal
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from hdbbench.errors import HdbbenchError
 
@@ -43,6 +43,14 @@ class GroupProgress:
     def tick(self, text: str, group: int = 0) -> None:
         self.done[group] += 1
         self(text, group)
+
+
+class ItemProgress(Protocol):
+    """What a group's work is handed for its progress: a line, or an item done (_Messages)."""
+
+    def __call__(self, text: str) -> None: ...
+
+    def tick(self, text: str) -> None: ...
 
 
 class _Messages:

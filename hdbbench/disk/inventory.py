@@ -53,7 +53,8 @@ def used_bytes(size: TableSize) -> int:
 
 
 def measure_inventory(backend_name: str, endpoint: Any, variant_text: str, groups: Sequence[tuple[str, Case]],
-                      seed: int = 42, loader: Loader | None = None, then_clustered: bool = False) -> list[InventoryRun]:
+                      seed: int = 42, loader: Loader | None = None,
+                      then_clustered: bool = False) -> list[InventoryRun]:
     """Load every (label, case) of an inventory into one fresh database; sizes of all its tables
     before/after. `then_clustered` (a backend that clusters apart, a variant not clustered): the same
     database again after CLUSTER, as a second run "<variant>,clustered": the same rows, one load."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from hdbbench.backends import endpoint_for, server_of
 from hdbbench.backends.registry import server_facts
@@ -16,7 +16,7 @@ from hdbbench.disk.cases import clear_made
 from hdbbench.disk.inventory import measure_inventory
 from hdbbench.disk.measure import array_fits, measure_variant
 from hdbbench.results import RunDirectory, RunPart, environment_facts, results_document
-from hdbbench.side_by_side import GroupProgress, side_by_side
+from hdbbench.side_by_side import GroupProgress, ItemProgress, side_by_side
 
 
 # ------------------------------------------------------------------------------ run output
@@ -54,7 +54,8 @@ def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[An
         for backend in chosen:
             by_server.setdefault(server_of(backend) or backend, []).append(backend)
         per_variant = len(cases) + (1 if inventory_run else 0)
-        tally = GroupProgress(progress, [sum(len(chosen[b]) for b in group) * per_variant for group in by_server.values()])
+        totals = [sum(len(chosen[b]) for b in group) * per_variant for group in by_server.values()]
+        tally = GroupProgress(progress, totals)
         measure = partial(_measure_backends, chosen=chosen, endpoints=endpoints, cases=cases, seed=seed,
                           inventory_run=inventory_run)
         done = side_by_side(list(by_server.values()), measure, tally)
@@ -70,13 +71,7 @@ def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[An
     return run.path
 
 
-class _Progress(Protocol):
-    def __call__(self, text: str) -> None: ...
-
-    def tick(self, text: str) -> None: ...
-
-
-def _measure_backends(backends: Sequence[str], progress: _Progress, stop: Any, *, chosen: dict[str, list[str]],
+def _measure_backends(backends: Sequence[str], progress: ItemProgress, stop: Any, *, chosen: dict[str, list[str]],
                       endpoints: Any, cases: Sequence[Any], seed: int,
                       inventory_run: tuple[Any, float, float] | None) -> dict[str, dict[str, list[Any]]]:
     """The backends of one server, one after the other: rows, variants and inventory runs of each.
@@ -87,7 +82,7 @@ def _measure_backends(backends: Sequence[str], progress: _Progress, stop: Any, *
         clear_made()  # the events made once for every backend and variant
 
 
-def _measure_each(backends: Sequence[str], progress: _Progress, stop: Any, chosen: dict[str, list[str]],
+def _measure_each(backends: Sequence[str], progress: ItemProgress, stop: Any, chosen: dict[str, list[str]],
                   endpoints: Any, cases: Sequence[Any], seed: int,
                   inventory_run: tuple[Any, float, float] | None) -> dict[str, dict[str, list[Any]]]:
     out: dict[str, dict[str, list[Any]]] = {}
