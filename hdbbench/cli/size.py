@@ -88,7 +88,7 @@ def measure(state_dir: Path, backends: tuple[str, ...], variants: tuple[str, ...
 @click.option("--variant", "variants", multiple=True, type=click.Choice(["pk", "pk+2"]), help="Default: both.")
 @click.option("--order", "orders", multiple=True, type=click.Choice(["time", "pk"]), help="Load order; default: both.")
 @click.option("--rows", default=10_000_000, show_default=True, help="Events of scalar devdouble loaded.")
-@click.option("--fit-events", default=200_000, show_default=True,
+@click.option("--fit-events", default=100_000, show_default=True,
               help="Largest size of the default-scale fit ([disk] events of scenarios/default.toml).")
 @click.option("--span", type=float, help="Sizes of the fit: from fit-events/SPAN up; default as size measure.")
 @click.option("--attributes", default=4, show_default=True, help="Attributes ([disk] attributes of the default).")
