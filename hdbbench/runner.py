@@ -21,6 +21,7 @@ from rich.console import Console
 
 from hdbbench import devices as device_launcher
 from hdbbench import hosts as hosts_layout
+from hdbbench import openmetrics
 from hdbbench.aging import growth
 from hdbbench.aging.part import AgingRun, history_lines, run_history, write_csvs
 from hdbbench.load import LoadTarget
@@ -156,6 +157,7 @@ def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadT
         results["aging"] = confine.aging_results(list(confinement)).to_dict()
     fleet_factory = {"fleet_factory": hosts_layout.HostedSubscribers} if hosted else {}
     ran: dict[str, tuple[Any, Any]] = {}  # a plain trial's settings (label and kind aside) -> its summary, series
+    recorded: list[openmetrics.RecordedSeries] = []  # the series so far, for metrics.om
     with TrialProgress(console) as progress:
         for settings in plan.trials:
             if aging is not None and settings.trial_kind != "growth":
@@ -178,6 +180,10 @@ def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadT
                 summary = dataclasses.replace(summary, cpu={}, subscriber_cpu_by_thread={})
             header, rows = series.as_table()
             _write_series(run, settings.label, header, rows)
+            if series.started_epoch is not None:
+                recorded.append(openmetrics.RecordedSeries(settings.label, settings.backend, settings.trial_kind,
+                                                           series.started_epoch, header, rows))
+                openmetrics.write(run.path, recorded)
             if settings.trial_kind in ("throughput", "sustained") and settings.history is None:
                 ran.setdefault(_same_load(settings), (summary, (header, rows)))
             results["trials"].append(summary.to_dict())  # hdbbench.trials: the file's contract

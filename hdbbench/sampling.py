@@ -26,6 +26,7 @@ class TimeSeries:
     columns: list[str] = field(default_factory=list)
     rows: list[dict[str, float]] = field(default_factory=list)
     failures: dict[str, int] = field(default_factory=dict)
+    started_epoch: float | None = None  # wall-clock time of t_s = 0 (set when sampling starts)
 
     def column(self, name: str) -> tuple[list[float], list[float]]:
         """(times, values) of the samples that have this column."""
@@ -56,6 +57,7 @@ class Sampler:
     def start(self) -> Sampler:
         self._t0 = time.monotonic()
         self.started_epoch = time.time()
+        self.series.started_epoch = self.started_epoch
         self._thread = threading.Thread(target=self._loop, name="sampler", daemon=True)
         self._thread.start()
         return self

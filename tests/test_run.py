@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -91,6 +93,33 @@ def test_every_trial_says_what_it_measured_and_reads_back_as_written(small_run: 
 def _same_json(a: object, b: object) -> bool:
     """Equal as written to JSON (where NaN equals NaN)."""
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def test_the_series_are_recorded_as_openmetrics_that_prometheus_loads(small_run: dict, tmp_path: Path) -> None:
+    """metrics.om holds every trial that ran (a trial standing for another has no samples of its
+    own); Debian's promtool loads it as Prometheus history, each sample as series/<trial>.csv has it."""
+    promtool = shutil.which("promtool") or "/usr/bin/promtool"
+    if not os.access(promtool, os.X_OK):
+        pytest.skip(f"promtool not installed ({promtool}): run scripts/setup.sh")
+    run_dir: Path = small_run["path"]
+    assert (run_dir / "metrics.om").read_text().endswith("\n# EOF\n")
+    database = tmp_path / "prometheus"
+    subprocess.run([promtool, "tsdb", "create-blocks-from", "openmetrics", str(run_dir / "metrics.om"), str(database)],
+                   check=True, capture_output=True, timeout=300)
+    (database / "wal").mkdir(exist_ok=True)  # `tsdb dump` opens the head too
+    dumped = subprocess.run([promtool, "tsdb", "dump", "--match", "hdbbench_rows_stored_number", str(database)],
+                            check=True, capture_output=True, text=True, timeout=300).stdout
+    samples: dict[str, list[float]] = {}
+    for line in dumped.splitlines():
+        labels, value, _ = line.rsplit(" ", 2)
+        trial = labels.split('trial="', 1)[1].split('"', 1)[0]
+        samples.setdefault(trial, []).append(float(value))
+    ran = [t["label"] for t in small_run["doc"]["results"]["trials"] if not t.get("same_as")]
+    assert sorted(samples) == sorted(ran)
+    for trial in ran:
+        with open(run_dir / "series" / f"{trial}.csv", newline="") as rows:
+            stored = [float(row["sub.RowsStoredNumber"]) for row in csv.DictReader(rows) if row["sub.RowsStoredNumber"]]
+        assert samples[trial] == stored, trial
 
 
 def test_loss_accounting_adds_up(small_run: dict) -> None:
