@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from hdbbench.servers.endpoints import StackEndpoints
-from hdbbench.stack import Stack
-from hdbbench.subscribers import DEFAULT_BINARY
+from hdbbench.stack.servers.endpoints import StackEndpoints
+from hdbbench.stack.stack import Stack
+from hdbbench.subscribers.launcher import DEFAULT_BINARY
 from tests.harness.composed import Harness
 from tests.harness.servers import REPO, TEST_STATE_DIR, endpoint_or_skip, stack_config
 
@@ -122,8 +122,8 @@ def small_run_dir(stack_endpoints: StackEndpoints, test_state_dir: Path,
                   tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One run of scenarios/small.toml on the session's servers (already up: the run reuses them),
     shared by the tests of the runner and of the report (marked ``subscriber``)."""
-    from hdbbench.runner import RunOptions, run_scenario
-    from hdbbench.scenario import load_scenario
+    from hdbbench.run.runner import RunOptions, run_scenario
+    from hdbbench.scenario.scenario import load_scenario
 
     return run_scenario(load_scenario(REPO / "scenarios" / "small.toml"),
                         RunOptions(state_dir=test_state_dir, runs_root=tmp_path_factory.mktemp("runs")))

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""HDB++ aggregates as ordinary tables (hdbbench.maintenance.aggregates) on the session's real servers.
+"""HDB++ aggregates as ordinary tables (hdbbench.parts.maintenance.aggregates) on the session's real servers.
 
 Three DevDouble scalars (two READ, one READ_WRITE: on MariaDB the `_ro` and `_rw` tables) get an event
 every 20 s for three hours, with NaN, +Infinity, NULL values and error events among them, through
@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from hdbbench.backends import Backend
-from hdbbench.hdbtypes import AttributeInfo, Event, Quality, TangoType, WriteType
-from hdbbench.maintenance.aggregates import (
+from hdbbench.model.hdbtypes import AttributeInfo, Event, Quality, TangoType, WriteType
+from hdbbench.parts.maintenance.aggregates import (
     LEVELS,
     aggregate_ops,
     aggregates_equal,

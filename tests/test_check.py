@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from hdbbench.cli import main
-from hdbbench.errors import ConfigError
-from hdbbench.inputs import kind_of
+from hdbbench.model.errors import ConfigError
+from hdbbench.scenario.inputs import kind_of
 from tests.harness import REPO
 
 CORPUS = REPO / "tests" / "bad_inputs"

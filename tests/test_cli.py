@@ -18,7 +18,7 @@ import pytest
 
 from hdbbench.cli import main
 from hdbbench.cli.options import state_dir_option, tango_host_option
-from hdbbench.servers.endpoints import StackEndpoints
+from hdbbench.stack.servers.endpoints import StackEndpoints
 from tests.harness import REPO, eventually, seen
 from tests.harness.servers import one_backend_per_server
 from tests.harness.signals import default_sigint, sigint_ignored

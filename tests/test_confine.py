@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Memory budgets and storage classes (hdbbench.servers.confine) on real PostgreSQL and MariaDB servers:
+"""Memory budgets and storage classes (hdbbench.stack.servers.confine) on real PostgreSQL and MariaDB servers:
 the kernel enforces what was asked, the buffers follow the rule, the probe sees the class, and nothing
 is left after `down` or a failing `up`. Needs root (cgroups, loop devices, mounts)."""
 
@@ -16,16 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench.aging.history import building
-from hdbbench.aging.records import ServerConfinement
+from hdbbench.parts.aging.history import building
+from hdbbench.parts.aging.records import ServerConfinement
 from hdbbench.backends.mysql.aging import BUILD_POOL_BYTES
 from hdbbench.backends.registry import backend_for_stack
-from hdbbench.errors import ConfigError, ServerError
-from hdbbench.servers import confine
-from hdbbench.servers.confine import cgroup, memory, storage
-from hdbbench.servers.confine.spec import CLASSES, ConfineSpec, parse_spec
-from hdbbench.servers.registry import confinable_kinds
-from hdbbench.stack import Stack
+from hdbbench.model.errors import ConfigError, ServerError
+from hdbbench.stack.servers import confine
+from hdbbench.stack.servers.confine import cgroup, memory, storage
+from hdbbench.stack.servers.confine.spec import CLASSES, ConfineSpec, parse_spec
+from hdbbench.stack.servers.registry import confinable_kinds
+from hdbbench.stack.stack import Stack
 from tests.harness import REPO, eventually
 from tests.harness.servers import SMALL_SETTINGS, TEST_STATE_DIR, external_servers, stack_config
 from tests.harness.signals import default_sigint, sigint_ignored
@@ -100,7 +100,7 @@ def test_buffers_follow_the_budget(confined: Stack) -> None:
         pool, flush = cur.fetchone()
     finally:
         conn.close()
-    assert pool == (BUDGET - (128 << 20)) // 2  # half of what the server leaves (hdbbench.servers.mariadb)
+    assert pool == (BUDGET - (128 << 20)) // 2  # half of what the server leaves (hdbbench.stack.servers.mariadb)
     assert flush == "O_DIRECT"  # the pool is InnoDB's cache of its data: the rule's premise
 
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-"""hdbbench.delivery's name handling (the event path itself is proven in every run test)."""
+"""hdbbench.subscribers.delivery's name handling (the event path itself is proven in every run test)."""
 
-from hdbbench import delivery
+from hdbbench.subscribers import delivery
 
 
 def test_attributes_are_grouped_by_their_device() -> None:

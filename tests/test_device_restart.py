@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """device_kill at facility scale, small: the device server the subscribers connect to last is killed and
 started again with the inventory's rate mix, and the trial records which of its attributes resumed and
-how long they took (hdbbench.faults.processes.DeviceKill, hdbbench.faults.accounting.resumption).
+how long they took (hdbbench.parts.faults.processes.DeviceKill, hdbbench.parts.faults.accounting.resumption).
 
 Real Tango devices from inventories/small-test.toml (29 attributes of rates 1 and 0.5 Hz) over three
 device servers; the end-to-end test runs `hdbbench run` of a faults-only scenario with two subscribers
@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench import facility
-from hdbbench import devices as launcher
-from hdbbench.faults.accounting import resumption
-from hdbbench.faults.part import FaultsPart
-from hdbbench.faults.processes import DeviceKill
-from hdbbench.faults.results import RESULTS_KIND, FaultTrial
-from hdbbench.results import read_results
-from hdbbench.scenario import parse_scenario
-from hdbbench.sizing import load_inventory
+from hdbbench.load import facility
+from hdbbench.load import devices as launcher
+from hdbbench.parts.faults.accounting import resumption
+from hdbbench.parts.faults.part import FaultsPart
+from hdbbench.parts.faults.processes import DeviceKill
+from hdbbench.parts.faults.results import RESULTS_KIND, FaultTrial
+from hdbbench.results.document import read_results
+from hdbbench.scenario.scenario import parse_scenario
+from hdbbench.parts.disk.sizing import load_inventory
 from tests.harness import REPO
 
 INVENTORY = REPO / "inventories" / "small-test.toml"
@@ -53,7 +53,7 @@ def test_resumption_counts_the_attributes_without_a_row_after_the_restart() -> N
 def test_a_killed_facility_server_comes_back_with_the_inventorys_rates(tango_host: str, tmp_path: Path) -> None:
     import tango
 
-    from hdbbench.runner import load_target
+    from hdbbench.run.runner import load_target
 
     inventory = load_inventory(INVENTORY)
     state = tmp_path / "devices"
@@ -91,8 +91,8 @@ def test_a_killed_facility_server_comes_back_with_the_inventorys_rates(tango_hos
 def test_a_facility_device_kill_restarts_the_last_server_and_every_attribute_resumes(
         tmp_path: Path, test_state_dir: Path, stack_endpoints: object) -> None:
     from hdbbench.report.page import write_report
-    from hdbbench.runner import RunOptions, run_scenario
-    from hdbbench.subscribers import SubscriberFleet
+    from hdbbench.run.runner import RunOptions, run_scenario
+    from hdbbench.subscribers.launcher import SubscriberFleet
 
     inventory = load_inventory(INVENTORY)
     scenario = parse_scenario({

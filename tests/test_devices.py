@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 import tango
 
-from hdbbench import devices as launcher
-from hdbbench import emitter as em
-from hdbbench.errors import ConfigError
+from hdbbench.load import devices as launcher
+from hdbbench.load import emitter as em
+from hdbbench.model.errors import ConfigError
 from tests.harness import eventually
 
 PROFILE = """

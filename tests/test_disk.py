@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Disk usage per type (hdbbench.disk) and facility sizing (hdbbench.sizing) against the session's servers.
+"""Disk usage per type (hdbbench.parts.disk) and facility sizing (hdbbench.parts.disk.sizing) against the session's servers.
 
 Sizes are small and only their bookkeeping is asserted (every table has a figure, parts add up to the
 server's total, every event is accounted for, the fit of fixed + marginal x events reproduces the sizes
@@ -17,16 +17,16 @@ from typing import Any
 
 import pytest
 
-from hdbbench import sizing
+from hdbbench.parts.disk import sizing
 from hdbbench.backends import DEFAULT_BACKENDS, backend_class
 from hdbbench.backends.base import TableSize
-from hdbbench.disk import CaseResult, measure_variant, parse_case, run_measure
-from hdbbench.disk.fit import LINEAR_TOLERANCE, fit_sizes, geometric_sizes
-from hdbbench.disk.validate import validate, write_validation
-from hdbbench.errors import ConfigError
-from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
-from hdbbench.results import load_results
-from hdbbench.servers.endpoints import StackEndpoints
+from hdbbench.parts.disk import CaseResult, measure_variant, parse_case, run_measure
+from hdbbench.parts.disk.fit import LINEAR_TOLERANCE, fit_sizes, geometric_sizes
+from hdbbench.parts.disk.validate import validate, write_validation
+from hdbbench.model.errors import ConfigError
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
+from hdbbench.results.document import load_results
+from hdbbench.stack.servers.endpoints import StackEndpoints
 from tests.harness import REPO
 from tests.harness.databases import fresh_backend
 from tests.harness.servers import endpoint_or_skip
@@ -245,7 +245,7 @@ def test_validate_compares_the_fit_with_a_larger_load(stack_endpoints: StackEndp
 
 
 def test_published_reference_sits_beside_ours_with_the_ratio() -> None:
-    from hdbbench.disk.reference import ROWS, compare
+    from hdbbench.parts.disk.reference import ROWS, compare
 
     ours = [{"backend": "mysql", "variant": "pk", "case_type": "devdouble", "case_format": "scalar", "case_write": "ro",
              "bytes_per_event": 52.0, "fit_ok": True},
@@ -309,7 +309,7 @@ def test_a_later_variant_is_sent_the_recorded_stream_and_stores_the_same_events(
     """The disk measurement builds and encodes a server's events once: a second database of the same
     layout is sent what the writer recorded, and holds the same events, value for value."""
     from hdbbench.backends import get_backend
-    from hdbbench.disk import cases as disk_cases
+    from hdbbench.parts.disk import cases as disk_cases
 
     endpoint = endpoint_or_skip(stack_endpoints, backend)
     made = [parse_case("devstring:rw", 60, 3), parse_case("spectrum:devdouble:16", 30, 3)]

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
-from hdbbench.hosts import load_hosts_file
-from hdbbench.servers.ports import BENCHMARK_NETWORK
+from hdbbench.scenario.hosts import load_hosts_file
+from hdbbench.stack.servers.ports import BENCHMARK_NETWORK
 
 REPO = Path(__file__).resolve().parents[1]
 DOCKER = REPO / "docker"

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hdbbench import emitter as em
-from hdbbench import valuefn as vf
-from hdbbench.devices import PROFILES_DIR, load_profile, plan_fleet
-from hdbbench.errors import ConfigError
+from hdbbench.load import emitter as em
+from hdbbench.model import valuefn as vf
+from hdbbench.load.devices import PROFILES_DIR, load_profile, plan_fleet
+from hdbbench.model.errors import ConfigError
 
 DEV = "sim/test/d0"
 

@@ -16,7 +16,7 @@ attribute's configuration event before its archive event). On this machine the q
 milliseconds, before the next subscription, so archive events are lost only now and then at this
 scale (in a facility, with thousands of topics queued, for whole device servers). Each path is proven,
 not waited for: configuration events by changing every attribute's description until its row is
-stored (att_parameter), archive events by `hdbbench.delivery.confirm`. With the low mark some
+stored (att_parameter), archive events by `hdbbench.subscribers.delivery.confirm`. With the low mark some
 configuration events stay unproven, never on the first server; with 0 none, and none of either kind,
 also after the last device server is killed and started again.
 """
@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from hdbbench import delivery
+from hdbbench.subscribers import delivery
 from hdbbench.backends import Backend
 from tests.harness.composed import Harness, Sims
 from tests.harness.databases import sql
@@ -163,7 +163,7 @@ def test_low_limit_loses_subscriptions_unlimited_none(harness: Harness, sims: Si
 
 def test_every_attribute_resumes_after_a_server_restart(harness: Harness, sims: Sims,
                                                         start_archiver: StartArchiver) -> None:
-    from hdbbench import devices
+    from hdbbench.load import devices
 
     es, db = start_archiver(83, 0)
     assert delivery.confirm(harness.fleet, [es.dev_name()], sims.load()) == set()

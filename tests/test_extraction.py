@@ -23,13 +23,13 @@ import pytest
 
 from hdbbench.backends import Backend, get_backend
 from hdbbench.backends.registry import DEFAULT_BACKENDS
-from hdbbench.checksums import ValidationError, Validator, checksum
-from hdbbench.datagen import events_for, generate, load_data_set
-from hdbbench.dumps import dump, load
-from hdbbench.errors import ConfigError
-from hdbbench.extraction import ExtractionOptions, run_extraction
-from hdbbench.hdbtypes import AttrFormat, TangoType
-from hdbbench.queries import (
+from hdbbench.parts.extraction.checksums import ValidationError, Validator, checksum
+from hdbbench.parts.datagen import events_for, generate, load_data_set
+from hdbbench.parts.extraction.dumps import dump, load
+from hdbbench.model.errors import ConfigError
+from hdbbench.parts.extraction.extraction import ExtractionOptions, run_extraction
+from hdbbench.model.hdbtypes import AttrFormat, TangoType
+from hdbbench.parts.extraction.queries import (
     AttributeSpan,
     Catalog,
     attribute_ids,
@@ -39,9 +39,9 @@ from hdbbench.queries import (
     parse_query_set,
     resolve,
 )
-from hdbbench.results import load_results
-from hdbbench.servers.endpoints import StackEndpoints
-from hdbbench.stack import Stack
+from hdbbench.results.document import load_results
+from hdbbench.stack.servers.endpoints import StackEndpoints
+from hdbbench.stack.stack import Stack
 from tests.harness import REPO
 from tests.harness.databases import unique_db_name
 from tests.harness.servers import database_servers, private_stack
@@ -99,7 +99,7 @@ def test_checksum_reads_every_driver_s_time_stamps_alike_and_weights_arrays() ->
     # row's stamp counts once per element. A block far larger than a fetch must not overflow.
     from datetime import timedelta
 
-    from hdbbench.checksums import Checksum
+    from hdbbench.parts.extraction.checksums import Checksum
 
     start = datetime(2026, 11, 1, 12, tzinfo=timezone.utc)
     stamps = [start + timedelta(seconds=30 * i, microseconds=i) for i in range(200_000)]

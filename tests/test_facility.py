@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench import devices as launcher
-from hdbbench import facility
-from hdbbench.errors import ConfigError
-from hdbbench.load import LoadTarget
-from hdbbench.scenario import load_scenario
-from hdbbench.sizing import load_inventory
+from hdbbench.load import devices as launcher
+from hdbbench.load import facility
+from hdbbench.model.errors import ConfigError
+from hdbbench.load.offered import LoadTarget
+from hdbbench.scenario.scenario import load_scenario
+from hdbbench.parts.disk.sizing import load_inventory
 from tests.harness import REPO, eventually
 
 INVENTORY = REPO / "inventories" / "example-facility.toml"
@@ -159,7 +159,7 @@ def test_devices_up_with_an_inventory_emits_its_mix(tango_host: str, tmp_path: P
 
 
 def test_the_offered_rate_keeps_the_mix_proportions(tango_host: str, tmp_path: Path) -> None:
-    from hdbbench.runner import load_target
+    from hdbbench.run.runner import load_target
 
     inventory = load_inventory(INVENTORY)
     state = tmp_path / "devices"
@@ -185,8 +185,8 @@ def test_the_offered_rate_keeps_the_mix_proportions(tango_host: str, tmp_path: P
 @pytest.mark.subscriber
 def test_a_run_archives_the_facility_mix_with_several_subscribers(stack_endpoints: object, test_state_dir: Path,
                                                                   tmp_path: Path) -> None:
-    from hdbbench.results import load_results
-    from hdbbench.runner import RunOptions, run_scenario
+    from hdbbench.results.document import load_results
+    from hdbbench.run.runner import RunOptions, run_scenario
 
     inventory = load_inventory(INVENTORY)
     scale = 0.002

@@ -29,12 +29,12 @@ from hdbbench.backends import Backend
 from hdbbench.backends.base import FaultAbility
 from hdbbench.backends.mysql import MySQLBackend
 from hdbbench.backends.registry import DEFAULT_BACKENDS
-from hdbbench.errors import ConfigError, HdbbenchError
-from hdbbench.faults import mounts
-from hdbbench.faults.injectors import INJECTORS, FaultTarget, Injector, make_injector
-from hdbbench.hdbtypes import AttributeInfo, Event, TangoType
-from hdbbench.servers.endpoints import StackEndpoints
-from hdbbench.stack import Stack, StackConfig
+from hdbbench.model.errors import ConfigError, HdbbenchError
+from hdbbench.parts.faults import mounts
+from hdbbench.parts.faults.injectors import INJECTORS, FaultTarget, Injector, make_injector
+from hdbbench.model.hdbtypes import AttributeInfo, Event, TangoType
+from hdbbench.stack.servers.endpoints import StackEndpoints
+from hdbbench.stack.stack import Stack, StackConfig
 from tests.harness import eventually
 from tests.harness.databases import CommittingLoad, double_events, fresh_backend
 from tests.harness.servers import (

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from hdbbench.backends.registry import DEFAULT_BACKENDS
-from hdbbench.errors import ConfigError
-from hdbbench.faults.accounting import KillSnapshot, account, caught_up_s, recovery_s, write_stall
-from hdbbench.faults.part import CLUSTER_FAULTS, FAULT_KINDS, FaultsPart
-from hdbbench.faults.results import RESULTS_KIND, FaultTrial
-from hdbbench.plan import RunOptions, plan_run
-from hdbbench.results import RunDirectory, RunPart, read_results, results_document
-from hdbbench.scenario import load_scenario, parse_scenario
-from hdbbench.subscribers import SubscriberFleet
+from hdbbench.model.errors import ConfigError
+from hdbbench.parts.faults.accounting import KillSnapshot, account, caught_up_s, recovery_s, write_stall
+from hdbbench.parts.faults.part import CLUSTER_FAULTS, FAULT_KINDS, FaultsPart
+from hdbbench.parts.faults.results import RESULTS_KIND, FaultTrial
+from hdbbench.scenario.plan import RunOptions, plan_run
+from hdbbench.results.document import RunDirectory, RunPart, read_results, results_document
+from hdbbench.scenario.scenario import load_scenario, parse_scenario
+from hdbbench.subscribers.launcher import SubscriberFleet
 from tests.harness import REPO
 
 A, B = "tango://h:1/sim/insert/1/a", "tango://h:1/sim/insert/1/b"
@@ -212,7 +212,7 @@ def test_fault_records_are_read_back_exactly_as_written(tmp_path: Path) -> None:
 
 # --- end to end on real servers ------------------------------------------------------------------
 def _run(tmp_path: Path, state_dir: Path, backend: str, kinds: list[str]) -> Path:
-    from hdbbench.runner import RunOptions, run_scenario
+    from hdbbench.run.runner import RunOptions, run_scenario
 
     faults = {"kinds": kinds, "rate": 100, "warmup_s": 2, "hold_s": 3, "recover_timeout_s": 30,
               "drain_timeout_s": 30, "spool_mode": "write_ahead", "spool_sync_ms": 0}

@@ -4,7 +4,7 @@
 The same profile and seed run on each engine in turn (same device names, so the same event streams):
 every type x format x write type, with quality changes and error events. Bursts give an exact number
 of events whatever the timing. The engines must agree with each other and with the prediction of
-`hdbbench.emitter`, through the devices' counters and checksums and through the archive events a
+`hdbbench.load.emitter`, through the devices' counters and checksums and through the archive events a
 client receives. Waits are bounded and never assert on timing.
 """
 
@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 import tango
 
-from hdbbench import devices as launcher
-from hdbbench import emitter as em
-from hdbbench.errors import ConfigError
+from hdbbench.load import devices as launcher
+from hdbbench.load import emitter as em
+from hdbbench.model.errors import ConfigError
 from tests.harness import eventually, prove_delivery
 from tests.harness.composed import GENERATOR_PROFILE
 

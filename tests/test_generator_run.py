@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from hdbbench import devices as launcher
-from hdbbench import emitter as em
-from hdbbench.results import load_results
+from hdbbench.load import devices as launcher
+from hdbbench.load import emitter as em
+from hdbbench.results.document import load_results
 from tests.harness import REPO, eventually, seen
 from tests.harness.composed import GENERATOR_PROFILE, Harness, expected_stored, last_was_error, rewound
 
@@ -49,8 +49,8 @@ def reduced_small_scenario(engine: str, root: Path) -> Path:
 @pytest.mark.parametrize("engine", ["cpp", "python"])
 def test_the_runner_drives_either_engine_through_the_small_scenario(
         engine: str, stack_endpoints: Any, test_state_dir: Path, tmp_path: Path) -> None:
-    from hdbbench.runner import RunOptions, run_scenario
-    from hdbbench.scenario import load_scenario
+    from hdbbench.run.runner import RunOptions, run_scenario
+    from hdbbench.scenario.scenario import load_scenario
 
     scenario = load_scenario(reduced_small_scenario(engine, tmp_path))
     assert scenario.device_engine == engine
@@ -68,13 +68,13 @@ def test_the_runner_drives_either_engine_through_the_small_scenario(
 
 
 def test_insertion_scenarios_default_to_the_built_cpp_engine(tmp_path: Path) -> None:
-    from hdbbench.scenario import load_scenario
+    from hdbbench.scenario.scenario import load_scenario
 
     scenario = load_scenario(REPO / "scenarios" / "small.toml")
     assert scenario.device_engine == "auto" and launcher.resolve_engine(scenario.device_engine) == "cpp"
     bad = tmp_path / "bad.toml"
     bad.write_text((REPO / "scenarios" / "small.toml").read_text().replace("[devices]\n", '[devices]\nengine = "go"\n'))
-    from hdbbench.errors import ConfigError
+    from hdbbench.model.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r"bad\.toml:\d+: \[devices\] engine: must be one of auto, cpp, python"):
         load_scenario(bad)
@@ -171,9 +171,9 @@ def test_both_engines_store_identical_rows(archived: dict[str, Any]) -> None:
 
 def test_a_cpp_engine_that_is_not_built_is_refused_before_anything_is_written(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from hdbbench.errors import ConfigError
-    from hdbbench.runner import RunOptions, run_scenario
-    from hdbbench.scenario import load_scenario
+    from hdbbench.model.errors import ConfigError
+    from hdbbench.run.runner import RunOptions, run_scenario
+    from hdbbench.scenario.scenario import load_scenario
 
     monkeypatch.setenv("HDBBENCH_GEN_BINARY", str(tmp_path / "no-such-HdbBenchGen"))
     scenario = load_scenario(reduced_small_scenario("cpp", tmp_path))

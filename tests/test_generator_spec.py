@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from hdbbench import emitter as em
-from hdbbench import valuefn as vf
+from hdbbench.load import emitter as em
+from hdbbench.model import valuefn as vf
 
 SPEC_DIR = Path(__file__).resolve().parents[1] / "devices" / "spec"
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The growth trial (hdbbench.aging.growth): the knee on synthetic series, and one short real trial on
+"""The growth trial (hdbbench.parts.aging.growth): the knee on synthetic series, and one short real trial on
 PostgreSQL from an empty database to a small size (no memory budget: `until_bytes`), through
 `hdbbench run` as a scenario asks for it, read back from results.json."""
 
@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench.aging.growth import Mark, growth_record, intervals_of, knee_bytes, knee_index
-from hdbbench.aging.history import Confinement, confinement_of
-from hdbbench.aging.records import GrowthInterval, ServerConfinement
-from hdbbench.results import read_trials
-from hdbbench.sampling import TimeSeries
-from hdbbench.scenario import load_scenario
+from hdbbench.parts.aging.growth import Mark, growth_record, intervals_of, knee_bytes, knee_index
+from hdbbench.parts.aging.history import Confinement, confinement_of
+from hdbbench.parts.aging.records import GrowthInterval, ServerConfinement
+from hdbbench.results.document import read_trials
+from hdbbench.model.sampling import TimeSeries
+from hdbbench.scenario.scenario import load_scenario
 from tests.harness.servers import REPO
 
 OFFERED = 1000.0
@@ -94,7 +94,7 @@ growth = {{ rate = 4000, until_bytes = "{until}", interval_s = 2, max_duration_s
 @pytest.mark.subscriber
 def test_a_growth_trial_on_postgresql_records_its_intervals(test_state_dir: Path, stack_endpoints: object,
                                                              tmp_path: Path) -> None:
-    from hdbbench.runner import RunOptions, run_scenario
+    from hdbbench.run.runner import RunOptions, run_scenario
 
     path = tmp_path / "growth.toml"
     path.write_text(SCENARIO.format(profile=REPO / "devices/profiles/insertion-devdouble.toml", until="14MiB"))
@@ -116,7 +116,7 @@ def test_a_growth_trial_on_postgresql_records_its_intervals(test_state_dir: Path
 
 
 def test_the_plan_puts_the_growth_trial_last_per_backend(tmp_path: Path) -> None:
-    from hdbbench.plan import RunOptions, plan_run
+    from hdbbench.scenario.plan import RunOptions, plan_run
 
     path = tmp_path / "growth.toml"
     path.write_text(SCENARIO.format(profile=REPO / "devices/profiles/insertion-devdouble.toml", until="2GiB")

@@ -11,7 +11,7 @@ with its write-ahead log (`spool_mode=write_ahead`). While the
 device emits: a switchover (Patroni's REST API moves the primary to the synchronous standby), then a
 failover (the primary's node crashes: its Patroni and PostgreSQL SIGKILLed; a standby takes over once
 the leader key expires), and the crashed member rejoins: the faults part's `switchover` and `failover`
-injectors (hdbbench.faults.cluster). Then, with synchronous replication and the write-ahead log,
+injectors (hdbbench.parts.faults.cluster). Then, with synchronous replication and the write-ahead log,
 every event the device emitted is stored, once; with asynchronous replication every loss has its
 reason (none unattributed). A standby then holds the same rows (reads from a replica). On the
 asynchronous cluster one trial of the faults part (failover) runs and is recorded as the others are.
@@ -39,22 +39,22 @@ import psutil
 import pytest
 
 from hdbbench.backends import Backend, get_backend
-from hdbbench.errors import SchemaError
-from hdbbench.faults import accounting as acc
-from hdbbench.faults.cluster import Failover, ReplicaLost, Switchover
-from hdbbench.faults.injectors import FaultTarget, make_injector
-from hdbbench.faults.results import RESULTS_KIND, FaultTrial
-from hdbbench.plan import RunOptions
-from hdbbench.replica_reads import RESULTS_KIND as REPLICA_KIND
-from hdbbench.replica_reads import ReplicaReads
+from hdbbench.model.errors import SchemaError
+from hdbbench.parts.faults import accounting as acc
+from hdbbench.parts.faults.cluster import Failover, ReplicaLost, Switchover
+from hdbbench.parts.faults.injectors import FaultTarget, make_injector
+from hdbbench.parts.faults.results import RESULTS_KIND, FaultTrial
+from hdbbench.scenario.plan import RunOptions
+from hdbbench.parts.replica_reads import RESULTS_KIND as REPLICA_KIND
+from hdbbench.parts.replica_reads import ReplicaReads
 from hdbbench.report.page import write_report
-from hdbbench.results import read_results
-from hdbbench.runner import run_scenario
-from hdbbench.scenario import parse_scenario
-from hdbbench.servers import homes, netns
-from hdbbench.servers.endpoints import ClusterEndpoint, StackEndpoints
-from hdbbench.servers.patroni import PatroniCluster
-from hdbbench.stack import Stack
+from hdbbench.results.document import read_results
+from hdbbench.run.runner import run_scenario
+from hdbbench.scenario.scenario import parse_scenario
+from hdbbench.stack.servers import homes, netns
+from hdbbench.stack.servers.endpoints import ClusterEndpoint, StackEndpoints
+from hdbbench.stack.servers.patroni import PatroniCluster
+from hdbbench.stack.stack import Stack
 from tests.harness import REPO, eventually, seen
 from tests.harness.composed import Harness, Sims, profile_toml
 from tests.harness.servers import TEST_SETTINGS, TEST_STATE_DIR, stack_config

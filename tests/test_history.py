@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Aged histories (hdbbench.aging.history) and the load-order measurement (hdbbench.aging.load_order)
+"""Aged histories (hdbbench.parts.aging.history) and the load-order measurement (hdbbench.parts.aging.load_order)
 on real servers: tiny histories (a month of 50 attributes, a few thousand rows) in the facility layout."""
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from hdbbench.aging.history import HistorySize, MixAttribute, build_history, layout_ops, reset_history
-from hdbbench.aging.load_order import LoadOrderSpec, _make_copy, load_mix, load_rows, run_load_order
-from hdbbench.aging.records import HistoryRecord
+from hdbbench.parts.aging.history import HistorySize, MixAttribute, build_history, layout_ops, reset_history
+from hdbbench.parts.aging.load_order import LoadOrderSpec, _make_copy, load_mix, load_rows, run_load_order
+from hdbbench.parts.aging.records import HistoryRecord
 from hdbbench.backends.registry import backend_for_stack
-from hdbbench.errors import ConfigError
-from hdbbench.hdbtypes import AttributeInfo, Event, TangoType, WriteType
-from hdbbench.scenario import load_scenario
+from hdbbench.model.errors import ConfigError
+from hdbbench.model.hdbtypes import AttributeInfo, Event, TangoType, WriteType
+from hdbbench.scenario.scenario import load_scenario
 from tests.harness.databases import sql
 
 BACKENDS = ("postgresql", "timescaledb", "mysql")
@@ -170,7 +170,7 @@ def test_the_load_orders_load_the_same_rows_one_record_each(backend: str, stack_
 
 
 def _confined() -> Any:
-    from hdbbench.aging.history import Confinement
+    from hdbbench.parts.aging.history import Confinement
     return Confinement()
 
 
@@ -205,8 +205,8 @@ def test_the_query_set_runs_cold_and_warm_on_a_history(histories: Callable[..., 
                                                        tmp_path: Path) -> None:
     import json
 
-    from hdbbench.extraction import ExtractionOptions, run_extraction
-    from hdbbench.queries import load_query_set
+    from hdbbench.parts.extraction.extraction import ExtractionOptions, run_extraction
+    from hdbbench.parts.extraction.queries import load_query_set
 
     record = histories("postgresql")
     options = ExtractionOptions(backends=("postgresql",), variants=(record.variant,), cluster=False, validate=False,
@@ -226,7 +226,7 @@ def test_the_query_set_runs_cold_and_warm_on_a_history(histories: Callable[..., 
 @pytest.mark.parametrize("backend", ("postgresql", "mysql"))
 def test_a_history_sized_in_bytes_stops_there_and_is_built_again_alike(
         backend: str, stack_endpoints: Any, endpoint_of: Callable[[str], Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    from hdbbench.aging import history
+    from hdbbench.parts.aging import history
 
     monkeypatch.setattr(history, "SIZE_CHECK_ROWS", 2_000)  # read the size often: the history is tiny
     monkeypatch.setattr(history, "CHUNK_ROWS", 1_000)
@@ -249,7 +249,7 @@ def test_a_history_sized_in_bytes_stops_there_and_is_built_again_alike(
 
 
 def test_days_beyond_what_can_be_built_are_refused_by_the_plan(tmp_path: Path) -> None:
-    from hdbbench.plan import RunOptions, plan_run
+    from hdbbench.scenario.plan import RunOptions, plan_run
 
     path = tmp_path / "aged.toml"
     path.write_text(SCENARIO.format(backends='["postgresql"]', history="days = 1000"))

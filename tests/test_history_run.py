@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from hdbbench.backends.registry import backend_for_stack
-from hdbbench.runner import RunOptions, run_scenario
-from hdbbench.scenario import load_scenario
+from hdbbench.run.runner import RunOptions, run_scenario
+from hdbbench.scenario.scenario import load_scenario
 from tests.harness.servers import REPO
 
 SCENARIO = """

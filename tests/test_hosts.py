@@ -193,7 +193,7 @@ def testbed() -> Iterator[Testbed]:
         _remove(tag, directory / "state")
         shutil.rmtree(directory, ignore_errors=True)
         assert not [n for n in _namespaces() if n.startswith(f"{tag}-")], "namespaces left behind"
-        from hdbbench.servers import homes
+        from hdbbench.stack.servers import homes
 
         left = [h for h in ("db1", "dev1", "sub1") if homes.home_path(directory / "state" / h, "").exists()]
         assert not left, f"server homes left behind for {left}"
@@ -205,8 +205,8 @@ HOSTED_SCENARIO = (REPO / "scenarios" / "hosts.toml").read_text()
 
 
 def test_only_loopback_and_the_benchmarking_range_are_accepted() -> None:
-    from hdbbench.errors import ConfigError
-    from hdbbench.servers.ports import check_address
+    from hdbbench.model.errors import ConfigError
+    from hdbbench.stack.servers.ports import check_address
 
     assert check_address("local") == "127.0.0.1"
     assert check_address("198.19.255.1") == "198.19.255.1"
@@ -227,9 +227,9 @@ def test_a_scenario_naming_an_address_elsewhere_is_refused_in_one_line(tmp_path:
 
 
 def test_device_servers_and_subscribers_are_dealt_over_their_hosts(tmp_path: Path) -> None:
-    from hdbbench import hosts
-    from hdbbench.plan import plan_hosts
-    from hdbbench.scenario import load_scenario
+    from hdbbench.scenario import hosts
+    from hdbbench.scenario.plan import plan_hosts
+    from hdbbench.scenario.scenario import load_scenario
 
     path = tmp_path / "s.toml"
     path.write_text(HOSTED_SCENARIO.replace('devices = ["198.18.0.2"]', 'devices = ["198.18.0.2", "198.18.0.5"]')

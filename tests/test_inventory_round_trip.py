@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from hdbbench import facility
+from hdbbench.load import facility
 from hdbbench.backends.registry import DEFAULT_BACKENDS
-from hdbbench.inventory.from_hdb import from_hdb
-from hdbbench.inventory.from_tango import read_tango
-from hdbbench.sizing import Inventory, load_inventory
-from hdbbench.subscribers import spread
+from hdbbench.load.inventory.from_hdb import from_hdb
+from hdbbench.load.inventory.from_tango import read_tango
+from hdbbench.parts.disk.sizing import Inventory, load_inventory
+from hdbbench.subscribers.launcher import spread
 from tests.harness import eventually, seen
 from tests.harness.composed import Harness
 from tests.harness.databases import read_only_url
@@ -98,7 +98,7 @@ def archived(tmp_path_factory: pytest.TempPathFactory, endpoint_of: Callable[[st
                 eventually(stored, WAIT_S, f"every attribute stored {EVENTS} events")
                 yield source, h.tango_host, read_only_url(db), assignment
             finally:
-                from hdbbench import devices
+                from hdbbench.load import devices
 
                 devices.down(tmp / "devices")
 

@@ -6,7 +6,7 @@ A Tango database of its own (no SQL server: the subscribers use the null backend
 simulated device (every type x format x write type, two polled attributes) and two hdbbench-es
 subscribers, the device's attributes dealt between them by AttributeAdd as the harness assigns them.
 The commands run as a user runs them (`python -m hdbbench`); what they write must read back with
-hdbbench.sizing.load_inventory and equal what was started: the groups' counts, types, formats, write
+hdbbench.parts.disk.sizing.load_inventory and equal what was started: the groups' counts, types, formats, write
 sides and sizes, the rates the attributes' configuration states, and the assignment. Then a manager's
 ArchiverList and an archiver whose device does not answer; rates and types from a real HDB++ archive
 of those attributes (written with a backend's bulk writer, read as HDB++'s read-only account), and
@@ -28,14 +28,14 @@ from urllib.parse import urlsplit
 import pytest
 
 from hdbbench.backends.registry import DEFAULT_BACKENDS
-from hdbbench.errors import ConfigError
-from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Encoded, Event, TangoType, WriteType
-from hdbbench.inventory.archive import masked
-from hdbbench.inventory.from_tango import read_tango
-from hdbbench.inventory.from_yaml import read_yaml
-from hdbbench.servers.ports import pick_free_port
-from hdbbench.sizing import load_inventory
-from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, spread
+from hdbbench.model.errors import ConfigError
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Encoded, Event, TangoType, WriteType
+from hdbbench.load.inventory.archive import masked
+from hdbbench.load.inventory.from_tango import read_tango
+from hdbbench.load.inventory.from_yaml import read_yaml
+from hdbbench.stack.servers.ports import pick_free_port
+from hdbbench.parts.disk.sizing import load_inventory
+from hdbbench.subscribers.launcher import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, spread
 from tests.harness import REPO, eventually, seen
 from tests.harness.databases import fresh_backend, read_only_url
 from tests.harness.servers import private_stack
@@ -129,7 +129,7 @@ def tango_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def bed(tango_host: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bed]:
     """The all-types device and two subscribers, its attributes dealt between them by AttributeAdd;
     ready once each subscriber's AttributeList property lists its attributes."""
-    from hdbbench import devices
+    from hdbbench.load import devices
 
     tmp = tmp_path_factory.mktemp("inventory-bed")
     fleet = SubscriberFleet(tango_host, tmp, binary=DEFAULT_BINARY, attached=True)

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench.errors import ConfigError, ServerError
-from hdbbench.kinds import DEFAULT_KIND
-from hdbbench.scenario import load_scenario
-from hdbbench.servers.endpoints import MariaDBEndpoint, PostgresEndpoint
-from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, lib_configuration
+from hdbbench.model.errors import ConfigError, ServerError
+from hdbbench.subscribers.kinds import DEFAULT_KIND
+from hdbbench.scenario.scenario import load_scenario
+from hdbbench.stack.servers.endpoints import MariaDBEndpoint, PostgresEndpoint
+from hdbbench.subscribers.launcher import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, lib_configuration
 from tests.harness import REPO
 
 BASE = """
@@ -171,7 +171,7 @@ def test_a_port_taken_between_its_pick_and_the_subscribers_bind_is_left_for_anot
     # found free: omniORB then exits at start ("Failed to bind"). Here a socket binds the port picked first.
     import socket
 
-    import hdbbench.subscribers as subscribers
+    import hdbbench.subscribers.launcher as subscribers
 
     holder = socket.socket()
     real_pick = subscribers.pick_free_port
@@ -229,7 +229,7 @@ def test_a_foreign_kind_past_tangos_topic_limit_is_warned_before_a_run(tmp_path:
 
 
 def test_unproven_attributes_are_given_their_likely_cause() -> None:
-    from hdbbench.kinds import unproven_cause
+    from hdbbench.subscribers.kinds import unproven_cause
 
     assert unproven_cause(0, 6_625, 10_000) is None
     cause = unproven_cause(17, 6_625, 10_000)

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench.results import read_trials
-from hdbbench.servers.endpoints import StackEndpoints
-from hdbbench.subscribers import DEFAULT_BINARY
-from hdbbench.trials import TrialSummary
+from hdbbench.results.document import read_trials
+from hdbbench.stack.servers.endpoints import StackEndpoints
+from hdbbench.subscribers.launcher import DEFAULT_BINARY
+from hdbbench.results.trials import TrialSummary
 from tests.harness import REPO
 
 pytestmark = pytest.mark.subscriber
@@ -50,8 +50,8 @@ lib_configuration = {{ hdbpp_strict = "1" }}
 
 @pytest.fixture(scope="module")
 def kinds_run(stack_endpoints: StackEndpoints, test_state_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from hdbbench.runner import RunOptions, run_scenario
-    from hdbbench.scenario import load_scenario
+    from hdbbench.run.runner import RunOptions, run_scenario
+    from hdbbench.scenario.scenario import load_scenario
 
     tmp = tmp_path_factory.mktemp("kinds")
     return run_scenario(load_scenario(kinds_scenario(tmp)), RunOptions(state_dir=test_state_dir, runs_root=tmp / "runs"))

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Maintenance while archiving (hdbbench.maintenance): the [maintenance] table, the window figures,
+"""Maintenance while archiving (hdbbench.parts.maintenance): the [maintenance] table, the window figures,
 the records, and `hdbbench run` of the shipped maintenance-small scenario on all three backends
 (every job kind each one has, on an aged history, while a subscriber archives), checked for loss,
 intact rows and aggregates equal to the raw rows' SQL; and a backup into a full file system, reported
@@ -15,16 +15,16 @@ from typing import Any
 
 import pytest
 
-from hdbbench.errors import ConfigError
-from hdbbench.maintenance.jobs import jobs_of
-from hdbbench.maintenance.part import JOB_KINDS, MaintenancePart
-from hdbbench.maintenance.records import MaintenanceRecord, MaintenanceResults, WindowFigures
-from hdbbench.maintenance.windows import Query, window
-from hdbbench.results import read_results
-from hdbbench.sampling import TimeSeries
-from hdbbench.scenario import load_scenario, parse_scenario
-from hdbbench.subscribers import SubscriberFleet
-from hdbbench.trials import InsertionResults
+from hdbbench.model.errors import ConfigError
+from hdbbench.parts.maintenance.jobs import jobs_of
+from hdbbench.parts.maintenance.part import JOB_KINDS, MaintenancePart
+from hdbbench.parts.maintenance.records import MaintenanceRecord, MaintenanceResults, WindowFigures
+from hdbbench.parts.maintenance.windows import Query, window
+from hdbbench.results.document import read_results
+from hdbbench.model.sampling import TimeSeries
+from hdbbench.scenario.scenario import load_scenario, parse_scenario
+from hdbbench.subscribers.launcher import SubscriberFleet
+from hdbbench.results.trials import InsertionResults
 from tests.harness import REPO
 
 SMALL = REPO / "scenarios" / "maintenance-small.toml"
@@ -110,7 +110,7 @@ def test_maintenance_records_are_read_back_exactly_as_written() -> None:
 # --- end to end on real servers -------------------------------------------------------------------
 def _run_small(tmp_path: Path, state_dir: Path, **changes: Any) -> Path:
     """scenarios/maintenance-small.toml as shipped, with `changes` over its keys (shorter waits here)."""
-    from hdbbench.runner import RunOptions, run_scenario
+    from hdbbench.run.runner import RunOptions, run_scenario
 
     document = tomllib.loads(SMALL.read_text())
     for key, value in changes.items():

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from hdbbench import measure
+from hdbbench.model import measure
 
 
 def test_percentiles_match_linear_interpolation() -> None:

@@ -30,10 +30,10 @@ from typing import Any
 
 import pytest
 
-from hdbbench import subscriber_statistics as stats
-from hdbbench.servers import process
-from hdbbench.servers.ports import LOOPBACK, pick_free_port
-from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
+from hdbbench.subscribers import statistics as stats
+from hdbbench.stack.servers import process
+from hdbbench.stack.servers.ports import LOOPBACK, pick_free_port
+from hdbbench.subscribers.launcher import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
 from tests.harness import eventually, seen
 from tests.harness.servers import private_stack
 
@@ -166,7 +166,7 @@ class Scene:
 @pytest.fixture(scope="module")
 def scene(tango_host: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scene]:
     """The simulated device, the subscriber with metrics_port, and `hdbbench exporter` against it."""
-    from hdbbench import devices
+    from hdbbench.load import devices
 
     tmp = tmp_path_factory.mktemp("metrics")
     profile = tmp / "metrics.toml"

@@ -20,16 +20,16 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from hdbbench import delivery
+from hdbbench.subscribers import delivery
 from hdbbench.backends import BACKENDS, DEFAULT_BACKENDS, get_backend
 from hdbbench.backends.base import EXTRACTION, OutsideFigures
 from hdbbench.backends.null import NullBackend
 from hdbbench.backends.registry import lib_configuration
 from hdbbench.cli.check import check
-from hdbbench.errors import ConfigError, SchemaError
-from hdbbench.outside import VisibilityWatch
-from hdbbench.servers.endpoints import LocalEndpoint
-from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
+from hdbbench.model.errors import ConfigError, SchemaError
+from hdbbench.trials.outside import VisibilityWatch
+from hdbbench.stack.servers.endpoints import LocalEndpoint
+from hdbbench.subscribers.launcher import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
 from tests.harness import eventually, seen
 
 REPO = Path(__file__).resolve().parent.parent
@@ -169,7 +169,7 @@ def test_the_outside_reader_sees_the_writers_counter_and_times(written: Any) -> 
 
 @dataclass
 class Load:
-    """What delivery.confirm needs of the load (hdbbench.load.LoadTarget's shape)."""
+    """What delivery.confirm needs of the load (hdbbench.load.offered.LoadTarget's shape)."""
 
     tango_host: str
     devices: list[str]
@@ -186,7 +186,7 @@ def subscribed(stack_endpoints: Any, tmp_path: Path) -> Iterator[tuple[Any, Subs
     attribute's event path proven (delivery.confirm)."""
     import tango
 
-    from hdbbench import devices
+    from hdbbench.load import devices
 
     if stack_endpoints.tango is None:
         pytest.skip("the test stack has no Tango database")

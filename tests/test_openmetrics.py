@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""A run's series as OpenMetrics (hdbbench.openmetrics): names, labels, left-out cells, and Debian's
+"""A run's series as OpenMetrics (hdbbench.results.openmetrics): names, labels, left-out cells, and Debian's
 promtool taking the file as history. A whole run's file: tests/test_run.py."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench.openmetrics import RecordedSeries, exposition, write
+from hdbbench.results.openmetrics import RecordedSeries, exposition, write
 
 T0 = 1_700_000_000.0
 SERIES = RecordedSeries("mysql_throughput", "mysql", "throughput", T0,

@@ -13,11 +13,11 @@ from typing import Any
 import psutil
 import pytest
 
-from hdbbench.errors import ConfigError
-from hdbbench.placement import Placement, format_cpus, machine_cpus, parse_cli, parse_cpu_list, pin
-from hdbbench.results import load_results
-from hdbbench.scenario import load_scenario
-from hdbbench.stack import Stack
+from hdbbench.model.errors import ConfigError
+from hdbbench.stack.placement import Placement, format_cpus, machine_cpus, parse_cli, parse_cpu_list, pin
+from hdbbench.results.document import load_results
+from hdbbench.scenario.scenario import load_scenario
+from hdbbench.stack.stack import Stack
 from tests.harness import REPO, eventually
 
 TINY = """name = "placed"
@@ -178,7 +178,7 @@ def test_the_report_shows_the_placement_and_a_group_off_its_cpus(tmp_path: Path)
     from hdbbench.report.data import Insertion
     from hdbbench.report.placement import placement_section
     from hdbbench.report.render import render_page
-    from hdbbench.trials import PlacementRecord
+    from hdbbench.results.trials import PlacementRecord
 
     wanted = {"devices": "0", "subscribers": "1", "databases": "1"}
     good = _throughput("timescaledb", PlacementRecord.from_dict(_record(wanted, wanted)))
@@ -197,7 +197,7 @@ def _throughput(backend: str, placement: Any) -> Any:
     """A throughput trial with nothing but its placement (the placement section reads no other figure)."""
     import math
 
-    from hdbbench.trials import (Accounting, AgeFigures, DatabaseBytes, PendingAge, PendingEvents, StoredRate,
+    from hdbbench.results.trials import (Accounting, AgeFigures, DatabaseBytes, PendingAge, PendingEvents, StoredRate,
                                  TrialSummary)
 
     nan, ages = math.nan, AgeFigures("", None, None, None)

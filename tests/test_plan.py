@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The run plan (hdbbench.plan): every shipped scenario resolves, trials come in the run's order,
+"""The run plan (hdbbench.scenario.plan): every shipped scenario resolves, trials come in the run's order,
 every refusal comes before anything is written, and nothing below the runner reads the scenario.
 
 Fast: nothing is started (no server, no device, no subscriber).
@@ -15,19 +15,19 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hdbbench import facility
+from hdbbench.load import facility
 from hdbbench.cli import main
-from hdbbench.errors import ConfigError
-from hdbbench.plan import RunOptions, RunPlan, plan_run
-from hdbbench.runner import run_scenario
-from hdbbench.scenario import load_scenario
-from hdbbench.servers import registry as servers
-from hdbbench.sizing import load_inventory
+from hdbbench.model.errors import ConfigError
+from hdbbench.scenario.plan import RunOptions, RunPlan, plan_run
+from hdbbench.run.runner import run_scenario
+from hdbbench.scenario.scenario import load_scenario
+from hdbbench.stack.servers import registry as servers
+from hdbbench.parts.disk.sizing import load_inventory
 
 REPO = Path(__file__).resolve().parents[1]
 SCENARIOS = sorted((REPO / "scenarios").glob("*.toml"))
 # The modules the run goes through below the runner: they take their plan entry, never the scenario.
-LOWER = ("facility.py", "placement.py", "insertion.py", "faults/run.py", "hosts.py")
+LOWER = ("load/facility.py", "stack/placement.py", "trials/insertion.py", "parts/faults/run.py", "scenario/hosts.py")
 HOSTED = """name = "hosted"
 backends = ["timescaledb"]
 [devices]
@@ -192,12 +192,12 @@ def test_no_module_below_the_runner_reads_the_scenario(module: str) -> None:
     tree = ast.parse((REPO / "hdbbench" / module).read_text())
     imports = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     imports += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
-    assert not [m for m in imports if m and m.startswith(("hdbbench.runner", "hdbbench.scenario"))]
+    assert not [m for m in imports if m and m.startswith(("hdbbench.run.runner", "hdbbench.scenario.scenario"))]
     assert _functions_taking_the_scenario(tree) == [] and _scenario_reads(tree) == 0
 
 
 def test_the_runner_reads_the_scenario_only_to_plan_it() -> None:
-    tree = ast.parse((REPO / "hdbbench" / "runner.py").read_text())
+    tree = ast.parse((REPO / "hdbbench" / "run" / "runner.py").read_text())
     assert _functions_taking_the_scenario(tree) == ["run_scenario"] and _scenario_reads(tree) == 0
     uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "scenario"]
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
@@ -206,7 +206,7 @@ def test_the_runner_reads_the_scenario_only_to_plan_it() -> None:
 
 
 def test_a_sustained_load_equal_to_the_throughput_trial_is_measured_once(tmp_path: Path) -> None:
-    from hdbbench.runner import _same_load
+    from hdbbench.run.runner import _same_load
 
     for name, once in (("default.toml", True), ("small.toml", False)):
         by_kind = {t.trial_kind: t for t in _plan(REPO / "scenarios" / name, tmp_path).trials

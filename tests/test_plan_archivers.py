@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""`hdbbench plan archivers` (hdbbench.inventory.archivers): how many archivers and which attributes go
+"""`hdbbench plan archivers` (hdbbench.load.inventory.archivers): how many archivers and which attributes go
 where, the files it writes, the facility scenario run with exactly that assignment, and `--validate`
 on real servers for a small inventory."""
 
@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench import facility
-from hdbbench.errors import ConfigError
-from hdbbench.inventory import archivers as planner
-from hdbbench.inventory.archivers import plan_archivers, planned_inventory
-from hdbbench.inventory.write import write_inventory
-from hdbbench.kinds import OURS
-from hdbbench.plan import plan_devices
-from hdbbench.scenario import parse_scenario
-from hdbbench.sizing import load_inventory
+from hdbbench.load import facility
+from hdbbench.model.errors import ConfigError
+from hdbbench.load.inventory import archivers as planner
+from hdbbench.load.inventory.archivers import plan_archivers, planned_inventory
+from hdbbench.load.inventory.write import write_inventory
+from hdbbench.subscribers.kinds import OURS
+from hdbbench.scenario.plan import plan_devices
+from hdbbench.scenario.scenario import parse_scenario
+from hdbbench.parts.disk.sizing import load_inventory
 from tests.harness import REPO
 
 EXAMPLE = REPO / "inventories" / "example-facility.toml"

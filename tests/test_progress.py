@@ -9,8 +9,8 @@ import math
 
 from rich.console import Console
 
-from hdbbench import progress
-from hdbbench.trials import (Accounting, AgeFigures, DatabaseBytes, LostByReason, PendingAge, PendingEvents,
+from hdbbench.trials import progress
+from hdbbench.results.trials import (Accounting, AgeFigures, DatabaseBytes, LostByReason, PendingAge, PendingEvents,
                              SaturationSearch, StoredRate, TrialSummary)
 
 
@@ -47,7 +47,7 @@ def test_a_phase_says_each_stage_and_its_share_done_with_time_left(monkeypatch) 
 
 
 def test_the_disk_phase_is_as_far_as_its_slowest_server() -> None:
-    from hdbbench.side_by_side import GroupProgress
+    from hdbbench.parts.side_by_side import GroupProgress
 
     seen: list[float] = []
     tally = GroupProgress(lambda text, done: seen.append(done), [4, 2])

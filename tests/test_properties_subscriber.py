@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from hdbbench.backends import Backend
 from hdbbench.backends.registry import DEFAULT_BACKENDS, entry, lib_configuration
-from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Encoded, Event, Quality, TangoType, WriteType
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Encoded, Event, Quality, TangoType, WriteType
 from tests.harness import REPO
 from tests.harness.databases import fresh_backend
 from tests.harness.values import PROPERTY, Clock, event, expected, same_event

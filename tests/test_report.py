@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench.disk import reference
-from hdbbench.errors import ConfigError
+from hdbbench.parts.disk import reference
+from hdbbench.model.errors import ConfigError
 from hdbbench.report import compare, data, plan, ranking
 from hdbbench.report import text as report_text
 from hdbbench.report.page import write_report
 from hdbbench.report.text import Spread
-from hdbbench.results import FORMAT_VERSION, Projection
-from hdbbench.scenario import parse_scenario
+from hdbbench.results.document import FORMAT_VERSION, Projection
+from hdbbench.scenario.scenario import parse_scenario
 from tests.harness.synthetic import DISK, MEDIANS, SECTIONS, make_run, projections, sections_of, write_json
 
 

@@ -9,10 +9,10 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from hdbbench.aging.growth import growth_record
-from hdbbench.aging.history import Confinement
-from hdbbench.aging.records import AgingResults, GrowthInterval, HistoryRecord, LoadOrderRecord
-from hdbbench.records import write
+from hdbbench.parts.aging.growth import growth_record
+from hdbbench.parts.aging.history import Confinement
+from hdbbench.parts.aging.records import AgingResults, GrowthInterval, HistoryRecord, LoadOrderRecord
+from hdbbench.model.records import write
 from hdbbench.report.aging import bytes_per_event
 from hdbbench.report import plots
 from hdbbench.report.page import ranking_section, write_report
@@ -116,7 +116,7 @@ def test_bytes_per_event_from_the_intervals() -> None:
 
 def test_planning_fills_the_archive_at_the_scenario_load_rate() -> None:
     from hdbbench.report.aging import planning
-    from hdbbench.trials import InsertionResults
+    from hdbbench.results.trials import InsertionResults
 
     aging = AgingResults.from_dict(growth("postgresql", [20_000.0] * 4 + [10_000.0] * 4))
     finding = planning(aging, InsertionResults(trials=[]).trials, load_rate=2_000.0)

@@ -10,7 +10,7 @@ import csv
 import json
 from pathlib import Path
 
-from hdbbench.maintenance.records import (
+from hdbbench.parts.maintenance.records import (
     AggregateQuery,
     AggregateRefresh,
     MaintenanceRecord,

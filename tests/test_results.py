@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from hdbbench import results
-from hdbbench.trials import TrialSummary
+from hdbbench.results import document as results
+from hdbbench.results.trials import TrialSummary
 
 
 def test_run_directory_records_its_state(tmp_path: Path) -> None:
@@ -63,7 +63,7 @@ def test_typed_records_round_trip_through_a_results_file(tmp_path: Path) -> None
 
 
 def written_trial(**extra: Any) -> dict[str, Any]:
-    """One trial as hdbbench.insertion writes it today: every part, nested as the file holds it."""
+    """One trial as hdbbench.trials.insertion writes it today: every part, nested as the file holds it."""
     rate = {"count": 17, "median": 4998.1, "p1": 2870.5, "p99": 5428.0, "mean": 4856.2, "min": 2557.5, "max": 5428.3}
     ages = {"window": "steady part, read at its end", "p50": 0.0146, "p99": 0.022, "max": 0.0252}
     step = {"offered_rate": 12000.0, "start_s": 0.0, "end_s": 8.0, "source_rate": 12051.0, "source_behind": False,

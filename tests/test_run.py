@@ -15,9 +15,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from hdbbench.results import CaseSize, Projection, QuerySummary, load_results, read_trials
-from hdbbench.servers.endpoints import StackEndpoints
-from hdbbench.trials import TrialSummary
+from hdbbench.results.document import CaseSize, Projection, QuerySummary, load_results, read_trials
+from hdbbench.stack.servers.endpoints import StackEndpoints
+from hdbbench.results.trials import TrialSummary
 from tests.harness import REPO, eventually
 from tests.harness.signals import default_sigint, sigint_ignored
 
@@ -60,7 +60,7 @@ def test_small_scenario_holds_every_measurement(small_run: dict) -> None:
     assert all("sustained_share" in t for t in trials if t["kind"] == "sustained")
     for part, kind in (("extraction.json", "extraction"), ("disk.json", "disk"), ("sizing.json", "disk-plan")):
         assert load_results(small_run["path"] / part, kind)["kind"] == kind, part
-    # the producers write the records the report reads (hdbbench.results)
+    # the producers write the records the report reads (hdbbench.results.document)
     summary = load_results(small_run["path"] / "extraction.json")["results"]["summary"]
     assert summary and all(_same_json(QuerySummary.from_dict(r).to_dict(), r) for r in summary)
     cases = load_results(small_run["path"] / "disk.json")["results"]["cases"]
@@ -130,7 +130,7 @@ def test_loss_accounting_adds_up(small_run: dict) -> None:
         assert acc["lost"] == 0 and acc["duplicates"] == 0, (trial["label"], acc["lost"], acc["duplicates"])
         assert sum(a["emitted"] for a in acc["per_attribute"]) == acc["emitted"]
         assert len(acc["per_attribute"]) == 100
-        # Every attribute delivered an event through Tango before the load (hdbbench.delivery).
+        # Every attribute delivered an event through Tango before the load (hdbbench.subscribers.delivery).
         assert trial["delivery_unproven"] == 0, trial["label"]
 
 

@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from hdbbench.sampling import Sampler, machine_probe, process_probe, thread_probe
+from hdbbench.model.sampling import Sampler, machine_probe, process_probe, thread_probe
 from tests.harness import eventually, seen
 
 

@@ -1,18 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The saturation rules (hdbbench.saturation) on series written out by hand: each rule fires on the
+"""The saturation rules (hdbbench.trials.saturation) on series written out by hand: each rule fires on the
 evidence it names and not on a subscriber that kept up; the summary reads the answer below the
-lowest rate that saturated and names its rules. The rates a search chooses (hdbbench.search) from synthetic
+lowest rate that saturated and names its rules. The rates a search chooses (hdbbench.trials.search) from synthetic
 verdicts. The search itself runs end to end in tests/test_saturation_run.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from hdbbench import saturation as sat
-from hdbbench import search
-from hdbbench.records import read, write
-from hdbbench.sampling import TimeSeries
-from hdbbench.trials import Accounting, AttributeCount, LostByReason, NotDrained
+from hdbbench.trials import saturation as sat
+from hdbbench.trials import search
+from hdbbench.model.records import read, write
+from hdbbench.model.sampling import TimeSeries
+from hdbbench.results.trials import Accounting, AttributeCount, LostByReason, NotDrained
 
 RATE = 1000.0
 
@@ -176,7 +176,7 @@ def test_step_bounds_split_at_the_instants_the_devices_were_read() -> None:
 
 
 def test_loss_is_split_by_reason_and_adds_up() -> None:
-    from hdbbench.trial_figures import loss_by_reason
+    from hdbbench.trials.figures import loss_by_reason
 
     rows = [AttributeCount(name, 100, 100 - lost, lost, 0) for name, lost in (("a", 70), ("b", 30), ("c", 0))]
     accounting = Accounting(emitted=300, stored=200, lost=100, duplicates=0, per_attribute=rows)
@@ -200,7 +200,7 @@ def test_loss_is_split_by_reason_and_adds_up() -> None:
 
 
 def test_a_counter_published_in_flushes_rises_over_the_stretch_its_rows_arrived_in() -> None:
-    from hdbbench.outside import FlushTracker
+    from hdbbench.trials.outside import FlushTracker
 
     class Reader:  # only the resolution is read: the points are the flushes as the tracker saw them
         resolution_s = 1.0

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench.insertion import EARLY_VERDICT_S
-from hdbbench.results import read_trials
-from hdbbench.servers.endpoints import StackEndpoints
-from hdbbench.subscribers import DEFAULT_BINARY
-from hdbbench.trials import SaturationSearch, TrialKind, TrialSummary
+from hdbbench.trials.insertion import EARLY_VERDICT_S
+from hdbbench.results.document import read_trials
+from hdbbench.stack.servers.endpoints import StackEndpoints
+from hdbbench.subscribers.launcher import DEFAULT_BINARY
+from hdbbench.results.trials import SaturationSearch, TrialKind, TrialSummary
 from tests.harness import REPO
 from tests.harness.servers import one_backend_per_server
 
@@ -68,8 +68,8 @@ saturation = {{ start_rate = {START:g}, step = {STEP}, step_s = 8, max_steps = {
 def capped_run(
     stack_endpoints: StackEndpoints, test_state_dir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
-    from hdbbench.runner import RunOptions, run_scenario
-    from hdbbench.scenario import load_scenario
+    from hdbbench.run.runner import RunOptions, run_scenario
+    from hdbbench.scenario.scenario import load_scenario
 
     tmp = tmp_path_factory.mktemp("capped")
     return run_scenario(
@@ -110,8 +110,8 @@ saturation = {{ mode = "bisect", start_rate = {BISECT_START:g}, resolution = {BI
 def bisect_run(
     stack_endpoints: StackEndpoints, test_state_dir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
-    from hdbbench.runner import RunOptions, run_scenario
-    from hdbbench.scenario import load_scenario
+    from hdbbench.run.runner import RunOptions, run_scenario
+    from hdbbench.scenario.scenario import load_scenario
 
     tmp = tmp_path_factory.mktemp("capped-bisect")
     return run_scenario(

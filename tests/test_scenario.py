@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench.errors import ConfigError
-from hdbbench.scenario import load_scenario
+from hdbbench.model.errors import ConfigError
+from hdbbench.scenario.scenario import load_scenario
 from tests.harness import REPO
 
 GOOD = """
@@ -92,7 +92,7 @@ def test_the_device_profile_is_validated_with_the_scenario(tmp_path: Path) -> No
 
 
 def test_quick_cuts_the_default_scenario_down_and_says_so() -> None:
-    from hdbbench.quick import quick
+    from hdbbench.run.quick import quick
 
     full = load_scenario(REPO / "scenarios" / "default.toml")
     cut = quick(full)

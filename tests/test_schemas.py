@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from hdbbench.backends import BACKENDS, Backend, backend_class, get_backend
 from hdbbench.backends.base import SQL_SCHEMA, SchemaVariant
 from hdbbench.cli.schema import schema, schema_files
-from hdbbench.errors import ConfigError
+from hdbbench.model.errors import ConfigError
 from tests.harness.databases import fresh_backend, unique_db_name
 from tests.harness.values import BACKEND_VARIANTS
 
@@ -169,7 +169,7 @@ def _leftovers(backend: Backend) -> list[str]:
 
 def test_create_refuses_an_existing_database(endpoint_of: Callable[[str], Any]) -> None:
     with fresh_backend("postgresql", endpoint_of("postgresql"), "pk") as backend:
-        from hdbbench.errors import SchemaError
+        from hdbbench.model.errors import SchemaError
 
         with pytest.raises(SchemaError, match="already exists"):
             backend.create_schema("pk")

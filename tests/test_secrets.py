@@ -20,8 +20,8 @@ from click.testing import CliRunner
 
 from hdbbench.backends.accounts import account_password
 from hdbbench.cli import main
-from hdbbench.scenario import parse_scenario
-from hdbbench.servers.endpoints import StackEndpoints
+from hdbbench.scenario.scenario import parse_scenario
+from hdbbench.stack.servers.endpoints import StackEndpoints
 from tests.harness import REPO
 
 # Files whose job is to hold a password (server records, the stack's record, PostgreSQL's initdb
@@ -68,7 +68,7 @@ class CommandLines:
 def watched_run(stack_endpoints: StackEndpoints, test_state_dir: Path,
                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, CommandLines]]:
     from hdbbench.report.page import write_report
-    from hdbbench.runner import RunOptions, run_scenario
+    from hdbbench.run.runner import RunOptions, run_scenario
 
     scenario = parse_scenario({
         "name": "secrets", "backends": ["mysql", "postgresql"],

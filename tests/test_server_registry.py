@@ -9,18 +9,18 @@ from pathlib import Path
 import pytest
 
 from hdbbench.backends.registry import REGISTRY, endpoint_for
-from hdbbench.errors import ConfigError
-from hdbbench.hosts import Hosts
-from hdbbench.servers.endpoints import (
+from hdbbench.model.errors import ConfigError
+from hdbbench.scenario.hosts import Hosts
+from hdbbench.stack.servers.endpoints import (
     ClusterEndpoint,
     LocalEndpoint,
     PostgresEndpoint,
     StackEndpoints,
     TangoEndpoint,
 )
-from hdbbench.servers.registry import SERVER_KINDS, SERVER_NAMES, external_from_environment, kind
-from hdbbench.settings import PROFILE_NAMES, parse_overrides, resolve_profile
-from hdbbench.stack import Stack, StackConfig, load_endpoints
+from hdbbench.stack.servers.registry import SERVER_KINDS, SERVER_NAMES, external_from_environment, kind
+from hdbbench.stack.settings import PROFILE_NAMES, parse_overrides, resolve_profile
+from hdbbench.stack.stack import Stack, StackConfig, load_endpoints
 
 
 def test_entries_hold_together() -> None:
@@ -29,7 +29,7 @@ def test_entries_hold_together() -> None:
             assert SERVER_NAMES.index(needed) < position, f"{server.name} starts before {needed}, which it needs"
         assert all(profile in server.settings for profile in PROFILE_NAMES) or not server.settings
         # Stopping, killing and filling act on a server's process; a cluster's switchover and failover on
-        # its members (hdbbench.faults.cluster).
+        # its members (hdbbench.parts.faults.cluster).
         assert not set(server.faults) & {"stop", "kill", "fill"} or server.process, f"{server.name}: faults need a process"
     assert {e.server for e in REGISTRY} <= set(SERVER_NAMES)
     keys = [k.hosts_key for k in SERVER_KINDS if k.hosts_key]

@@ -20,12 +20,12 @@ import psutil
 import pytest
 import tango
 
-from hdbbench.errors import ServerError
-from hdbbench.servers import homes
-from hdbbench.servers.endpoints import StackEndpoints
-from hdbbench.servers.mariadb import MariaDBServer
-from hdbbench.servers.ports import pick_free_port
-from hdbbench.servers.process import ProcessRecord
+from hdbbench.model.errors import ServerError
+from hdbbench.stack.servers import homes
+from hdbbench.stack.servers.endpoints import StackEndpoints
+from hdbbench.stack.servers.mariadb import MariaDBServer
+from hdbbench.stack.servers.ports import pick_free_port
+from hdbbench.stack.servers.process import ProcessRecord
 from tests.harness import REPO, eventually
 from tests.harness.signals import default_sigint, sigint_ignored
 
@@ -205,7 +205,7 @@ def test_mariadb_socket_of_a_deep_state_directory_goes_to_its_home(tmp_path: Pat
 def test_attached_servers_die_with_their_parent(scratch_state_dir: Path) -> None:
     """A test session or a run killed with SIGKILL leaves no server behind."""
     script = (
-        "import sys, time; from pathlib import Path; from hdbbench.stack import Stack;"
+        "import sys, time; from pathlib import Path; from hdbbench.stack.stack import Stack;"
         "from tests.harness.servers import stack_config;"
         f"Stack(stack_config(Path({str(scratch_state_dir)!r}), components=('tango',))).up();"
         "print('up', flush=True); time.sleep(600)"  # the parent's life: the test kills it long before

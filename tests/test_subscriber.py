@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from hdbbench import emitter as em
+from hdbbench.load import emitter as em
 from hdbbench.backends import Backend
 from hdbbench.backends.mysql import MySQLBackend
 from hdbbench.backends.registry import DEFAULT_BACKENDS

@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from hdbbench import emitter as em
+from hdbbench.load import emitter as em
 from hdbbench.backends import Backend
-from hdbbench.hdbtypes import AttributeInfo, TangoType
+from hdbbench.model.hdbtypes import AttributeInfo, TangoType
 from tests.harness import eventually, seen, unchanged
 from tests.harness.composed import Harness, profile_toml
 from tests.harness.databases import sql

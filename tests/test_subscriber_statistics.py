@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from types import ModuleType
 
-from hdbbench import subscriber_statistics as stats
+from hdbbench.subscribers import statistics as stats
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATOR = ROOT / "subscriber" / "tools" / "gen_statistics.py"
@@ -43,7 +43,7 @@ def test_definition_holds_each_name_once_and_the_hdbpp_ones() -> None:
 def test_no_statistic_name_is_spelled_in_the_harness() -> None:
     """The harness modules take the names from the generated module, never as string literals."""
     names = set(stats.HDBPP) | set(stats.HDBPP_NEWER) | set(stats.OURS)
-    for module in ("insertion.py", "subscribers.py"):
+    for module in ("trials/insertion.py", "subscribers/launcher.py"):
         text = (ROOT / "hdbbench" / module).read_text()
         literals = set(re.findall(r'"(?:sub\.)?([A-Z][A-Za-z0-9]+)"', text))
         assert not literals & names, (module, literals & names)
@@ -63,7 +63,7 @@ def test_metric_names_follow_the_statistics_and_the_dashboard_queries_only_serve
     each of its queries answered by a real Prometheus)."""
     import json
 
-    from hdbbench import exporter
+    from hdbbench.subscribers import exporter
 
     assert stats.METRICS[stats.ATTRIBUTE_PENDING_NUMBER][0] == "hdbpp_attribute_pending_number"
     assert stats.METRICS[stats.ATTRIBUTE_RECORD_FREQ_INST][0] == "hdbpp_attribute_record_freq_inst"

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import pytest
 
-from hdbbench import subscriber_statistics as stats
+from hdbbench.subscribers import statistics as stats
 from hdbbench.backends import Backend
-from hdbbench.subscribers import SubscriberFleet, SubscriberSpec, spread
+from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec, spread
 from tests.harness import eventually, seen
 from tests.harness.composed import Harness, Sims, events_received, profile_toml
 from tests.harness.databases import sql

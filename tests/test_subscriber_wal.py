@@ -23,10 +23,10 @@ from typing import Any
 
 import pytest
 
-from hdbbench import emitter as em
+from hdbbench.load import emitter as em
 from hdbbench.backends import Backend
-from hdbbench.hdbtypes import AttributeInfo, TangoType
-from hdbbench.subscribers import SubscriberSpec
+from hdbbench.model.hdbtypes import AttributeInfo, TangoType
+from hdbbench.subscribers.launcher import SubscriberSpec
 from tests.harness import eventually, seen
 from tests.harness.composed import Harness, Sims, events_received, profile_toml
 from tests.harness.databases import sql

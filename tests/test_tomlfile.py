@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench.errors import ConfigError
-from hdbbench.inputs import kind_of, load_input
-from hdbbench.tomlfile import Lines, read_document
-from hdbbench.units import human_bytes
+from hdbbench.model.errors import ConfigError
+from hdbbench.scenario.inputs import kind_of, load_input
+from hdbbench.model.tomlfile import Lines, read_document
+from hdbbench.model.units import human_bytes
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = sorted([*REPO.glob("scenarios/*.toml"), *REPO.glob("devices/profiles/*.toml"),

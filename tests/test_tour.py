@@ -28,7 +28,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from hdbbench.servers import homes
+from hdbbench.stack.servers import homes
 from tests.harness import REPO
 
 README = REPO / "README.md"

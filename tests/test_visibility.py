@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The visibility watch (hdbbench.outside.VisibilityWatch) against the session's real servers.
+"""The visibility watch (hdbbench.trials.outside.VisibilityWatch) against the session's real servers.
 
 Rows with known source times are written through the backend's bulk writer while a watch polls; the
 watch must see each of them once, with a lag of at least zero (a row is committed after its source
@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from hdbbench import outside
+from hdbbench.trials import outside
 from hdbbench.backends.registry import DEFAULT_BACKENDS
-from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
-from hdbbench.outside import VisibilityWatch
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
+from hdbbench.trials.outside import VisibilityWatch
 from tests.harness import eventually, seen
 from tests.harness.databases import fresh_backend
 
@@ -94,7 +94,7 @@ def test_the_watch_sees_each_new_row_once_with_its_lag_and_resolution(endpoint_o
 def test_the_trials_counter_answers_each_thread_its_own_statement(endpoint_of: Callable[[str], Any],
                                                                  backend: str) -> None:
     # A trial's sampler thread and a drain on the main thread read the counter through one connection
-    # (hdbbench.outside.Outside.counter); every read must be a count, never another statement's row.
+    # (hdbbench.trials.outside.Outside.counter); every read must be a count, never another statement's row.
     import threading
 
     with fresh_backend(backend, endpoint_of(backend), None) as db:
@@ -124,7 +124,7 @@ def test_the_trials_counter_answers_each_thread_its_own_statement(endpoint_of: C
 @pytest.mark.parametrize("backend", DEFAULT_BACKENDS)
 def test_the_trials_sampler_reads_the_servers_background_work(endpoint_of: Callable[[str], Any], backend: str) -> None:
     # Counts since the server started (checkpoints, autovacuums, InnoDB's flush waits), sampled with
-    # the counter: a saturation step names those that rose in it (hdbbench.saturation).
+    # the counter: a saturation step names those that rose in it (hdbbench.trials.saturation).
     with fresh_backend(backend, endpoint_of(backend), None) as db, db.bulk_writer() as writer:
         for info in PROBES:
             writer.register_attribute(info)
@@ -143,7 +143,7 @@ def test_the_trials_sampler_reads_the_servers_background_work(endpoint_of: Calla
 @pytest.mark.parametrize("backend", ["timescaledb", "postgresql"])
 def test_a_table_written_on_our_servers_is_in_its_vacuum_cycle_within_seconds(
         endpoint_of: Callable[[str], Any], backend: str) -> None:
-    # hdbbench.servers.postgres: autovacuum looks every second, so a trial's fresh table meets the
+    # hdbbench.stack.servers.postgres: autovacuum looks every second, so a trial's fresh table meets the
     # insert-triggered vacuums a facility's live table always has, from its first steps on.
     info = PROBES[0]
     with fresh_backend(backend, endpoint_of(backend), None) as db:
@@ -163,8 +163,8 @@ def test_a_table_written_on_our_servers_is_in_its_vacuum_cycle_within_seconds(
 
 
 def test_the_steady_part_of_a_flushed_counter_leaves_the_load_s_last_second_out() -> None:
-    from hdbbench import measure
-    from hdbbench.outside import steady_end
+    from hdbbench.model import measure
+    from hdbbench.trials.outside import steady_end
 
     # Samples at 1 Hz (with jitter) of a load that ended at 20.0003 s: PostgreSQL's counter (resolution
     # 1 s) loses the interval ending at 20.0, MariaDB's exact one (0) keeps it.

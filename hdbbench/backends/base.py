@@ -31,8 +31,8 @@ from hdbbench.backends.model import (
     TableSize,
     compare_tables,
 )
-from hdbbench.errors import ConfigError
-from hdbbench.hdbtypes import AttParameter, AttributeInfo, Event, TangoType
+from hdbbench.model.errors import ConfigError
+from hdbbench.model.hdbtypes import AttParameter, AttributeInfo, Event, TangoType
 
 __all__ = [
     "ABILITIES", "DATABASE_FAULTS", "DISK", "EXTRACTION", "INDEX_VARIANTS", "SQL_SCHEMA",
@@ -104,11 +104,11 @@ class Backend(abc.ABC):
     disk_variants: ClassVar[tuple[str, ...]] = ("pk", "pk+2")
     separate_clustering: ClassVar[bool] = True
     row_per_element: ClassVar[bool] = False
-    # How published studies (hdbbench.disk.reference) name this engine; "" when none does.
+    # How published studies (hdbbench.parts.disk.reference) name this engine; "" when none does.
     published_as: ClassVar[str] = ""
     # What a cold restart of its server leaves warm (said with cold extraction results); "" when nothing.
     cold_note: ClassVar[str] = ""
-    # A run's environment facts (hdbbench.results): the Python packages of the backend's client, whose
+    # A run's environment facts (hdbbench.results.document): the Python packages of the backend's client, whose
     # versions are recorded, and the facts of this machine's build of its server (`build_facts`), each
     # environment key with the words the report shows it under.
     client_packages: ClassVar[tuple[str, ...]] = ()
@@ -295,7 +295,7 @@ class HeldLock(Protocol):
 
 @runtime_checkable
 class FaultAbility(Protocol):
-    """What the fault injectors (hdbbench.faults.injectors) need from a backend: hold a lock that makes
+    """What the fault injectors (hdbbench.parts.faults.injectors) need from a backend: hold a lock that makes
     inserts wait, move data tables onto a filesystem that can be filled and back, and tell the
     server's disk-full error from others."""
 
@@ -339,7 +339,7 @@ class OutsideReader(Protocol):
     def server_work(self) -> dict[str, float]:
         """Cumulative counts of the server's own background work that competes with the writers
         (checkpoints, vacuums, waits for a flush), by name; empty where the server keeps none. A
-        saturation step during which one rose says so (hdbbench.saturation), so that a reader sees
+        saturation step during which one rose says so (hdbbench.trials.saturation), so that a reader sees
         which failing steps met such work."""
 
     def close(self) -> None: ...

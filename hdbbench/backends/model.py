@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hdbbench.errors import ConfigError
+from hdbbench.model.errors import ConfigError
 
 INDEX_VARIANTS = ("pk", "pk+2")
 

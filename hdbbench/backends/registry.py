@@ -19,14 +19,14 @@ from hdbbench.backends.base import Backend
 from hdbbench.backends.mysql import MySQLBackend
 from hdbbench.backends.null import NullBackend
 from hdbbench.backends.postgres import PostgresBackend, TimescaleBackend
-from hdbbench.errors import ConfigError
-from hdbbench.servers import registry as servers
+from hdbbench.model.errors import ConfigError
+from hdbbench.stack.servers import registry as servers
 
 
 @dataclass(frozen=True)
 class BackendEntry:
     name: str
-    server: str  # the kind of stack server it runs on (hdbbench.servers.registry)
+    server: str  # the kind of stack server it runs on (hdbbench.stack.servers.registry)
     backend_class: type[Backend]
 
 

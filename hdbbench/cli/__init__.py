@@ -30,7 +30,7 @@ from hdbbench.cli import schema as schema_cli
 from hdbbench.cli import size as size_cli
 from hdbbench.cli import stack as stack_cli
 from hdbbench.cli import subscribers as subscribers_cli
-from hdbbench.errors import HdbbenchError
+from hdbbench.model.errors import HdbbenchError
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -2,12 +2,12 @@
 """``hdbbench check FILE...``: validate input files of any kind without starting anything.
 
 Each file's kind (scenario, device profile, inventory, query set) is recognised by its content
-(hdbbench.inputs) and validated by the same loader `run`, `devices up`, `size plan` and `extract`
+(hdbbench.scenario.inputs) and validated by the same loader `run`, `devices up`, `size plan` and `extract`
 use. A good file prints ``ok: <file> (<kind>)``; the first bad one prints one line naming the file,
 the key and the problem on stderr, and the command exits 2 without looking at the files after it.
 
 ``--plan`` also prints, under each scenario, the run plan ``hdbbench run`` would follow on this
-machine (hdbbench.plan: devices, stack, hosts, trials in order, parts), made by the same `plan_run`;
+machine (hdbbench.scenario.plan: devices, stack, hosts, trials in order, parts), made by the same `plan_run`;
 what the plan refuses here (a C++ engine not built, a hosted run without HDBBENCH_TANGO_HOST) is
 then an error as for a bad file.
 """
@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from hdbbench.errors import ConfigError, HdbbenchError
-from hdbbench.inputs import load_input
+from hdbbench.model.errors import ConfigError, HdbbenchError
+from hdbbench.scenario.inputs import load_input
 
 if TYPE_CHECKING:
-    from hdbbench.scenario import Scenario
+    from hdbbench.scenario.scenario import Scenario
 
 
 @click.command("check")
@@ -51,7 +51,7 @@ def check(files: tuple[Path, ...], show_plan: bool) -> None:
 def _plan_lines(path: Path, scenario: Scenario) -> list[str]:
     """The scenario's run plan as `hdbbench run` makes it (default options), in lines; what the plan
     refuses is a ConfigError naming the file."""
-    from hdbbench.plan import RunOptions, plan_run
+    from hdbbench.scenario.plan import RunOptions, plan_run
 
     try:
         return plan_run(scenario, RunOptions()).lines()

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """`hdbbench devices up|status|down`: simulated device servers (HdbBenchGen or HdbBenchSim) from a profile
-(hdbbench.devices) or from an inventory's mix at a scale (hdbbench.facility).
+(hdbbench.load.devices) or from an inventory's mix at a scale (hdbbench.load.facility).
 
 They register in the stack's Tango database (or the one given) and are recorded in
 ``<state dir>/devices/``, where `subscribers up --from-devices` and `stack down` find them.
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import click
 
-from hdbbench import devices as dev
-from hdbbench.emitter import PHASE_MODES
+from hdbbench.load import devices as dev
+from hdbbench.load.emitter import PHASE_MODES
 from hdbbench.cli.options import find_tango_host, state_dir_option, tango_host_option
-from hdbbench.errors import ConfigError
-from hdbbench.inputs import load_as
+from hdbbench.model.errors import ConfigError
+from hdbbench.scenario.inputs import load_as
 
 
 @click.group("devices")
@@ -62,7 +62,7 @@ def up_cmd(profile: Path | None, inventory: Path | None, scale: float, phases: s
     common = dict(servers=servers, devices_per_server=devices_per_server, state_dir=dev.fleet_dir(state_dir),
                   auto_start=start, timeout_s=timeout_s, push_threads=push_threads)
     if inventory is not None:
-        from hdbbench import facility
+        from hdbbench.load import facility
 
         load_as(inventory, "inventory")  # refused before anything starts
         fleet = facility.up(find_tango_host(state_dir, tango_host), inventory, scale,

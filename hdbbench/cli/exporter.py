@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""``hdbbench exporter``: HDB++ event subscribers' statistics for Prometheus (hdbbench.exporter).
+"""``hdbbench exporter``: HDB++ event subscribers' statistics for Prometheus (hdbbench.subscribers.exporter).
 
 Any HdbEventSubscriber (the real hdbpp-es, hdbbench-es): the devices given with ``--device``, or
 every exported device of class HdbEventSubscriber of the Tango database. A device given that cannot be
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import click
 
-from hdbbench import exporter
+from hdbbench.subscribers import exporter
 from hdbbench.cli.options import find_tango_host, state_dir_option, tango_host_option
-from hdbbench.errors import ConfigError, HdbbenchError
+from hdbbench.model.errors import ConfigError, HdbbenchError
 
 
 @click.command("exporter")

@@ -15,16 +15,16 @@ from pathlib import Path
 
 import click
 
-from hdbbench import hosts as layout
+from hdbbench.scenario import hosts as layout
 from hdbbench.cli.options import state_dir_option, tango_host_option
-from hdbbench.errors import ConfigError
-from hdbbench.plan import plan_devices, plan_hosts
-from hdbbench.scenario import Scenario, load_scenario
-from hdbbench.servers.endpoints import StackEndpoints
-from hdbbench.servers.ports import check_address
-from hdbbench.servers.registry import external_kinds
-from hdbbench.settings import resolve_profile
-from hdbbench.stack import COMPONENTS, Stack, StackConfig
+from hdbbench.model.errors import ConfigError
+from hdbbench.scenario.plan import plan_devices, plan_hosts
+from hdbbench.scenario.scenario import Scenario, load_scenario
+from hdbbench.stack.servers.endpoints import StackEndpoints
+from hdbbench.stack.servers.ports import check_address
+from hdbbench.stack.servers.registry import external_kinds
+from hdbbench.stack.settings import resolve_profile
+from hdbbench.stack.stack import COMPONENTS, Stack, StackConfig
 
 SERVERS_FILE = "servers.json"  # what the controller needs to reach this host's servers (mode 600)
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """`hdbbench inventory ...`: an inventory (the file `size plan`, the facility scenario and `plan
-archivers` read) written from what a facility already has (hdbbench.inventory).
+archivers` read) written from what a facility already has (hdbbench.load.inventory).
 
     hdbbench inventory from-hdb URL --output FILE [--window-h 24] [--max-seconds 600]
     hdbbench inventory from-tango HOST:PORT --output FILE [--url ARCHIVE_URL] [--default-period S]
@@ -15,7 +15,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-from hdbbench.inventory import from_hdb as hdb
+from hdbbench.load.inventory import from_hdb as hdb
 
 
 @click.group()
@@ -23,7 +23,7 @@ def inventory() -> None:
     """Inventories from a live HDB++ archive, a Tango database or an archiving configuration."""
 
 
-# --- from-hdb: a live HDB++ archive (hdbbench.inventory.from_hdb)
+# --- from-hdb: a live HDB++ archive (hdbbench.load.inventory.from_hdb)
 
 
 # Rates from an archive: from-hdb's, and from-tango's and from-yaml's with --url.
@@ -56,7 +56,7 @@ def from_hdb(url: str, output: Path, window_h: float, max_seconds: float, rows_p
 
 def _written(reading: Any, output: Path) -> None:
     """Warnings as lines on stderr, the inventory into `output`, and one line saying what it holds."""
-    from hdbbench.inventory.from_tango import write_reading
+    from hdbbench.load.inventory.from_tango import write_reading
 
     for line in reading.warnings:
         click.echo(f"hdbbench: warning: {line}", err=True)
@@ -90,7 +90,7 @@ def from_tango_cmd(database: str, output: Path, url: str | None, window_h: float
     """What the HDB++ archivers registered in the Tango database at TANGO_HOST (HOST:PORT) archive: each
     HdbEventSubscriber's AttributeList, the configuration manager's ArchiverList, and the attributes'
     types and rates from their devices. Contacts that database and the devices it lists, nothing else."""
-    from hdbbench.inventory.from_tango import read_tango
+    from hdbbench.load.inventory.from_tango import read_tango
 
     _written(read_tango(database, name or output.stem, url, default_period, window_h), output)
 
@@ -111,6 +111,6 @@ def from_yaml_cmd(path: Path, output: Path, types_from: str | None, url: str | N
     database contacted; also the one that lists a class's devices), or from the archive at --url.
     Rates: the file's archive_period or polling_period where it gives one, else the archive's, else
     the device's configuration."""
-    from hdbbench.inventory.from_yaml import read_yaml
+    from hdbbench.load.inventory.from_yaml import read_yaml
 
     _written(read_yaml(path, name or output.stem, types_from, url, default_period, window_h), output)

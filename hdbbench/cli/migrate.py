@@ -2,7 +2,7 @@
 """``hdbbench migrate RUN_DIR [--to DEST]``: a run directory of an older results format in today's.
 
 The run directory is only read; DEST (default ``<RUN_DIR>-format<N>`` beside it, N today's format)
-must not exist and appears complete or not at all. hdbbench.migration says what is carried and how; ``migration.json``
+must not exist and appears complete or not at all. hdbbench.results.migration says what is carried and how; ``migration.json``
 in DEST lists what was dropped and what the older format did not record.
 """
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import click
 
-from hdbbench.migration import default_destination, migrate_run, summary_line
-from hdbbench.results import FORMAT_VERSION
+from hdbbench.results.migration import default_destination, migrate_run, summary_line
+from hdbbench.results.document import FORMAT_VERSION
 
 
 @click.command("migrate")

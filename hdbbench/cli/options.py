@@ -17,9 +17,9 @@ from typing import Any
 
 import click
 
-from hdbbench.errors import ServerError
-from hdbbench.servers.registry import ServerKind, external_kinds
-from hdbbench.stack import DEFAULT_STATE_DIR, load_endpoints
+from hdbbench.model.errors import ServerError
+from hdbbench.stack.servers.registry import ServerKind, external_kinds
+from hdbbench.stack.stack import DEFAULT_STATE_DIR, load_endpoints
 
 state_dir_option = click.option(
     "--state-dir", type=click.Path(file_okay=False, path_type=Path), envvar="HDBBENCH_STATE_DIR",
@@ -40,7 +40,7 @@ def _parameter(kind: ServerKind) -> str:
 
 
 def external_server_options() -> list[Callable[[Any], Any]]:
-    """One option per server kind that can be external (hdbbench.servers.registry), in registry order."""
+    """One option per server kind that can be external (hdbbench.stack.servers.registry), in registry order."""
     return [_external_option(k) for k in external_kinds() if k.external_option]
 
 

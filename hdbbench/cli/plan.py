@@ -17,7 +17,7 @@ It writes into DIR (default plans/<inventory>-<backend>): archivers.toml (the in
 [[archivers]]: the facility scenario runs exactly that layout), attribute-add.txt (one `AttributeAdd`
 per attribute, for hdbpp-es or the configuration manager) and archivers.yaml; and prints the plan.
 --validate runs the facility scenario with that layout at the inventory's own rates and says whether
-it keeps up with nothing lost (exit 1 when not). hdbbench.inventory.archivers says how the plan is made.
+it keeps up with nothing lost (exit 1 when not). hdbbench.load.inventory.archivers says how the plan is made.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from rich.table import Table
 
 from hdbbench.backends import BACKENDS
 from hdbbench.cli.options import state_dir_option
-from hdbbench.errors import ConfigError
-from hdbbench.facility import MAX_ATTRIBUTES_PER_SUBSCRIBER
-from hdbbench.kinds import OURS, TANGO_SUB_SEND_HWM, TOPICS_PER_ATTRIBUTE
+from hdbbench.model.errors import ConfigError
+from hdbbench.load.facility import MAX_ATTRIBUTES_PER_SUBSCRIBER
+from hdbbench.subscribers.kinds import OURS, TANGO_SUB_SEND_HWM, TOPICS_PER_ATTRIBUTE
 
 console = Console(stderr=True)
 # --validate: the median per-second stored rate at least this share of the offered one. Not the share of
@@ -70,9 +70,9 @@ def archivers(inventory_path: Path, backend: str, kind: str, binary: Path | None
               run_dir: Path | None, rate: float | None, calibrate: bool, headroom: float, output: Path | None,
               validate: bool, duration_s: float, state_dir: Path) -> None:
     """The archivers INVENTORY needs on BACKEND, and an assignment of its attributes."""
-    from hdbbench.inventory import archivers as planner
-    from hdbbench.inventory.write import write_inventory
-    from hdbbench.sizing import load_inventory
+    from hdbbench.load.inventory import archivers as planner
+    from hdbbench.load.inventory.write import write_inventory
+    from hdbbench.parts.disk.sizing import load_inventory
 
     if sum((run_dir is not None, rate is not None, calibrate)) != 1:
         raise ConfigError("give exactly one of --from RUN (a measured saturation), --rate EVENTS_PER_S and --calibrate")
@@ -117,8 +117,8 @@ def _facility_run(name: str, inventory_path: Path, backend: str, kind: str, bina
                   scale: float, load: dict[str, float], measurements: dict[str, Any], where: Path,
                   state_dir: Path) -> Path:
     """Run the facility scenario on `inventory_path`'s mix at `scale`, with `archivers` of the kind; its run directory."""
-    from hdbbench.runner import RunOptions, run_scenario
-    from hdbbench.scenario import parse_scenario
+    from hdbbench.run.runner import RunOptions, run_scenario
+    from hdbbench.scenario.scenario import parse_scenario
 
     subscribers: dict[str, Any] = {"count": archivers, "lib_configuration": {"batch_size": "1000"}}
     if binary is not None:
@@ -136,8 +136,8 @@ def _calibrate(inventory_path: Path, inventory: Any, backend: str, kind: str, bi
     attributes where it has more (the mix's shares of types and rates stay)."""
     from dataclasses import replace
 
-    from hdbbench import facility
-    from hdbbench.inventory.write import write_inventory
+    from hdbbench.load import facility
+    from hdbbench.load.inventory.write import write_inventory
 
     attributes = sum(g.count for g in inventory.groups)
     scale = min(1.0, limit / attributes)
@@ -160,10 +160,10 @@ def _calibrate(inventory_path: Path, inventory: Any, backend: str, kind: str, bi
 
 def _validate(planned: Path, made: Any, binary: Path | None, duration_s: float, state_dir: Path) -> None:
     """The facility scenario with exactly the plan's layout, at the inventory's own rates."""
-    from hdbbench import facility
-    from hdbbench.results import read_results
-    from hdbbench.sizing import load_inventory
-    from hdbbench.trials import InsertionResults
+    from hdbbench.load import facility
+    from hdbbench.results.document import read_results
+    from hdbbench.parts.disk.sizing import load_inventory
+    from hdbbench.results.trials import InsertionResults
 
     inventory = load_inventory(planned)
     offered = facility.natural_rate(inventory, 1.0)

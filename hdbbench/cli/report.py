@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from hdbbench.errors import ConfigError
+from hdbbench.model.errors import ConfigError
 
 _RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
 

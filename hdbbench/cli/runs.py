@@ -9,11 +9,11 @@ from pathlib import Path
 import click
 
 from hdbbench.cli.options import state_dir_option
-from hdbbench.inputs import load_as
-from hdbbench.placement import parse_cli
-from hdbbench.runner import RunOptions, run_scenario
-from hdbbench.servers.registry import settings_example
-from hdbbench.settings import PROFILE_NAMES, parse_overrides
+from hdbbench.scenario.inputs import load_as
+from hdbbench.stack.placement import parse_cli
+from hdbbench.run.runner import RunOptions, run_scenario
+from hdbbench.stack.servers.registry import settings_example
+from hdbbench.stack.settings import PROFILE_NAMES, parse_overrides
 
 
 @click.command("run")
@@ -31,17 +31,17 @@ from hdbbench.settings import PROFILE_NAMES, parse_overrides
               help="Pin component groups to CPUs (taskset lists), over the scenario's [placement.cpus]; groups: "
                    "devices, subscribers, databases, tango, controller. E.g. devices=0,subscribers=1,databases=1.")
 @click.option("--quick", is_flag=True,
-              help="Fewer and shorter trials for tuning loops (hdbbench.quick); the report says it was quick.")
+              help="Fewer and shorter trials for tuning loops (hdbbench.run.quick); the report says it was quick.")
 def run(scenario_file: Path, state_dir: Path, runs_root: Path, overrides: tuple[str, ...],
         profile: str | None, hosts_file: Path | None, cpus: tuple[str, ...], quick: bool) -> None:
     """Run SCENARIO_FILE: start everything, measure each backend in turn, stop everything."""
     scenario = load_as(scenario_file, "scenario")  # refused before anything starts
     if quick:
-        from hdbbench.quick import quick as cut_down
+        from hdbbench.run.quick import quick as cut_down
 
         scenario = cut_down(scenario)
     if hosts_file is not None:
-        from hdbbench.hosts import load_hosts_file
+        from hdbbench.scenario.hosts import load_hosts_file
 
         scenario = dataclasses.replace(scenario, hosts=load_hosts_file(hosts_file))
     if profile:

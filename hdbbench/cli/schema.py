@@ -15,7 +15,7 @@ import click
 from hdbbench.backends import BACKENDS, Backend, backend_class, backend_for_stack, get_backend
 from hdbbench.backends.base import SQL_SCHEMA
 from hdbbench.cli.options import database_option, state_dir_option
-from hdbbench.stack import load_endpoints
+from hdbbench.stack.stack import load_endpoints
 
 _backend_opt = click.option("--backend", "backend_name", type=click.Choice(BACKENDS), required=True)
 _variant_opt = click.option(

@@ -13,11 +13,11 @@ import click
 from rich.console import Console
 
 from hdbbench.cli.options import external_server_options, external_servers, state_dir_option
-from hdbbench.errors import ConfigError
-from hdbbench.servers.confine.spec import CLASS_NAMES, parse_spec
-from hdbbench.servers.registry import confinable_kinds, settings_example
-from hdbbench.settings import PROFILE_NAMES, parse_overrides, resolve_profile
-from hdbbench.stack import COMPONENTS, DEFAULT_COMPONENTS, TANGO_DATABASES, Stack, StackConfig
+from hdbbench.model.errors import ConfigError
+from hdbbench.stack.servers.confine.spec import CLASS_NAMES, parse_spec
+from hdbbench.stack.servers.registry import confinable_kinds, settings_example
+from hdbbench.stack.settings import PROFILE_NAMES, parse_overrides, resolve_profile
+from hdbbench.stack.stack import COMPONENTS, DEFAULT_COMPONENTS, TANGO_DATABASES, Stack, StackConfig
 
 console = Console(stderr=True)
 

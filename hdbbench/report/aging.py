@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """The report's section "As the archive ages": growth trials, the load-order table, histories and budgets.
 
-Built only from a run's `InsertionResults.aging` records (hdbbench.aging.records) and, for the bytes
+Built only from a run's `InsertionResults.aging` records (hdbbench.parts.aging.records) and, for the bytes
 per event and the attribute count of a growth trial, its trial record; the section is absent from a
 run without them. Plots first: the growth curve per backend (stored rate and event age p99 against the
 database's size, the offered rate, the memory limit and the knee marked); then the load-order table
-beside Elettra's figures (hdbbench.disk.reference), then the growth, history and confinement tables
+beside Elettra's figures (hdbbench.parts.disk.reference), then the growth, history and confinement tables
 folded away; then the planning words. Every sentence comes from a record; a figure without its
 record says "not measured".
 
@@ -25,13 +25,13 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from hdbbench.aging.records import AgingResults, GrowthRecord, LoadOrderRecord
-from hdbbench.disk.reference import LOAD_ORDER_SOURCE, load_order_reference
+from hdbbench.parts.aging.records import AgingResults, GrowthRecord, LoadOrderRecord
+from hdbbench.parts.disk.reference import LOAD_ORDER_SOURCE, load_order_reference
 from hdbbench.report import plots
 from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import Finding, fmt
-from hdbbench.trials import InsertionResults, TrialSummary
-from hdbbench.units import human_bytes
+from hdbbench.results.trials import InsertionResults, TrialSummary
+from hdbbench.model.units import human_bytes
 
 DAYS_PER_MONTH = 30.44
 NOT_MEASURED = "not measured"

@@ -25,13 +25,13 @@ from pathlib import Path
 
 from rich.table import Table
 
-from hdbbench import measure
+from hdbbench.model import measure
 from hdbbench.report import data, kinds, plots, ranking
 from hdbbench.report.criteria import criteria_table
 from hdbbench.report.data import dig, num
 from hdbbench.report.render import Section, html_table, render_page
 from hdbbench.report.text import Finding, Spread, fmt, overlaps
-from hdbbench.trials import SaturationSearch
+from hdbbench.results.trials import SaturationSearch
 
 NOT_SIGNIFICANT, SIGNIFICANT, NO_SPREAD = "not significant", "significant", "no spread"
 

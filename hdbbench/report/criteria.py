@@ -7,11 +7,11 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from hdbbench import measure
+from hdbbench.model import measure
 from hdbbench.report import data
 from hdbbench.report.data import Insertion, dig, num
 from hdbbench.report.text import Spread
-from hdbbench.trials import TrialKind
+from hdbbench.results.trials import TrialKind
 
 DAY_S = 86400.0
 

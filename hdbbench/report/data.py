@@ -3,14 +3,14 @@
 
 A run directory may hold, beside ``scenario.json``, ``environment.json`` and ``status.json``:
 
-* ``results.json`` — kind "insertion": ``results.trials[]``, `TrialSummary` records (hdbbench.trials),
+* ``results.json`` — kind "insertion": ``results.trials[]``, `TrialSummary` records (hdbbench.results.trials),
   and ``series/<label>.csv``;
 * ``extraction.json`` — kind "extraction": ``results.summary[]``, `QuerySummary` records;
 * ``disk.json`` — kind "disk": ``results.cases[]``, `CaseSize` records;
 * ``sizing.json`` — kind "disk-plan": ``results.projections[]``, `Projection` records.
 
-Each is read in the one shape its producer writes (the dataclasses of hdbbench.results and
-hdbbench.trials, format 3).
+Each is read in the one shape its producer writes (the dataclasses of hdbbench.results.document and
+hdbbench.results.trials, format 3).
 The directory of ``hdbbench extract`` or ``size measure`` holds its results as ``results.json``;
 the report reads it there too. A file that is missing makes its section say so; a file of another
 format_version or kind makes its section say which. Nothing is invented to fill a gap.
@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hdbbench import measure
+from hdbbench.model import measure
 from hdbbench.backends.registry import server_of
-from hdbbench.outside import STORED_EVENTS_COLUMN
-from hdbbench.results import (
+from hdbbench.trials.outside import STORED_EVENTS_COLUMN
+from hdbbench.results.document import (
     FORMAT_VERSION,
     CaseSize,
     QuerySummary,
@@ -38,7 +38,7 @@ from hdbbench.results import (
     insertion_results,
     read_results,
 )
-from hdbbench.trials import InsertionResults, SaturationSearch, SearchStep, TrialKind, TrialSummary
+from hdbbench.results.trials import InsertionResults, SaturationSearch, SearchStep, TrialKind, TrialSummary
 
 FILES = {"insertion": "results.json", "extraction": "extraction.json", "disk": "disk.json", "sizing": "sizing.json"}
 
@@ -246,7 +246,7 @@ def read_series(path: Path) -> dict[str, list[float]]:
 
 def stored_rates(series: Mapping[str, Sequence[float]]) -> list[tuple[float, float]]:
     """(t_s, events stored per second): from the database's counter in events (the same for every
-    kind, hdbbench.outside.STORED_EVENTS_COLUMN), else (older runs) our RowsStoredNumber."""
+    kind, hdbbench.trials.outside.STORED_EVENTS_COLUMN), else (older runs) our RowsStoredNumber."""
     name = STORED_EVENTS_COLUMN if series.get(STORED_EVENTS_COLUMN) else "sub.RowsStoredNumber"
     times, rows = series.get("t_s") or [], series.get(name) or []
     pairs = [(t, r) for t, r in zip(times, rows) if math.isfinite(t) and math.isfinite(r)]
@@ -256,7 +256,7 @@ def stored_rates(series: Mapping[str, Sequence[float]]) -> list[tuple[float, flo
 def recorded_window(rates: Sequence[tuple[float, float]], warmup_s: float, count: int) -> list[float]:
     """The per-second rates the trial's recorded distribution counted (`count` of them, from the
     warm-up on): not the load's last second, which a counter published in flushes reads low
-    (hdbbench.outside.steady_end), so a plot of them shows what the table says."""
+    (hdbbench.trials.outside.steady_end), so a plot of them shows what the table says."""
     return measure.steady(rates, warmup_s)[:count]
 
 

@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hdbbench.disk.reference import DIFFERS
+from hdbbench.parts.disk.reference import DIFFERS
 from hdbbench.report import data, diskplots
 from hdbbench.report.data import dig, num
 from hdbbench.report.plots import Colours
 from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import Finding, fmt
-from hdbbench.results import CaseSize
-from hdbbench.units import human_bytes
+from hdbbench.results.document import CaseSize
+from hdbbench.model.units import human_bytes
 
 CASES_CSV = "disk-cases.csv"
 SUMMARY_TYPES = ("devdouble", "devlong", "devboolean", "devstring")

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The report's faults section: what each fault lost, why, and how long the archive took to recover.
 
-faults.json (the faults part of ``hdbbench run``, hdbbench.faults) holds one `FaultTrial` per backend,
+faults.json (the faults part of ``hdbbench run``, hdbbench.parts.faults) holds one `FaultTrial` per backend,
 subscriber kind and fault; ``faults-series-<label>.csv`` its 1 Hz samples. The section shows, in
 this order: the events lost per fault and backend stacked by reason; per fault, the rate stored in
 the database around the fault with its window shaded; the fault table (emitted / stored / lost by
@@ -17,14 +17,14 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from hdbbench.faults.accounting import REASONS
-from hdbbench.faults.results import RESULTS_KIND, FaultTrial
+from hdbbench.parts.faults.accounting import REASONS
+from hdbbench.parts.faults.results import RESULTS_KIND, FaultTrial
 from hdbbench.report import data
 from hdbbench.report.plots import PALETTE, Colours, to_svg
 from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import Finding, fmt
-from hdbbench.results import ResultsFormatError, read_results
-from hdbbench.units import human_bytes
+from hdbbench.results.document import ResultsFormatError, read_results
+from hdbbench.model.units import human_bytes
 
 FAULTS_JSON = "faults.json"
 REASON_COLOURS = dict(zip(REASONS, (*PALETTE[:len(REASONS) - 1], "#000000")))  # unattributed in black

@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from hdbbench.report.data import Insertion, num
 from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import fmt
-from hdbbench.trials import InsertionResults
+from hdbbench.results.trials import InsertionResults
 
-# The keys of results ``hosts`` (hdbbench.hosts.describe) that are not one component's host.
+# The keys of results ``hosts`` (hdbbench.scenario.hosts.describe) that are not one component's host.
 _NOT_A_COMPONENT = ("distributed", "device_servers", "subscribers", "cpu_sampled")
 
 

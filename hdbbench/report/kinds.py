@@ -2,7 +2,7 @@
 """The subscriber kinds of a run side by side (report section and `hdbbench compare` rows).
 
 A run with ``[[subscribers.kinds]]`` measured each kind on every backend with the same events. The
-figures compared are those read from outside the subscriber (hdbbench.outside): the stored rate from
+figures compared are those read from outside the subscriber (hdbbench.trials.outside): the stored rate from
 the database's own counter, the visibility lag, the loss from the devices' counters against rows, the
 CPU per event and the last sustainable rate; each later kind is shown with its ratio to the first.
 Figures our subscriber publishes about itself are listed apart, marked "ours".
@@ -18,7 +18,7 @@ from hdbbench.report import criteria, data, plots
 from hdbbench.report.data import Insertion, num
 from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import Finding, fmt
-from hdbbench.trials import Accounting
+from hdbbench.results.trials import Accounting
 
 # (key, label, unit, higher is better, how to read it from a kind's view on one backend)
 _OUTSIDE_FIGURES: tuple[tuple[str, str, str, bool], ...] = (

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hdbbench import measure
+from hdbbench.model import measure
 from hdbbench.report import (aging, criteria, data, disk, faults, kinds, plan, plots, ranking, replica,
                              searches, text)
 from hdbbench.report.data import Insertion, dig, num
@@ -25,8 +25,8 @@ from hdbbench.report.maintenance import maintenance_section
 from hdbbench.report.placement import placement_section
 from hdbbench.report.render import Section, html_table, render_page
 from hdbbench.report.text import Spread, fmt
-from hdbbench.trials import CpuShare
-from hdbbench.units import human_bytes
+from hdbbench.results.trials import CpuShare
+from hdbbench.model.units import human_bytes
 
 REPORT_NAME = "report.html"
 
@@ -144,7 +144,7 @@ def sustained_section(view: Insertion, colours: plots.Colours) -> Section:
         ["sustained share"], {b: [v] for b, v in shares.items()}, colours, "share of seconds", hline=0.99)))
     section.finding = text.sustained(shares, {b: num(t.offered_rate) for b, t in trials.items()})
     same = {b: t.same_as for b, t in trials.items() if t.same_as}
-    if same:  # a sustained load equal to an earlier trial's was measured once (hdbbench.runner)
+    if same:  # a sustained load equal to an earlier trial's was measured once (hdbbench.run.runner)
         section.finding.sentences.append("Measured once with the trial of the same load: " + ", ".join(
             f"{b} {label}" for b, label in same.items()) + ".")
     return section
@@ -193,7 +193,7 @@ def loss_section(view: Insertion) -> Section:
           f"{duplicates:,}", f"{errors[label][0]:,}", f"{errors[label][1]:,}"]
          for label, emitted, stored, lost, duplicates in full],
         "per trial, all attributes: the devices' counters against the rows; the reasons add up to the loss "
-        "(hdbbench.trial_figures.loss_by_reason)"))
+        "(hdbbench.trials.figures.loss_by_reason)"))
     overload = {t.label: sum(s.lost or 0 for s in t.saturation.steps if s.saturated)
                 for t in view.trials if t.saturation is not None}
     section.finding = text.loss(full, reasons, overload)
@@ -359,7 +359,7 @@ def _not_asked(doc: Mapping[str, Any] | None, key: str) -> bool:
     return dig(scenario, *path) is None
 
 
-QUICK_NOTE = ("A quick run (hdbbench run --quick, hdbbench.quick): shorter trials, fewer batch sizes, a coarser "
+QUICK_NOTE = ("A quick run (hdbbench run --quick, hdbbench.run.quick): shorter trials, fewer batch sizes, a coarser "
               "saturation search, extraction warm only and disk usage on fewer events and variants. Its figures "
               "show a change's direction; compare full runs with full runs.")
 

@@ -19,8 +19,8 @@ from hdbbench.report import data, diskplots
 from hdbbench.report.data import dig
 from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import Finding, fmt
-from hdbbench.results import Projection
-from hdbbench.units import human_bytes
+from hdbbench.results.document import Projection
+from hdbbench.model.units import human_bytes
 
 
 def total(p: Projection) -> float:
@@ -183,7 +183,7 @@ def backend_words(ordered: Sequence[Projection]) -> list[str]:
 
 
 def _is_array(group: dict[str, Any]) -> bool:
-    """An array group's bytes per event come from the fit over element counts (hdbbench.sizing)."""
+    """An array group's bytes per event come from the fit over element counts (hdbbench.parts.disk.sizing)."""
     return "elements" in str(group.get("source") or "")
 
 

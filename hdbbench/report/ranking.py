@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from hdbbench.errors import ConfigError
+from hdbbench.model.errors import ConfigError
 
 
 @dataclass(frozen=True)

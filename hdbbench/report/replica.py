@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The report's section on reads from a replica (hdbbench.replica_reads, ``replica.json``): per backend,
+"""The report's section on reads from a replica (hdbbench.parts.replica_reads, ``replica.json``): per backend,
 the archive's stored rate and event age without and with readers on a standby, and the readers'
 query times."""
 
@@ -9,14 +9,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hdbbench.replica_reads import RESULTS_KIND, ReplicaReads
+from hdbbench.parts.replica_reads import RESULTS_KIND, ReplicaReads
 from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import Finding, fmt
-from hdbbench.results import ResultsFormatError, read_results
+from hdbbench.results.document import ResultsFormatError, read_results
 
 REPLICA_JSON = "replica.json"
 NOTE = ("stored rate: rows counted on the primary at 1 Hz over the measured stretch, per-second rates' p1 / median "
-        "and the mean; event age: the visibility lag of probe attributes' rows on the primary (hdbbench.outside), "
+        "and the mean; event age: the visibility lag of probe attributes' rows on the primary (hdbbench.trials.outside), "
         "p50 / p99 / max; query times: client time from sending a query to its last row, on a standby, each reader "
         "running the query set's queries in turn for the whole stretch; errors: queries the standby refused or "
         "cancelled (a conflict with the WAL it replays)")

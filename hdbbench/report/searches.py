@@ -16,7 +16,7 @@ from hdbbench.report import data, plots, text
 from hdbbench.report.data import Insertion, num
 from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import fmt
-from hdbbench.trials import SaturationSearch, SearchStep
+from hdbbench.results.trials import SaturationSearch, SearchStep
 
 
 STEP_COLUMNS = ["backend", "offered", "emitted", "stored (counter)", "stored median/s", "lag growth (s)",

@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from hdbbench.measure import Distribution
+from hdbbench.model.measure import Distribution
 
 MIN_SAMPLES = 10
 HIGH_SPREAD = 0.20

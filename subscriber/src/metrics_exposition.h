@@ -3,7 +3,7 @@
 // statistics.def so that a metric's name always follows its attribute's: HDB++'s attributes become
 // hdbpp_<snake_case> (AttributePendingNumber -> hdbpp_attribute_pending_number), ours
 // hdbbench_<snake_case> (RowsStoredNumber -> hdbbench_rows_stored_number). hdbbench's exporter
-// (hdbbench/exporter.py) names the attributes of any HdbEventSubscriber by the same rule.
+// (hdbbench/subscribers/exporter.py) names the attributes of any HdbEventSubscriber by the same rule.
 #pragma once
 
 #include <string>

@@ -266,7 +266,7 @@ void NullWriter::connect() {
     }
     connected_ = true;
     // Named as the writer loop's thread: a run sums the CPU of the threads by name, and publishing the
-    // counts is this writer's work, not Tango's reception (hdbbench.insertion.SUBSCRIBER_THREADS).
+    // counts is this writer's work, not Tango's reception (hdbbench.trials.insertion.SUBSCRIBER_THREADS).
     flusher_.start("hdb-writer");
 }
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Write hdbbench/subscriber_statistics.py from subscriber/src/statistics.def.
+"""Write hdbbench/subscribers/statistics.py from subscriber/src/statistics.def.
 
 The statistics attributes of HdbEventSubscriber are defined once, in statistics.def (the C++ shell
 creates and reads them from it); the harness takes their names from the generated module. Run
@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DEF_FILE = ROOT / "subscriber" / "src" / "statistics.def"
-MODULE = ROOT / "hdbbench" / "subscriber_statistics.py"
+MODULE = ROOT / "hdbbench" / "subscribers" / "statistics.py"
 ORIGINS = ("HDBPP", "HDBPP_NEWER", "OURS")
 SCALAR_KINDS = ("LONG", "LONG64", "DOUBLE", "BOOLEAN")
 SPECTRUM_KINDS = ("STRINGS", "DOUBLES", "LONGS", "ULONGS")

@@ -23,12 +23,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from hdbbench import delivery
-from hdbbench import emitter as em
+from hdbbench.subscribers import delivery
+from hdbbench.load import emitter as em
 from hdbbench.backends import Backend
 from hdbbench.backends.registry import entry, lib_configuration
-from hdbbench.load import LoadTarget
-from hdbbench.subscribers import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
+from hdbbench.load.offered import LoadTarget
+from hdbbench.subscribers.launcher import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
 from tests.harness.databases import fresh_backend
 from tests.harness.servers import endpoint_or_skip
 from tests.harness.waiting import eventually, seen
@@ -119,7 +119,7 @@ class Sims:
         return {self.full_name(a): int(n) for a, n in zip(sim.GeneratedAttributes, sim.EventsEmittedList)}
 
     def load(self) -> LoadTarget:
-        """The devices as `hdbbench.delivery.confirm` bursts them (push-mode attributes only)."""
+        """The devices as `hdbbench.subscribers.delivery.confirm` bursts them (push-mode attributes only)."""
         return LoadTarget(self.tango_host, self.devices, self.push_names, device_pids=lambda: [])
 
 
@@ -194,7 +194,7 @@ class Harness:
 
     def devices(self, profile: Path, *, auto_start: bool = False, **up_kwargs: Any) -> Sims:
         """Simulated devices of `profile`, tied to this process, stopped at close."""
-        from hdbbench import devices
+        from hdbbench.load import devices
 
         self._devices += 1
         state_dir = self.root / f"devices-{self._devices}"

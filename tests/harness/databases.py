@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from hdbbench.backends import Backend, get_backend
 from hdbbench.backends.accounts import as_account
-from hdbbench.hdbtypes import AttributeInfo, Event, TangoType
+from hdbbench.model.hdbtypes import AttributeInfo, Event, TangoType
 from tests.harness.waiting import eventually
 
 

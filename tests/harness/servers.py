@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 from hdbbench.backends import registry
-from hdbbench.servers import registry as servers
-from hdbbench.settings import resolve_profile
-from hdbbench.stack import Stack, StackConfig
+from hdbbench.stack.servers import registry as servers
+from hdbbench.stack.settings import resolve_profile
+from hdbbench.stack.stack import Stack, StackConfig
 
 REPO = Path(__file__).resolve().parents[2]
 TEST_STATE_DIR = Path(os.environ.get("HDBBENCH_TEST_STATE_DIR", REPO / ".hdbbench" / "pytest"))
@@ -53,7 +53,7 @@ def stack_config(state_dir: Path = TEST_STATE_DIR, profile: str = "relaxed",
     return StackConfig(
         state_dir=state_dir,
         profile=_profile(profile, settings),
-        external=servers.external_from_environment(),  # HDBBENCH_POSTGRES_URL, ... (hdbbench.servers.registry)
+        external=servers.external_from_environment(),  # HDBBENCH_POSTGRES_URL, ... (hdbbench.stack.servers.registry)
         attached=True,
         **kwargs,
     )

@@ -12,9 +12,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from hdbbench.disk import reference
-from hdbbench.results import CaseSize, Projection, QuerySummary, TimeStats, results_document
-from hdbbench.trials import TrialSummary
+from hdbbench.parts.disk import reference
+from hdbbench.results.document import CaseSize, Projection, QuerySummary, TimeStats, results_document
+from hdbbench.results.trials import TrialSummary
 
 MEDIANS = {"timescaledb": 1900.0, "postgresql": 1500.0, "mysql": 1200.0}  # stored events/s, by backend
 BACKENDS = tuple(MEDIANS)  # the backends of the synthetic results
@@ -23,7 +23,7 @@ BACKENDS = tuple(MEDIANS)  # the backends of the synthetic results
 # --- synthetic results -------------------------------------------------------------------------
 def synthetic_trial(backend: str, suffix: str, median: float, kind: str, batch_size: int = 1000,
            **extra: Any) -> dict[str, Any]:
-    """One trial as hdbbench.insertion writes it (a TrialSummary), labelled <backend>_<suffix>."""
+    """One trial as hdbbench.trials.insertion writes it (a TrialSummary), labelled <backend>_<suffix>."""
     ages = {"p50": 100 / median, "p99": 300 / median, "max": 500 / median, "window": "steady part, read at its end"}
     figures: dict[str, Any] = dict(
         backend=backend, label=f"{backend}_{suffix}", kind=kind, batch_size=batch_size, subscriber_kind="hdbbench-es",
@@ -100,7 +100,7 @@ def make_run(root: Path, with_others: bool = True) -> Path:
 
 
 def write_others(run: Path, scenario: dict[str, Any], env: dict[str, Any]) -> None:
-    """extraction.json, disk.json and sizing.json in the shapes their producers write (hdbbench.results)."""
+    """extraction.json, disk.json and sizing.json in the shapes their producers write (hdbbench.results.document)."""
     def times(p95: float) -> TimeStats:
         return TimeStats(100, p95 / 2, p95, p95 * 1.5)
 
@@ -141,7 +141,7 @@ def disk_cases() -> list[dict[str, Any]]:
 
 
 def projections() -> list[dict[str, Any]]:
-    """Projection records as hdbbench.sizing.project writes them: groups with their parts, logs, replicas."""
+    """Projection records as hdbbench.parts.disk.sizing.project writes them: groups with their parts, logs, replicas."""
     out = []
     for backend, per_day in (("timescaledb", 1e9), ("postgresql", 1.2e9), ("mysql", 1.6e9)):
         groups = [{"label": label, "events_per_day": 1e7, "bytes_per_event": per_day * share / 1e7,

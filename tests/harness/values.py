@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from hdbbench.backends.registry import DEFAULT_BACKENDS
-from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Encoded, Event, Quality, TangoType, WriteType
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Encoded, Event, Quality, TangoType, WriteType
 
 # backend -> variants created by the tests; the first one is the backend's published default. A
 # backend not named here is tested in its default variant (None).

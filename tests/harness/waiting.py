@@ -5,7 +5,7 @@
 fails with what it last observed (and the description), so a failure says what was seen, not only
 that time ran out. `seen` pairs a condition with what to report. `unchanged` observes that nothing
 more happens over a window (quiescence has no event of its own). `prove_delivery` proves Tango's
-event path to a bare client the way `hdbbench.delivery.confirm` proves it to a subscriber.
+event path to a bare client the way `hdbbench.subscribers.delivery.confirm` proves it to a subscriber.
 """
 
 from __future__ import annotations

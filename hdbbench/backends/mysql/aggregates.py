@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""HDB++ aggregates of the MariaDB layout as ordinary tables (hdbbench.maintenance.aggregates).
+"""HDB++ aggregates of the MariaDB layout as ordinary tables (hdbbench.parts.maintenance.aggregates).
 
 The same figures as the PostgreSQL ones, per data table `att_scalar_<type>_<ro|rw>`: tables
 `cagg_scalar_<type>_<ro|rw>_<level>`, buckets FLOOR(UNIX_TIMESTAMP(data_time) / s) * s (sessions run
@@ -20,7 +20,7 @@ from typing import Any
 
 from hdbbench.backends.mysql.encoders import naive_utc
 from hdbbench.backends.mysql.tables import data_type_name, quote_ident
-from hdbbench.hdbtypes import AttrFormat, TangoType, WriteType
+from hdbbench.model.hdbtypes import AttrFormat, TangoType, WriteType
 
 WATERMARKS = "hdbbench_cagg_watermark"
 LATE_S = 60  # how late an event may be committed after its timestamp and still be aggregated

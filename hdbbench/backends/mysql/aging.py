@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
-"""What an aged history (hdbbench.aging) needs of the MariaDB layout.
+"""What an aged history (hdbbench.parts.aging) needs of the MariaDB layout.
 
 A history lives in a database of its own, marked by a one-row table `hdbbench_history` (its key and
 its record). Its data tables are range-partitioned by month on data_time over the whole history,
 as the HDB++ MySQL project's partition script leaves them (one partition per month, created ahead),
 with a `p000` below and the catch-all `future` above. InnoDB keeps every partition in primary-key
 order by itself, so there is no reorder job to play. MariaDB has no database templates: a
-measurement that must start again from the same history builds it again (hdbbench.aging.load_order).
+measurement that must start again from the same history builds it again (hdbbench.parts.aging.load_order).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from datetime import date, datetime, timezone
 from typing import Any
 
 from hdbbench.backends.mysql.tables import quote_ident
-from hdbbench.errors import ServerError
+from hdbbench.model.errors import ServerError
 
 MARKER = "hdbbench_history"
 
@@ -79,7 +79,7 @@ RESIZE_TIMEOUT_S = 600.0
 
 @contextmanager
 def building(backend: Any) -> Iterator[None]:
-    """While a history is built (the server's memory limit lifted, hdbbench.aging.history): the buffer
+    """While a history is built (the server's memory limit lifted, hdbbench.parts.aging.history): the buffer
     pool widened to BUILD_POOL_BYTES, then back to what the server had. InnoDB reads its data with
     O_DIRECT, so with a budget's small pool every time-ordered row of thousands of attributes would be
     a read from the throttled storage; the shrink writes back and withdraws the extra pages, and returns

@@ -33,8 +33,8 @@ from hdbbench.backends.mysql.storage import (
 from hdbbench.backends.mysql.tables import RO_USER, RW_USER, all_tables, quote_ident
 from hdbbench.backends.mysql.verify import read_catalog, verify_partitions, verify_rows_and_users
 from hdbbench.backends.mysql.writer import MySQLBulkWriter
-from hdbbench.errors import ConfigError, SchemaError
-from hdbbench.hdbtypes import Event
+from hdbbench.model.errors import ConfigError, SchemaError
+from hdbbench.model.hdbtypes import Event
 
 T = TypeVar("T")
 # The installed file name of libhdb++mysql (libhdb++ dlopens the LibConfiguration's libname).

@@ -16,7 +16,7 @@ from hdbbench.backends.mysql.tables import (
     data_type_name,
     quote_ident,
 )
-from hdbbench.hdbtypes import AttrFormat, WriteType
+from hdbbench.model.hdbtypes import AttrFormat, WriteType
 
 
 def _render_table(t: TableDef) -> str:

@@ -9,7 +9,7 @@ import math
 from datetime import datetime, timezone
 from typing import Any
 
-from hdbbench.hdbtypes import TangoType, as_encoded, as_plain
+from hdbbench.model.hdbtypes import TangoType, as_encoded, as_plain
 
 
 def naive_utc(dt: datetime) -> datetime:

@@ -13,7 +13,7 @@ from typing import Any
 from hdbbench.backends.accounts import as_account
 from hdbbench.backends.mysql.encoders import naive_utc
 from hdbbench.backends.mysql.tables import RO_USER, data_type_name, quote_ident
-from hdbbench.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
 
 
 _MY_STATUS = ("Innodb_buffer_pool_reads", "Innodb_buffer_pool_read_requests", "Innodb_data_read")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from hdbbench.backends.mysql.tables import quote_ident
-from hdbbench.errors import HdbbenchError
+from hdbbench.model.errors import HdbbenchError
 
 T = TypeVar("T")
 DISK_FULL_ERRORS = (1114, 1021)  # ER_RECORD_FILE_FULL, ER_DISK_FULL

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """A live HDB++ archive on MySQL/MariaDB (the libhdbpp-mysql layout) read for an inventory
-(`hdbbench inventory from-hdb`; hdbbench.inventory.archive says what this module gives).
+(`hdbbench inventory from-hdb`; hdbbench.load.inventory.archive says what this module gives).
 
 The session only reads: `SET SESSION TRANSACTION READ ONLY` (the server refuses any write), every
 statement a transaction of its own (no read view is held across the read, so purge is not held
@@ -20,9 +20,9 @@ from typing import Any
 from hdbbench.backends.mysql.backend import MySQLBackend
 from hdbbench.backends.mysql.encoders import naive_utc
 from hdbbench.backends.mysql.tables import quote_ident
-from hdbbench.errors import ConfigError, ServerError, first_line
-from hdbbench.hdbtypes import AttrFormat, TangoType
-from hdbbench.inventory.archive import LENGTH, NUMBER, ArchivedAttribute, EventRow, open_session
+from hdbbench.model.errors import ConfigError, ServerError, first_line
+from hdbbench.model.hdbtypes import AttrFormat, TangoType
+from hdbbench.load.inventory.archive import LENGTH, NUMBER, ArchivedAttribute, EventRow, open_session
 
 URL_FORM = "mysql://user:password@host:port/database"
 TIMEOUT_ERRNOS = (1969, 3024)   # MariaDB ER_STATEMENT_TIMEOUT, MySQL ER_QUERY_TIMEOUT
@@ -43,7 +43,7 @@ def _utc(at: datetime) -> datetime:
 
 
 class MySQLArchiveSession:
-    """A read-only session on one HDB++ database (hdbbench.inventory.archive.ArchiveSession)."""
+    """A read-only session on one HDB++ database (hdbbench.load.inventory.archive.ArchiveSession)."""
 
     backend = MySQLBackend.name
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hdbbench.columnar import ColumnBatch
-from hdbbench.hdbtypes import TangoType
+from hdbbench.model.columnar import ColumnBatch
+from hdbbench.model.hdbtypes import TangoType
 
 
 def _text(values: np.ndarray, present: np.ndarray, tango_type: TangoType) -> list[str]:

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The maintenance jobs of the MariaDB layout (hdbbench.maintenance.jobs), as MySQL facilities run them.
+"""The maintenance jobs of the MariaDB layout (hdbbench.parts.maintenance.jobs), as MySQL facilities run them.
 
 * ``retention``: the oldest monthly partition that holds rows dropped (`ALTER TABLE … DROP PARTITION`),
   as the HDB++ MySQL project's partition script and ALBA do, since deleting rows is too heavy; only
   partitions that end before the trial started.
 * ``partition_rotation``: next month's partition added by reorganising the catch-all `future` into it
   and a new `future` (`REORGANIZE PARTITION`), as the partition script does ahead of each month.
-* ``aggregates``: the official five levels materialised as tables (hdbbench.maintenance.aggregates).
+* ``aggregates``: the official five levels materialised as tables (hdbbench.parts.maintenance.aggregates).
 * ``optimize``: `OPTIMIZE TABLE` of each data table that holds rows (InnoDB: recreate and analyze).
 * ``backup``: `mariadb-backup --backup` of the live server (a physical copy of the data directory).
 
@@ -23,7 +23,7 @@ from typing import Any
 
 from hdbbench.backends.mysql.aging import _data_tables, _run
 from hdbbench.backends.mysql.tables import RW_USER, quote_ident
-from hdbbench.maintenance.jobs import JobContext, JobOutcome, Stopwatch
+from hdbbench.parts.maintenance.jobs import JobContext, JobOutcome, Stopwatch
 
 BACKUP_TIMEOUT_S = 3600
 
@@ -111,7 +111,7 @@ def partition_rotation(backend: Any, ctx: JobContext) -> JobOutcome:
 
 
 def aggregates(backend: Any, ctx: JobContext) -> JobOutcome:
-    from hdbbench.maintenance.aggregates import refresh_all
+    from hdbbench.parts.maintenance.aggregates import refresh_all
 
     levels = refresh_all(backend)
     return JobOutcome(f"{len(levels)} aggregate levels refreshed, {sum(r.rows for r in levels):,} rows written",

@@ -9,8 +9,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from hdbbench.backends.mysql.tables import quote_ident
-from hdbbench.errors import SchemaError
-from hdbbench.hdbtypes import Encoded, Event, TangoType
+from hdbbench.model.errors import SchemaError
+from hdbbench.model.hdbtypes import Encoded, Event, TangoType
 
 
 def _reshape(values: list[Any], dim_x: int, dim_y: int, absent: bool) -> Any:

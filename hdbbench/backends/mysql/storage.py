@@ -13,7 +13,7 @@ from typing import Any
 
 from hdbbench.backends.model import ColumnDef, TableDef, TableSize
 from hdbbench.backends.mysql.tables import quote_ident
-from hdbbench.errors import SchemaError
+from hdbbench.model.errors import SchemaError
 
 
 def table_size(cur: Any, database: str, table: str) -> TableSize:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta, timezone
 
 from hdbbench.backends.model import ColumnDef, IndexDef, SchemaVariant, TableDef
-from hdbbench.hdbtypes import AttrFormat, TangoType, WriteType
+from hdbbench.model.hdbtypes import AttrFormat, TangoType, WriteType
 
 
 VALUE_TYPES: dict[TangoType, str] = {

@@ -17,7 +17,7 @@ from hdbbench.backends.mysql.tables import (
     data_type_name,
     quote_ident,
 )
-from hdbbench.hdbtypes import AttrFormat, WriteType
+from hdbbench.model.hdbtypes import AttrFormat, WriteType
 
 
 def read_catalog(cur: Any, database: str) -> tuple[dict[str, TableDef], dict[str, str], dict[str, list[tuple[str, str, str]]]]:

@@ -20,8 +20,8 @@ from hdbbench.backends.mysql.tables import (
     data_type_name,
     quote_ident,
 )
-from hdbbench.errors import SchemaError
-from hdbbench.hdbtypes import (
+from hdbbench.model.errors import SchemaError
+from hdbbench.model.hdbtypes import (
     AttParameter,
     AttrFormat,
     AttributeInfo,

@@ -27,9 +27,9 @@ from hdbbench.backends.null.counts import (
     count_errors,
 )
 from hdbbench.backends.null.outside import NullOutsideReader
-from hdbbench.errors import ConfigError, SchemaError
-from hdbbench.hdbtypes import AttributeInfo, Event
-from hdbbench.servers.endpoints import (
+from hdbbench.model.errors import ConfigError, SchemaError
+from hdbbench.model.hdbtypes import AttributeInfo, Event
+from hdbbench.stack.servers.endpoints import (
     LocalEndpoint,  # the `local` server: <state_dir>/local/, made by `stack up`
 )
 

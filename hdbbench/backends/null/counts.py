@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from hdbbench.errors import SchemaError
+from hdbbench.model.errors import SchemaError
 
 JOURNAL = ".journal"
 COUNTS = ".counts"

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """HDB++ aggregates of the PostgreSQL layout, TimescaleDB's too, as ordinary tables
-(hdbbench.maintenance.aggregates).
+(hdbbench.parts.maintenance.aggregates).
 
 The HDB++ TimescaleDB project materialises its per-bucket figures as continuous aggregates, which
 Debian's Apache-only TimescaleDB refuses; here they are plain tables `cagg_scalar_<type>_<level>`
@@ -19,7 +19,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from hdbbench.backends.postgres.tables import data_table_name, quote_ident
-from hdbbench.hdbtypes import AttrFormat, TangoType
+from hdbbench.model.hdbtypes import AttrFormat, TangoType
 
 WATERMARKS = "hdbbench_cagg_watermark"
 LATE_S = 60  # how late an event may be committed after its timestamp and still be aggregated

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""What an aged history (hdbbench.aging) needs of the PostgreSQL layout, TimescaleDB's too.
+"""What an aged history (hdbbench.parts.aging) needs of the PostgreSQL layout, TimescaleDB's too.
 
 A history lives in a database of its own, marked by a one-row table `hdbbench_history` (its key and
 its record) so that a later run on the same stack finds it. Plain PostgreSQL keeps plain tables (the
@@ -21,7 +21,7 @@ import psycopg
 from psycopg import sql
 
 from hdbbench.backends.postgres.tables import data_table_name
-from hdbbench.hdbtypes import AttrFormat, TangoType
+from hdbbench.model.hdbtypes import AttrFormat, TangoType
 
 MARKER = "hdbbench_history"
 
@@ -54,7 +54,7 @@ def write_marker(backend: Any, key: str, record: str) -> None:
 
 @contextmanager
 def building(backend: Any) -> Iterator[None]:
-    """While a history is built (the server's memory limit lifted, hdbbench.aging.history): then a
+    """While a history is built (the server's memory limit lifted, hdbbench.parts.aging.history): then a
     CHECKPOINT, so that what shared_buffers hold dirty is written before the throttle is set again
     (PostgreSQL reads through the page cache, which the lifted limit lets grow: nothing to widen)."""
     yield

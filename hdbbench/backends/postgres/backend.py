@@ -28,8 +28,8 @@ from hdbbench.backends.postgres.storage import (documented_row_minimum, hold_aut
 from hdbbench.backends.postgres.tables import ROLES, WRITER_USER, all_tables, chunk_days, data_table_name, quote_ident
 from hdbbench.backends.postgres.verify import read_catalog, verify_common, verify_partitioning
 from hdbbench.backends.postgres.writer import PgBulkWriter
-from hdbbench.errors import SchemaError
-from hdbbench.hdbtypes import AttrFormat, Event, TangoType
+from hdbbench.model.errors import SchemaError
+from hdbbench.model.hdbtypes import AttrFormat, Event, TangoType
 
 # The installed file name of libhdb++timescale (libhdb++ dlopens the LibConfiguration's libname).
 LIBNAME = "libhdb++timescale.so.2"

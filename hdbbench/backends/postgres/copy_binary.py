@@ -8,7 +8,7 @@ import struct
 
 import numpy as np
 
-from hdbbench.columnar import FAST_TYPES, ColumnBatch
+from hdbbench.model.columnar import FAST_TYPES, ColumnBatch
 
 PG_EPOCH_OFFSET_US = 946_684_800_000_000  # 2000-01-01 (PostgreSQL's timestamp epoch) in Unix µs
 PGCOPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)

@@ -18,7 +18,7 @@ from hdbbench.backends.postgres.tables import (
     READWRITE_ROLE,
     USERS,
 )
-from hdbbench.hdbtypes import AttrFormat, HISTORY_EVENTS, TangoType, WriteType
+from hdbbench.model.hdbtypes import AttrFormat, HISTORY_EVENTS, TangoType, WriteType
 
 
 _ENUM_TRIGGER_SQL = """

@@ -8,7 +8,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from hdbbench.hdbtypes import Encoded, as_encoded
+from hdbbench.model.hdbtypes import Encoded, as_encoded
 
 
 def plain_scalar(value: Any) -> Any:

@@ -13,7 +13,7 @@ from psycopg import sql
 
 from hdbbench.backends.accounts import as_account
 from hdbbench.backends.postgres.tables import READER_USER, data_table_name, quote_ident
-from hdbbench.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
 
 
 class PgColumnLoader:

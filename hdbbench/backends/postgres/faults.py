@@ -22,7 +22,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from hdbbench.errors import HdbbenchError
+from hdbbench.model.errors import HdbbenchError
 
 TABLESPACE = "hdbbench_fault"
 DISK_FULL = "53100"

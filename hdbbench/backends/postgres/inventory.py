@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """A live HDB++ archive on PostgreSQL or TimescaleDB read for an inventory (`hdbbench inventory
-from-hdb`; hdbbench.inventory.archive says what this module gives).
+from-hdb`; hdbbench.load.inventory.archive says what this module gives).
 
 The session only reads: `default_transaction_read_only` is on for the session and every transaction
 begins READ ONLY (a write would be refused by the server), every statement is a transaction of its
@@ -21,9 +21,9 @@ from psycopg import sql
 
 from hdbbench.backends.postgres.backend import PostgresBackend
 from hdbbench.backends.postgres.timescaledb import TimescaleBackend
-from hdbbench.errors import ConfigError, ServerError, first_line
-from hdbbench.hdbtypes import AttrFormat, TangoType
-from hdbbench.inventory.archive import LENGTH, NUMBER, ArchivedAttribute, EventRow, open_session
+from hdbbench.model.errors import ConfigError, ServerError, first_line
+from hdbbench.model.hdbtypes import AttrFormat, TangoType
+from hdbbench.load.inventory.archive import LENGTH, NUMBER, ArchivedAttribute, EventRow, open_session
 
 URL_FORM = "postgresql://user:password@host:port/database"
 CONNECT_TIMEOUT_S = 10
@@ -39,7 +39,7 @@ def open_archive(endpoint: Any, database: str, statement_timeout_s: float) -> Pg
 
 
 class PgArchiveSession:
-    """A read-only session on one HDB++ database (hdbbench.inventory.archive.ArchiveSession)."""
+    """A read-only session on one HDB++ database (hdbbench.load.inventory.archive.ArchiveSession)."""
 
     def __init__(self, conn: psycopg.Connection[Any], where: str, statement_timeout_s: float) -> None:
         self.conn = conn

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The maintenance jobs of the PostgreSQL layout and TimescaleDB's (hdbbench.maintenance.jobs).
+"""The maintenance jobs of the PostgreSQL layout and TimescaleDB's (hdbbench.parts.maintenance.jobs).
 
 What each job is, as facilities run them:
 
@@ -11,7 +11,7 @@ What each job is, as facilities run them:
 * ``retention``: TimescaleDB: the oldest chunk dropped (`drop_chunks`), as the official TTL job does;
   plain PostgreSQL: `DELETE` of the oldest period (one chunk interval of the official schema), to
   show why nobody does it. Neither touches rows stamped after the trial started.
-* ``aggregates``: the official five levels materialised as tables (hdbbench.maintenance.aggregates).
+* ``aggregates``: the official five levels materialised as tables (hdbbench.parts.maintenance.aggregates).
 * ``vacuum_analyze``: `VACUUM (ANALYZE)` of each data table that holds rows.
 * ``backup``: `pg_basebackup` of the live server (tar format, WAL streamed, an immediate checkpoint),
   as facilities back up.
@@ -31,7 +31,7 @@ from psycopg import sql
 from hdbbench.backends.model import SchemaVariant
 from hdbbench.backends.postgres.aging import _cluster_leaf, _data_tables
 from hdbbench.backends.postgres.tables import WRITER_USER, chunk_days
-from hdbbench.maintenance.jobs import JobContext, JobOutcome, Stopwatch
+from hdbbench.parts.maintenance.jobs import JobContext, JobOutcome, Stopwatch
 
 BACKUP_TIMEOUT_S = 3600
 
@@ -123,7 +123,7 @@ def retention(backend: Any, ctx: JobContext) -> JobOutcome:
 
 
 def aggregates(backend: Any, ctx: JobContext) -> JobOutcome:
-    from hdbbench.maintenance.aggregates import refresh_all
+    from hdbbench.parts.maintenance.aggregates import refresh_all
 
     levels = refresh_all(backend)
     return JobOutcome(f"{len(levels)} aggregate levels refreshed, {sum(r.rows for r in levels):,} rows written",

@@ -12,8 +12,8 @@ from psycopg import sql
 
 from hdbbench.backends.postgres.encoders import decode_encoded, from_db
 from hdbbench.backends.postgres.tables import DOMAINS, VALUE_TYPES
-from hdbbench.errors import SchemaError
-from hdbbench.hdbtypes import Event, TangoType
+from hdbbench.model.errors import SchemaError
+from hdbbench.model.hdbtypes import Event, TangoType
 
 
 def fetch_events(conn: psycopg.Connection[Any], att_name: str) -> list[Event]:

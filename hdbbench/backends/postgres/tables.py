@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from hdbbench.backends.model import ColumnDef, ForeignKeyDef, IndexDef, SchemaVariant, TableDef
-from hdbbench.hdbtypes import AttrFormat, TangoType
+from hdbbench.model.hdbtypes import AttrFormat, TangoType
 
 
 # Tango type -> (column type as the catalog spells it, binary COPY type of the value).

@@ -19,7 +19,7 @@ from hdbbench.backends.postgres.backend import PostgresBackend
 from hdbbench.backends.postgres.faults import TimescaleFaults
 from hdbbench.backends.postgres.storage import hypertable_size
 from hdbbench.backends.postgres.verify import verify_hypertables
-from hdbbench.errors import ConfigError
+from hdbbench.model.errors import ConfigError
 
 
 # The version scripts/setup.sh built from Debian's source package (docs/timescaledb.md).

@@ -15,7 +15,7 @@ import psycopg
 from hdbbench.backends.model import ColumnDef, ForeignKeyDef, IndexDef, TableDef
 from hdbbench.backends.postgres.ddl import ENUM_TRIGGER_TABLES
 from hdbbench.backends.postgres.tables import DOMAINS, ROLES
-from hdbbench.hdbtypes import AttrFormat, HISTORY_EVENTS, TangoType, WriteType
+from hdbbench.model.hdbtypes import AttrFormat, HISTORY_EVENTS, TangoType, WriteType
 
 
 _INDEX_COLS = re.compile(r"USING \w+ \((.*)\)$")

@@ -20,8 +20,8 @@ from psycopg.copy import LibpqWriter
 from hdbbench.backends.base import BulkWriter
 from hdbbench.backends.postgres.encoders import encoded_values, plain_scalar
 from hdbbench.backends.postgres.tables import VALUE_TYPES, data_table_name
-from hdbbench.errors import SchemaError
-from hdbbench.hdbtypes import (
+from hdbbench.model.errors import SchemaError
+from hdbbench.model.hdbtypes import (
     AttParameter,
     AttrFormat,
     AttributeInfo,

@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The figures of one window of a maintenance trial, from its 1 Hz series and the reader's queries.
+
+Every figure comes from what never waits on the database's table locks, so a job that locks a table
+cannot stall the sampling that measures it: the stored count is the subscribers' RowsStoredNumber
+(rows committed), the queue their AttributePendingNumber, the age their EventAgeAtCommitP99 over a
+short StatisticsTimeWindow, the loss their LostEventNumber, the lock waits the server's session list.
+
+* stored rate: the stored count's rise from the last sample at or before the window's start to the
+  first at or after its end, over the time between those samples (a job shorter than a sample period
+  still gets a rate, over the samples around it);
+* event age p99 and queue: the highest sample from the window's start to `lag_s` after its end (an
+  event held up by a job is committed, and counted, after it: the trial gives a job's window the
+  subscribers' StatisticsTimeWindow as lag, the quiet window before it none);
+* lock wait: the samples in the window × the sampling period × the sessions waiting in each;
+* query p95: the queries of the reader that overlapped the window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from hdbbench.subscribers import statistics as st
+from hdbbench.parts.maintenance.records import WindowFigures
+from hdbbench.model.sampling import TimeSeries
+
+STORED = f"sub.{st.ROWS_STORED_NUMBER}"
+QUEUE = f"sub.{st.ATTRIBUTE_PENDING_NUMBER}"
+AGE_P99 = f"sub.{st.EVENT_AGE_AT_COMMIT_P99}"
+LOST = f"sub.{st.LOST_EVENT_NUMBER}"
+LOCKS = "db.lock_waiters"
+CSV_HEADER = ["t_s", "stored_rate", "event_age_p99_s", "queue", "lock_waiters"]
+
+
+@dataclass(frozen=True)
+class Query:
+    """One query of the extraction reader: when it started and how long it took (trial clock)."""
+
+    start_s: float
+    seconds: float
+
+
+def window(series: TimeSeries, queries: Sequence[Query], start_s: float, end_s: float, period_s: float = 1.0,
+           lag_s: float = 2.0) -> WindowFigures:
+    """The figures of [start_s, end_s] (the module docstring)."""
+    rows = series.rows
+    stored = _rate(rows, STORED, start_s, end_s)
+    ages = _values(rows, AGE_P99, start_s, end_s + lag_s) or _after(rows, AGE_P99, end_s)
+    queue = _values(rows, QUEUE, start_s, end_s + lag_s) or _after(rows, QUEUE, end_s)
+    lost = _rise(rows, LOST, start_s, end_s)
+    locks = _values(rows, LOCKS, start_s, end_s)
+    has_locks = any(LOCKS in r for r in rows)
+    overlapping = [q.seconds for q in queries if q.start_s <= end_s and q.start_s + q.seconds >= start_s]
+    return WindowFigures(
+        start_s=round(start_s, 3), end_s=round(end_s, 3), stored_rate=stored,
+        event_age_p99_s=max(ages) if ages else None, queue_max=int(max(queue)) if queue else None,
+        lost=int(lost or 0), lock_wait_s=sum(locks) * period_s if has_locks else None,
+        query_p95_s=float(np.percentile(overlapping, 95)) if overlapping else None, queries=len(overlapping))
+
+
+def _values(rows: Sequence[dict[str, float]], column: str, start_s: float, end_s: float) -> list[float]:
+    return [r[column] for r in rows if column in r and start_s <= r["t_s"] <= end_s]
+
+
+def _after(rows: Sequence[dict[str, float]], column: str, t_s: float) -> list[float]:
+    """The first sample after t_s, alone (a window too short to hold a sample)."""
+    return next(([r[column]] for r in rows if column in r and r["t_s"] >= t_s), [])
+
+
+def _bracket(rows: Sequence[dict[str, float]], column: str, start_s: float,
+             end_s: float) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """(t, value) of the last sample at or before start_s and the first at or after end_s."""
+    have = [(r["t_s"], r[column]) for r in rows if column in r]
+    before = [p for p in have if p[0] <= start_s]
+    after = [p for p in have if p[0] >= end_s]
+    if not before or not after:
+        return None
+    return before[-1], after[0]
+
+
+def _rate(rows: Sequence[dict[str, float]], column: str, start_s: float, end_s: float) -> float | None:
+    found = _bracket(rows, column, start_s, end_s)
+    if found is None or found[1][0] <= found[0][0]:
+        return None
+    return (found[1][1] - found[0][1]) / (found[1][0] - found[0][0])
+
+
+def _rise(rows: Sequence[dict[str, float]], column: str, start_s: float, end_s: float) -> float | None:
+    found = _bracket(rows, column, start_s, end_s)
+    return None if found is None else found[1][1] - found[0][1]
+
+
+def series_table(series: TimeSeries, period_s: float = 1.0) -> tuple[list[str], list[list[object]]]:
+    """The trial's timeline as the report reads it (CSV_HEADER; an unknown figure is an empty cell)."""
+    out: list[list[object]] = []
+    previous: dict[str, float] | None = None
+    for row in series.rows:
+        rate = None
+        if previous is not None and STORED in row and STORED in previous and row["t_s"] > previous["t_s"]:
+            rate = (row[STORED] - previous[STORED]) / (row["t_s"] - previous["t_s"])
+        out.append([row["t_s"], rate, row.get(AGE_P99), row.get(QUEUE), row.get(LOCKS)])
+        previous = row
+    return CSV_HEADER, [["" if v is None else v for v in r] for r in out]
