@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench.backends import BACKENDS, Backend, backend_for_stack
-from hdbbench.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
-from hdbbench.servers.endpoints import MariaDBEndpoint, PostgresEndpoint, StackEndpoints
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
+from hdbbench.stack.servers.endpoints import MariaDBEndpoint, PostgresEndpoint, StackEndpoints
 
 N_ATTRIBUTES = 100
 STEP = timedelta(milliseconds=10)
@@ -183,7 +183,7 @@ def endpoints(args: argparse.Namespace) -> StackEndpoints:
             MariaDBEndpoint.from_url(args.mariadb_url) if args.mariadb_url else None,
             None,
         )
-    from hdbbench.stack import load_endpoints
+    from hdbbench.stack.stack import load_endpoints
 
     return load_endpoints(args.state_dir)
 

@@ -22,12 +22,12 @@ import json
 import os
 from pathlib import Path
 
-from hdbbench import sizing
+from hdbbench.parts.disk import sizing
 from hdbbench.cli.size import human
-from hdbbench.disk import DEFAULT_VARIANTS, parse_case, run_measure
-from hdbbench.results import load_results
-from hdbbench.settings import resolve_profile
-from hdbbench.stack import Stack, StackConfig
+from hdbbench.parts.disk import DEFAULT_VARIANTS, parse_case, run_measure
+from hdbbench.results.document import load_results
+from hdbbench.stack.settings import resolve_profile
+from hdbbench.stack.stack import Stack, StackConfig
 
 REPO = Path(__file__).resolve().parent.parent
 SCALARS = ("devdouble", "devlong", "devboolean", "devstring", "devstate", "devdouble:rw")

@@ -30,7 +30,7 @@ import psutil
 import tango
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from hdbbench import devices as launcher  # noqa: E402
+from hdbbench.load import devices as launcher  # noqa: E402
 
 CASES = {
     # name: (attributes, type/format lines, offered rate per attribute)

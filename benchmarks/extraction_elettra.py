@@ -29,13 +29,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from hdbbench.backends import backend_for_stack  # noqa: E402
-from hdbbench.datagen import AttributeGroup, DataSet, generate  # noqa: E402
-from hdbbench.extraction import ExtractionOptions, run_extraction  # noqa: E402
-from hdbbench.hdbtypes import AttrFormat, TangoType, WriteType  # noqa: E402
-from hdbbench.queries import load_query_set  # noqa: E402
-from hdbbench.results import load_results  # noqa: E402
-from hdbbench.settings import resolve_profile  # noqa: E402
-from hdbbench.stack import Stack, StackConfig  # noqa: E402
+from hdbbench.parts.datagen import AttributeGroup, DataSet, generate  # noqa: E402
+from hdbbench.parts.extraction.extraction import ExtractionOptions, run_extraction  # noqa: E402
+from hdbbench.model.hdbtypes import AttrFormat, TangoType, WriteType  # noqa: E402
+from hdbbench.parts.extraction.queries import load_query_set  # noqa: E402
+from hdbbench.results.document import load_results  # noqa: E402
+from hdbbench.stack.settings import resolve_profile  # noqa: E402
+from hdbbench.stack.stack import Stack, StackConfig  # noqa: E402
 
 BACKENDS = ("timescaledb", "postgresql", "mysql")
 

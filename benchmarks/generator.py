@@ -33,10 +33,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from hdbbench import devices as launcher  # noqa: E402
-from hdbbench.runner import load_target  # noqa: E402
-from hdbbench.settings import resolve_profile  # noqa: E402
-from hdbbench.stack import Stack, StackConfig  # noqa: E402
+from hdbbench.load import devices as launcher  # noqa: E402
+from hdbbench.run.runner import load_target  # noqa: E402
+from hdbbench.stack.settings import resolve_profile  # noqa: E402
+from hdbbench.stack.stack import Stack, StackConfig  # noqa: E402
 from tango_ceiling import COUNTER, PROFILE, count_at  # noqa: E402
 
 CPU_PROFILE = """

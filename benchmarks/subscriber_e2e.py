@@ -26,12 +26,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from hdbbench.measure import MIN_SATURATION_STEP_S  # noqa: E402
-from hdbbench.results import load_results  # noqa: E402
-from hdbbench.runner import RunOptions, run_scenario  # noqa: E402
-from hdbbench.scenario import Measurements, SaturationSearch, Scenario  # noqa: E402
-from hdbbench.stack import Stack, StackConfig  # noqa: E402
-from hdbbench.settings import resolve_profile  # noqa: E402
+from hdbbench.model.measure import MIN_SATURATION_STEP_S  # noqa: E402
+from hdbbench.results.document import load_results  # noqa: E402
+from hdbbench.run.runner import RunOptions, run_scenario  # noqa: E402
+from hdbbench.scenario.scenario import Measurements, SaturationSearch, Scenario  # noqa: E402
+from hdbbench.stack.stack import Stack, StackConfig  # noqa: E402
+from hdbbench.stack.settings import resolve_profile  # noqa: E402
 
 
 def scenario(profile: str, backends: tuple[str, ...], args: argparse.Namespace, *, rate: float,
@@ -54,7 +54,7 @@ def main() -> None:
     parser.add_argument("--start-rate", type=float, default=8000)
     parser.add_argument("--step", type=float, default=0.10)
     parser.add_argument("--step-s", type=float, default=8,
-                        help=f"seconds per saturation step (>= {MIN_SATURATION_STEP_S:g}, see hdbbench.measure)")
+                        help=f"seconds per saturation step (>= {MIN_SATURATION_STEP_S:g}, see hdbbench.model.measure)")
     parser.add_argument("--max-steps", type=int, default=25)
     parser.add_argument("--half-s", type=float, default=25, help="length of the trial at half the rate")
     parser.add_argument("--servers", type=int, default=2, help="device server processes")

@@ -24,7 +24,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from hdbbench.backends import backend_for_stack
-from hdbbench.stack import load_endpoints
+from hdbbench.stack.stack import load_endpoints
 
 REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "build" / "subscriber" / "hdbbench-es-writer-bench"

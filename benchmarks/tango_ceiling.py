@@ -24,12 +24,12 @@ import psutil
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from hdbbench import devices  # noqa: E402
-from hdbbench.insertion import SETTLE_S  # noqa: E402
-from hdbbench.load import LoadTarget  # noqa: E402
-from hdbbench.runner import load_target  # noqa: E402
-from hdbbench.settings import resolve_profile  # noqa: E402
-from hdbbench.stack import Stack, StackConfig  # noqa: E402
+from hdbbench.load import devices  # noqa: E402
+from hdbbench.trials.insertion import SETTLE_S  # noqa: E402
+from hdbbench.load.offered import LoadTarget  # noqa: E402
+from hdbbench.run.runner import load_target  # noqa: E402
+from hdbbench.stack.settings import resolve_profile  # noqa: E402
+from hdbbench.stack.stack import Stack, StackConfig  # noqa: E402
 
 COUNTER = REPO / "build" / "subscriber" / "hdbbench-count-events"
 PROFILE = REPO / "devices" / "profiles" / "insertion-devdouble.toml"

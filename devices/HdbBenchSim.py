@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 """HdbBenchSim: a simulated Tango device whose attributes are generated from its properties.
 
-A thin Tango shell over `hdbbench.emitter`: the device property ``Attributes`` holds one JSON
+A thin Tango shell over `hdbbench.load.emitter`: the device property ``Attributes`` holds one JSON
 `AttrSpec` per line (written by the launcher from a profile), ``Seed`` the seed. Push-mode attributes
 get code-pushed archive events (``set_archive_event(name, True, False)``: Tango does not check the
 archive criteria, every pushed event is sent) from one pusher thread; poll-mode attributes are polled
 by Tango with ``archive_abs_change``/``archive_rel_change``/``archive_period`` set, and each read serves
-the next generated sample. Event k of an attribute is `hdbbench.emitter.predict_event(seed, device,
+the next generated sample. Event k of an attribute is `hdbbench.load.emitter.predict_event(seed, device,
 spec, k)`; the statistics attributes report per attribute how many events were emitted and their
 checksum (see the emitter module for its definition).
 
@@ -31,7 +31,7 @@ import tango  # noqa: E402
 from tango import AttrDataFormat, AttrQuality, AttrWriteType, CmdArgType, DevState  # noqa: E402
 from tango.server import Device, attribute, command, device_property  # noqa: E402
 
-from hdbbench import emitter as em  # noqa: E402
+from hdbbench.load import emitter as em  # noqa: E402
 
 _FORMATS = {"SCALAR": AttrDataFormat.SCALAR, "SPECTRUM": AttrDataFormat.SPECTRUM,
             "IMAGE": AttrDataFormat.IMAGE}
@@ -56,7 +56,7 @@ class HdbBenchSim(Device):
     """Generated attributes + archive events at configured rates, with event accounting."""
 
     Attributes = device_property(dtype=(str,), default_value=[],
-                                 doc="one JSON AttrSpec per element (hdbbench.emitter.AttrSpec)")
+                                 doc="one JSON AttrSpec per element (hdbbench.load.emitter.AttrSpec)")
     Seed = device_property(dtype=int, default_value=1, doc="seed of every generated sequence")
     AutoStart = device_property(dtype=bool, default_value=False, doc="start emitting at init")
     Timestamps = device_property(dtype=str, default_value="schedule",
@@ -283,7 +283,7 @@ class HdbBenchSim(Device):
         return np.array([s.errors for s in self._stats()], dtype=np.uint64)
 
     @attribute(dtype=(tango.DevULong64,), max_dim_x=100000,
-               doc="per attribute: sum mod 2**64 of the emitted events' digests (hdbbench.emitter)")
+               doc="per attribute: sum mod 2**64 of the emitted events' digests (hdbbench.load.emitter)")
     def ChecksumList(self) -> np.ndarray:
         return np.array([s.checksum_sum for s in self._stats()], dtype=np.uint64)
 

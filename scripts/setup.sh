@@ -38,7 +38,7 @@ apt_packages=(
   # Prometheus 2.42: tests/test_metrics.py scrapes the subscriber's /metrics and hdbbench exporter with
   # a private instance (its own config and data directory, never the system service)
   prometheus
-  # the Patroni cluster kind (hdbbench/servers/patroni.py): Patroni 3.0 runs three PostgreSQL members,
+  # the Patroni cluster kind (hdbbench/stack/servers/patroni.py): Patroni 3.0 runs three PostgreSQL members,
   # etcd 3.4 is its three-member consensus store, HAProxy 2.6 routes to the primary by Patroni's REST
   # health check; all run privately (own configs, data, ports), never as the system services
   patroni etcd-server haproxy

@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import numpy as np  # noqa: E402
 
-from hdbbench import emitter as em  # noqa: E402
-from hdbbench import valuefn as vf  # noqa: E402
+from hdbbench.load import emitter as em  # noqa: E402
+from hdbbench.model import valuefn as vf  # noqa: E402
 
 OUT = Path(__file__).with_name("value-vectors.json")
 DEVICE = "sim/vectors/d0"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The runtime of one generator device, without Tango: per-attribute schedules (start, stop, rate, burst,
 // rewind), the events due at a time generated into a batch, accounting (counts, checksums, achieved rate,
-// lag). The port of hdbbench/emitter/pacing.py's Emitter; its rules are in devices/spec/value-function.md.
+// lag). The port of hdbbench/load/emitter/pacing.py's Emitter; its rules are in devices/spec/value-function.md.
 //
 // Attributes are split round-robin into groups, one pushing thread each. A group's mutex guards its
 // attributes; the batch a thread takes is pushed without any scheduler lock held, because Tango's push

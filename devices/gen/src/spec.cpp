@@ -39,7 +39,7 @@ const ModelName kModels[] = {{Model::Constant, "constant"}, {Model::Sine, "sine"
                              {Model::Noise, "noise"}, {Model::Walk, "walk"}, {Model::Counter, "counter"},
                              {Model::Cycle, "cycle"}};
 
-// The models each kind allows, and its default (hdbbench/emitter/types.py MODELS and DEFAULT_MODEL).
+// The models each kind allows, and its default (hdbbench/load/emitter/types.py MODELS and DEFAULT_MODEL).
 std::set<Model> models_of(Kind k) {
     switch (k) {
         case Kind::Bool: return {Model::Constant, Model::Step, Model::Noise, Model::Sine};

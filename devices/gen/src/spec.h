@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// One generated attribute, as the JSON AttrSpec of hdbbench/emitter/spec.py (the device property Attributes).
+// One generated attribute, as the JSON AttrSpec of hdbbench/load/emitter/spec.py (the device property Attributes).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The draws and exact arithmetic of devices/spec/value-function.md (the Python twin: hdbbench/valuefn.py).
+// The draws and exact arithmetic of devices/spec/value-function.md (the Python twin: hdbbench/model/valuefn.py).
 #pragma once
 
 #include <cmath>
