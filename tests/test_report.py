@@ -333,7 +333,7 @@ def test_the_search_shows_the_rows_stored_before_each_step(synthetic_report: tup
 
 
 def test_compare_warns_when_the_devices_spent_more_cpu_per_event_at_the_same_rates() -> None:
-    # session 14's runs at 11:18 and 11:34: the devices at 40k and 80k, µs per event
+    # two runs of 2026-11-27 at 11:18 and 11:34: the devices at 40k and 80k, µs per event
     fast = {"timescaledb": {40000.0: 3.78, 80000.0: 3.32, 160000.0: 3.4}}
     slow = {"timescaledb": {40000.0: 6.38, 80000.0: 4.45, 113137.0: 4.0}, "mysql": {40000.0: 8.7}}
     (words,) = compare.pace_warnings([fast, slow], ["fast", "slow"])
@@ -351,7 +351,7 @@ def test_compare_warns_when_the_devices_spent_more_cpu_per_event_at_the_same_rat
 
 
 def test_compare_sets_limits_met_at_another_pace_in_proportion_to_it() -> None:
-    # pair k of session 16: the stepped search (first) and the bisect search of `./run.sh bench`
+    # measured 2026-11-27: the stepped search (first) and the bisect search of `./run.sh bench`
     pace = compare.LimitPace
     stepped = {"postgresql": pace(73391.0, 4.12, 0.10), "mysql": pace(130016.0, 3.60, 0.10),
                "timescaledb": pace(80730.0, 3.66, 0.10)}

@@ -311,7 +311,7 @@ def test_a_step_saturated_far_below_a_rate_that_passed_is_repeated_not_taken_as_
         out.rules = ["stored_rate"] if stored < offered * 0.95 else []  # saturated: any rule fired
         return out
 
-    # session 15's TimescaleDB search: 80,000 passed, then after the doubling's overload it stored 60,404
+    # a TimescaleDB search of 2026-11-27: 80,000 passed, then after the doubling's overload it stored 60,404
     steps = [step(40000.0, 40349.0), step(80000.0, 79976.0), step(160000.0, 58132.0), step(80000.0, 60404.0)]
     assert [v for _, v in sat.verdicts(steps, plan)] == ["pass", "pass", "overload", "saturated"]
     # so the search repeats it, as any saturated step, instead of bisecting below a rate that passed
@@ -394,8 +394,8 @@ def test_a_bisect_step_is_saturated_beyond_doubt_when_it_lost_events_or_stored_f
         out.stored_rate, out.stored_ceiling, out.rules = stored, stored, rules
         return out
 
-    far = step(160000.0, 63469.0, ["stored_rate"])          # pair e's doubling step
-    near = step(87241.0, 80681.0, ["pending"])              # pair e's step near the limit
+    far = step(160000.0, 63469.0, ["stored_rate"])          # a measured doubling step
+    near = step(87241.0, 80681.0, ["pending"])              # a measured step near the limit
     lost = step(90000.0, 88000.0, ["lost"])
     above = step(122000.0, 100000.0, ["stored_rate"])       # just over two resolutions above
     under = step(120000.0, 100000.0, ["stored_rate"])       # just under

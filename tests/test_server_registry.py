@@ -18,7 +18,13 @@ from hdbbench.stack.servers.endpoints import (
     StackEndpoints,
     TangoEndpoint,
 )
-from hdbbench.stack.servers.registry import SERVER_KINDS, SERVER_NAMES, external_from_environment, kind
+from hdbbench.stack.servers.registry import (
+    SERVER_KINDS,
+    SERVER_NAMES,
+    endpoints_from_dict,
+    external_from_environment,
+    kind,
+)
 from hdbbench.stack.settings import PROFILE_NAMES, parse_overrides, resolve_profile
 from hdbbench.stack.stack import Stack, StackConfig, load_endpoints
 
@@ -52,7 +58,7 @@ def test_endpoints_are_a_mapping_that_round_trips() -> None:
     assert list(endpoints) == ["postgres", "tango", "local"] and "mariadb" not in endpoints
     assert endpoints.get("mariadb") is None and endpoints["postgres"].port == 25432
     assert endpoints.tango is not None and endpoints.tango.tango_host == "127.0.0.1:20000"
-    again = StackEndpoints.from_dict(endpoints.to_dict() | {"mariadb": None, "unknown": {"x": 1}})
+    again = endpoints_from_dict(endpoints.to_dict() | {"mariadb": None, "unknown": {"x": 1}})
     assert dict(again) == dict(endpoints)
 
 
@@ -64,7 +70,7 @@ def test_a_kind_in_anothers_place_is_started_instead_and_given_to_that_kinds_bac
     assert endpoints["postgres"] is cluster and endpoints.get("postgres") is cluster and "postgres" in endpoints
     assert list(endpoints) == ["patroni", "tango"] and endpoints.kind_of("postgres") == "patroni"
     assert endpoint_for("timescaledb", endpoints) is cluster
-    assert dict(StackEndpoints.from_dict(endpoints.to_dict(), endpoints.roles)) == dict(endpoints)
+    assert dict(endpoints_from_dict(endpoints.to_dict(), endpoints.roles)) == dict(endpoints)
     assert StackEndpoints({"patroni": cluster}).get("postgres") is None  # no role given: no stand-in
     with pytest.raises(ConfigError, match="cannot serve as the MariaDB"):
         StackConfig(state_dir=tmp_path, components=("mariadb",), serving={"mariadb": "patroni"})
@@ -77,7 +83,7 @@ def test_an_external_cluster_is_given_by_a_multi_host_url() -> None:
                               dbname="db", external=True)
     given = kind("postgres").external_endpoint(cluster.external_value())
     assert given == cluster and "target_session_attrs='read-write'" in given.conninfo()
-    assert StackEndpoints.from_dict({"postgres": given.to_dict()})["postgres"] == cluster
+    assert endpoints_from_dict({"postgres": given.to_dict()})["postgres"] == cluster
     assert kind("postgres").external_endpoint("postgresql://u:p@h:5433/db") == PostgresEndpoint("h", 5433, "u", "p", "db", True)
     with pytest.raises(ConfigError, match="one port for every host"):
         kind("postgres").external_endpoint("postgresql://u:p@h1:5432,h2:5433/db")

@@ -256,7 +256,7 @@ def paced_limits(limits: Sequence[dict[str, LimitPace]], labels: Sequence[str]) 
     event). On a machine whose CPUs the devices share with the archiving path, a slow period makes
     every process spend more per event alike: the limit falls and the devices' CPU per event rises
     in proportion, and their product stays. In eighteen pairs of a bisect and a stepped search on one
-    machine (docs/default-run-time.md, session 17) it agreed within 10 % in 15, the limits themselves
+    machine (docs/default-run-time.md, "Limits in proportion to the pace") it agreed within 10 % in 15, the limits themselves
     in 8. The devices' fixed cost per second makes it understate a real difference a little."""
     sentences = []
     for label, later in zip(labels[1:], limits[1:]):

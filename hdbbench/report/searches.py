@@ -2,7 +2,7 @@
 """The report's saturation section: each backend's search, step by step, its answer and resolution,
 and what the machine did meanwhile (its busy share, the sampler's pace, the devices' CPU per event).
 
-On a shared machine the limit follows the machine's pace: in the slow periods of session 15's
+On a shared machine the limit follows the machine's pace: in the slow periods of one day's
 machine every process did 30 to 45 % more CPU work per event for minutes, and the searches found
 limits lower in proportion. The devices' work per event at a rate is fixed, so their CPU per event in
 the steps near the answer is the pace the search met at its limit; the finding states it, and

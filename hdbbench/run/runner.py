@@ -23,6 +23,7 @@ from hdbbench.load import devices as device_launcher
 from hdbbench.scenario import hosts as hosts_layout
 from hdbbench.results import openmetrics
 from hdbbench.parts.aging import growth
+from hdbbench.parts.aging.records import confinement_only
 from hdbbench.parts.aging.part import AgingRun, history_lines, run_history, write_csvs
 from hdbbench.load.offered import LoadTarget
 from hdbbench.stack.placement import Placement, PlacementControl
@@ -72,7 +73,7 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
         environment = environment_facts(versions, {"profile": profile_name, "servers": in_force,
                                                    "reused_running_stack": was_up})
         # Memory budgets and storage classes as the kernel enforces them (hdbbench.stack.servers.confine); the
-        # insertion results take the same records (InsertionResults.aging: confine.aging_results).
+        # insertion results take the same records (InsertionResults.aging: aging.records.confinement_only).
         confinement = stack.confinement()
         environment["confinement"] = confine.confinement_dicts(confinement)
         run.write_json("environment.json", environment)
@@ -154,7 +155,7 @@ def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadT
         results["aging"] = dataclasses.replace(aging.results, confinement=list(confinement)).to_dict()
         write_csvs(run, aging.results)
     elif confinement:
-        results["aging"] = confine.aging_results(list(confinement)).to_dict()
+        results["aging"] = confinement_only(list(confinement)).to_dict()
     fleet_factory = {"fleet_factory": hosts_layout.HostedSubscribers} if hosted else {}
     ran: dict[str, tuple[Any, Any]] = {}  # a plain trial's settings (label and kind aside) -> its summary, series
     recorded: list[openmetrics.RecordedSeries] = []  # the series so far, for metrics.om

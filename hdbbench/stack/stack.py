@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hdbbench.parts.aging.records import ServerConfinement
 from hdbbench.model.errors import ConfigError, ServerError
 from hdbbench.stack.servers import homes, process
 from hdbbench.stack.servers.confine import lifecycle as confine
+from hdbbench.stack.servers.confine.records import ServerConfinement
 from hdbbench.stack.servers.confine.spec import ConfineSpec
 from hdbbench.stack.servers.endpoints import StackEndpoints
 from hdbbench.stack.servers.ports import LOOPBACK, check_address
@@ -36,6 +36,7 @@ from hdbbench.stack.servers.registry import (
     SERVER_NAMES,
     ServerArgs,
     ServerKind,
+    endpoints_from_dict,
     kind,
     serving_problem,
 )
@@ -313,4 +314,4 @@ def load_endpoints(state_dir: Path = DEFAULT_STATE_DIR) -> StackEndpoints:
         raise ServerError(f"no stack is up in {Path(state_dir).resolve()} (run: hdbbench stack up)") from None
     except (OSError, ValueError, KeyError) as exc:
         raise ServerError(f"cannot read {path}: {exc}") from None
-    return StackEndpoints.from_dict(data, roles)
+    return endpoints_from_dict(data, roles)

@@ -340,7 +340,7 @@ class Trial:
         """Before a bisect search ends: the load stopped and the queue drained, every step judged again
         once all its rows are visible (the last step's probe events, its last seconds), and the rate
         the search offers next on those verdicts. A verdict that changed reopens the search, which
-        would otherwise end on a step the summary finds saturated (session 14: PostgreSQL's
+        would otherwise end on a step the summary finds saturated (seen 2026-11-27: PostgreSQL's
         confirming step at 80,000 did, and its answer fell to 40,000)."""
         self.load.stop()
         self._drain(fleet, devices, phase="draining before the last verdict")

@@ -194,7 +194,7 @@ class StepJudge:
         """The devices' CPU time per event they emitted over the window (µs): no rule, but a pace.
         Their work per event is fixed at a given rate, whatever the backend or the search, and in
         this machine's slow periods it rose by a quarter or more with every other process's, while
-        `machine_work_ms` did not move (session 14). Comparable between runs at the same rate."""
+        `machine_work_ms` did not move (measured 2026-11-27). Comparable between runs at the same rate."""
         cpu_t, cpu = self.series.column(f"{DEVICES_PROBE}.cpu_s")
         emitted_t, emitted = self.series.column("dev.emitted")
         used, events = _rate(cpu_t, cpu, start_s, end_s), _rate(emitted_t, emitted, start_s, end_s)

@@ -130,7 +130,7 @@ def _next_bisect_rate(plan: SearchPlan, rates: dict[float, list[Verdict]], last:
     before the search goes on: confirmed at the end, after the doubling's overload and the
     bisection's failed steps, it met a machine slower by a fifth or more, failed, and the search
     followed the slowdown down, to 56,569 on TimescaleDB where the stepped search answered 80,730
-    minutes later (session 15)."""
+    minutes later (seen 2026-11-27)."""
     status = {r: _status(v) for r, v in rates.items()}
     hi = min((r for r, s in status.items() if s == "bound"), default=None)
     below = [r for r in rates if hi is None or r < hi]

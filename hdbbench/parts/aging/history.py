@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from hdbbench.parts.aging.records import HistoryRecord, ServerConfinement, StorageClassName
+from hdbbench.parts.aging.records import HistoryRecord
+from hdbbench.stack.servers.confine.records import ServerConfinement, StorageClassName
 from hdbbench.parts.aging.settings import HistorySize
 from hdbbench.backends.base import Backend
 from hdbbench.backends.registry import backend_for_stack, server_of

@@ -290,12 +290,5 @@ class StackEndpoints(Mapping[str, Any]):
         return self._endpoints.get("tango")
 
     def to_dict(self) -> dict[str, Any]:
+        """As stack.json holds them; read back by `servers.registry.endpoints_from_dict`."""
         return {name: endpoint.to_dict() for name, endpoint in self._endpoints.items()}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], roles: Mapping[str, str] | None = None) -> StackEndpoints:
-        """The endpoints of a to_dict(); kinds unknown to the registry are left out."""
-        from hdbbench.stack.servers.registry import SERVER_KINDS  # the registry imports this module
-
-        return cls({kind.name: endpoint_from_dict(kind.endpoint_class, data[kind.name])
-                    for kind in SERVER_KINDS if data.get(kind.name)}, roles)

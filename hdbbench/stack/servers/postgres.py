@@ -28,7 +28,7 @@ AUTOVACUUM = {
     # live table is always in its insert-triggered vacuum cycle (every 20 % of growth, vacuum work in
     # proportion to the rows written); a table created seconds before a trial met its first vacuum
     # only after up to a minute, and a saturation search then measured two limits: about 87k events/s
-    # before it and 62k after it on TimescaleDB (docs/default-run-time.md, session 11).
+    # before it and 62k after it on TimescaleDB (measured 2026-11-27, docs/default-run-time.md).
     "autovacuum_naptime": "1s",
     # ...but autoanalyze only after a million rows (plus the default 10 % of the table): it samples
     # 30,000 rows whatever the table's size, which on a facility's table (billions of rows) costs

@@ -27,7 +27,9 @@ from hdbbench.stack.servers.endpoints import (
     LocalEndpoint,
     MariaDBEndpoint,
     PostgresEndpoint,
+    StackEndpoints,
     TangoEndpoint,
+    endpoint_from_dict,
 )
 from hdbbench.stack.servers.local import LocalDirectory
 from hdbbench.stack.servers.ports import LOOPBACK
@@ -203,3 +205,9 @@ def settings_example() -> str:
     first = with_settings()[0]
     key = next(iter(first.settings[next(iter(first.settings))]))
     return f"{first.name}.{key}=<value>"
+
+
+def endpoints_from_dict(data: Mapping[str, Any], roles: Mapping[str, str] | None = None) -> StackEndpoints:
+    """The endpoints of a `StackEndpoints.to_dict()`; kinds unknown to the registry are left out."""
+    return StackEndpoints({kind.name: endpoint_from_dict(kind.endpoint_class, data[kind.name])
+                           for kind in SERVER_KINDS if data.get(kind.name)}, roles)

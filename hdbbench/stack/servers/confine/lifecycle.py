@@ -20,11 +20,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from hdbbench.parts.aging.records import AgingResults, ServerConfinement, StorageProbe
 from hdbbench.model.errors import ConfigError, ServerError
 from hdbbench.model.records import read, write
 from hdbbench.stack.servers import homes
 from hdbbench.stack.servers.confine import cgroup, memory, probe, storage
+from hdbbench.stack.servers.confine.records import ServerConfinement, StorageProbe
 from hdbbench.stack.servers.confine.spec import CLASSES, DEFAULT_STORAGE_SIZE, ConfineSpec, StorageClass
 from hdbbench.stack.servers.registry import confinable_kinds, kind
 
@@ -253,12 +253,6 @@ def lifted(state_dir: Path, name: str) -> Iterator[bool]:
 def confinement_dicts(records: list[ServerConfinement]) -> list[dict[str, Any]]:
     """The records as environment.json holds them (key `confinement`)."""
     return [write(record) for record in records]
-
-
-def aging_results(records: list[ServerConfinement]) -> AgingResults:
-    """The insertion results' `aging` part with the confinement filled in (history, load order and
-    growth are the other parts' to add)."""
-    return AgingResults(confinement=list(records), history=[], load_order=[], growth=[])
 
 
 def is_confined(state_dir: Path, name: str) -> bool:

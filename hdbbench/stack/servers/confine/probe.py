@@ -15,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-from hdbbench.parts.aging.records import StorageProbe
+from hdbbench.stack.servers.confine.records import StorageProbe
 
 BLOCK = 4096
 SEQ_BLOCK = 1 << 20
