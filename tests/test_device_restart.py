@@ -22,7 +22,7 @@ from hdbbench.parts.faults.processes import DeviceKill
 from hdbbench.parts.faults.results import RESULTS_KIND, FaultTrial
 from hdbbench.results.document import read_results
 from hdbbench.scenario.scenario import parse_scenario
-from hdbbench.parts.disk.sizing import load_inventory
+from hdbbench.load.inventory.model import load_inventory
 from tests.harness import REPO
 
 INVENTORY = REPO / "inventories" / "small-test.toml"

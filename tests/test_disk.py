@@ -22,6 +22,7 @@ from hdbbench.backends import DEFAULT_BACKENDS, backend_class
 from hdbbench.backends.base import TableSize
 from hdbbench.parts.disk import CaseResult, measure_variant, parse_case, run_measure
 from hdbbench.parts.disk.fit import LINEAR_TOLERANCE, fit_sizes, geometric_sizes
+from hdbbench.load.inventory.model import load_inventory, parse_inventory
 from hdbbench.parts.disk.validate import validate, write_validation
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
@@ -108,7 +109,7 @@ def test_myrocks_is_measured_or_said_unavailable(stack_endpoints: StackEndpoints
 
 
 def test_plan_projects_and_checks_a_measured_inventory(stack_endpoints: StackEndpoints, tmp_path: Path) -> None:
-    inventory = sizing.load_inventory(REPO / "inventories" / "small-test.toml")
+    inventory = load_inventory(REPO / "inventories" / "small-test.toml")
     cases = [parse_case(c, 600, 5) for c in ("devdouble", "devstring:rw", "spectrum:devdouble:10",
                                              "spectrum:devdouble:100")]
     run_dir = run_measure(stack_endpoints, {"postgresql": ["pk"]}, cases, 42, tmp_path, "disk",
@@ -152,7 +153,7 @@ def test_plan_refuses_a_broken_inventory(tmp_path: Path, text: str, key: str) ->
     path = tmp_path / "broken.toml"
     path.write_text(text)
     with pytest.raises(ConfigError) as info:
-        sizing.load_inventory(path)
+        load_inventory(path)
     message = str(info.value)
     assert str(path) in message and key in message and "\n" not in message
 
@@ -169,7 +170,7 @@ def test_plan_command_prints_one_line_and_exits_2(tmp_path: Path) -> None:
 
 def test_shipped_inventories_are_valid() -> None:
     for path in sorted((REPO / "inventories").glob("*.toml")):
-        assert sizing.load_inventory(path).groups
+        assert load_inventory(path).groups
 
 
 @pytest.mark.parametrize("backend", DEFAULT_BACKENDS)
@@ -217,7 +218,7 @@ def test_a_case_off_a_line_is_flagged_and_not_planned_on() -> None:
     assert line.linear and abs(line.marginal_bytes_per_event - 52.0) < 1e-6 and abs(line.fixed_bytes - 50_000) < 1e-3
     curve = fit_sizes(sizes, [1e-4 * n * n + 40.0 * n for n in sizes])
     assert not curve.linear and curve.max_residual > LINEAR_TOLERANCE and "not a line" in curve.note
-    inventory = sizing.parse_inventory(
+    inventory = parse_inventory(
         {"name": "x", "attributes": [{"type": "devdouble", "rate_hz": 1.0, "count": 10}]}, Path("x.toml"))
     row = {"backend": "mysql", "variant": "pk", "case_type": "devdouble", "case_format": "scalar", "case_write": "ro",
            "case_elements": 1, "bytes_per_event": curve.marginal_bytes_per_event, "fit_ok": False, "fit_note": curve.note}
@@ -264,7 +265,7 @@ def test_published_reference_sits_beside_ours_with_the_ratio() -> None:
 
 
 def test_plan_adds_the_logs_kept_and_the_replicas() -> None:
-    inventory = sizing.parse_inventory(
+    inventory = parse_inventory(
         {"name": "x", "retention_days": 100, "attributes": [{"type": "devdouble", "rate_hz": 1.0, "count": 10}]},
         Path("x.toml"))
     row = {"backend": "mysql", "variant": "pk", "case_type": "devdouble", "case_format": "scalar", "case_write": "ro",

@@ -16,7 +16,7 @@ from hdbbench.load import facility
 from hdbbench.model.errors import ConfigError
 from hdbbench.load.offered import LoadTarget
 from hdbbench.scenario.scenario import load_scenario
-from hdbbench.parts.disk.sizing import load_inventory
+from hdbbench.load.inventory.model import load_inventory
 from tests.harness import REPO, eventually
 
 INVENTORY = REPO / "inventories" / "example-facility.toml"

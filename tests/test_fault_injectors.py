@@ -30,7 +30,7 @@ from hdbbench.backends.base import FaultAbility
 from hdbbench.backends.mysql import MySQLBackend
 from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.model.errors import ConfigError, HdbbenchError
-from hdbbench.parts.faults import mounts
+from hdbbench.stack import mounts
 from hdbbench.parts.faults.injectors import INJECTORS, FaultTarget, Injector, make_injector
 from hdbbench.model.hdbtypes import AttributeInfo, Event, TangoType
 from hdbbench.stack.servers.endpoints import StackEndpoints

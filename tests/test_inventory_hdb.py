@@ -34,7 +34,7 @@ from hdbbench.load.inventory import archive as archive_mod
 from hdbbench.load.inventory import figures, grouping
 from hdbbench.load.inventory import from_hdb as hdb
 from hdbbench.load.inventory.archive import EventRow
-from hdbbench.parts.disk.sizing import Group, load_inventory
+from hdbbench.load.inventory.model import Group, load_inventory
 from tests.harness import REPO
 from tests.harness.databases import fresh_backend, read_only_account, unique_db_name, url_of
 from tests.harness.servers import one_backend_per_server

@@ -6,7 +6,7 @@ A Tango database of its own (no SQL server: the subscribers use the null backend
 simulated device (every type x format x write type, two polled attributes) and two hdbbench-es
 subscribers, the device's attributes dealt between them by AttributeAdd as the harness assigns them.
 The commands run as a user runs them (`python -m hdbbench`); what they write must read back with
-hdbbench.parts.disk.sizing.load_inventory and equal what was started: the groups' counts, types, formats, write
+hdbbench.load.inventory.model.load_inventory and equal what was started: the groups' counts, types, formats, write
 sides and sizes, the rates the attributes' configuration states, and the assignment. Then a manager's
 ArchiverList and an archiver whose device does not answer; rates and types from a real HDB++ archive
 of those attributes (written with a backend's bulk writer, read as HDB++'s read-only account), and
@@ -34,7 +34,7 @@ from hdbbench.load.inventory.archive import masked
 from hdbbench.load.inventory.from_tango import read_tango
 from hdbbench.load.inventory.from_yaml import read_yaml
 from hdbbench.stack.servers.ports import pick_free_port
-from hdbbench.parts.disk.sizing import load_inventory
+from hdbbench.load.inventory.model import load_inventory
 from hdbbench.subscribers.launcher import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, spread
 from tests.harness import REPO, eventually, seen
 from tests.harness.databases import fresh_backend, read_only_url

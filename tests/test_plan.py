@@ -22,7 +22,7 @@ from hdbbench.scenario.plan import RunOptions, RunPlan, plan_run
 from hdbbench.run.runner import run_scenario
 from hdbbench.scenario.scenario import load_scenario
 from hdbbench.stack.servers import registry as servers
-from hdbbench.parts.disk.sizing import load_inventory
+from hdbbench.load.inventory.model import load_inventory
 
 REPO = Path(__file__).resolve().parents[1]
 SCENARIOS = sorted((REPO / "scenarios").glob("*.toml"))

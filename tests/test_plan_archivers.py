@@ -20,7 +20,7 @@ from hdbbench.load.inventory.write import write_inventory
 from hdbbench.subscribers.kinds import OURS
 from hdbbench.scenario.plan import plan_devices
 from hdbbench.scenario.scenario import parse_scenario
-from hdbbench.parts.disk.sizing import load_inventory
+from hdbbench.load.inventory.model import load_inventory
 from tests.harness import REPO
 
 EXAMPLE = REPO / "inventories" / "example-facility.toml"

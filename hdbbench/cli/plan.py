@@ -72,7 +72,7 @@ def archivers(inventory_path: Path, backend: str, kind: str, binary: Path | None
     """The archivers INVENTORY needs on BACKEND, and an assignment of its attributes."""
     from hdbbench.load.inventory import archivers as planner
     from hdbbench.load.inventory.write import write_inventory
-    from hdbbench.parts.disk.sizing import load_inventory
+    from hdbbench.load.inventory.model import load_inventory
 
     if sum((run_dir is not None, rate is not None, calibrate)) != 1:
         raise ConfigError("give exactly one of --from RUN (a measured saturation), --rate EVENTS_PER_S and --calibrate")
@@ -162,7 +162,7 @@ def _validate(planned: Path, made: Any, binary: Path | None, duration_s: float, 
     """The facility scenario with exactly the plan's layout, at the inventory's own rates."""
     from hdbbench.load import facility
     from hdbbench.results.document import read_results
-    from hdbbench.parts.disk.sizing import load_inventory
+    from hdbbench.load.inventory.model import load_inventory
     from hdbbench.results.trials import InsertionResults
 
     inventory = load_inventory(planned)

@@ -65,7 +65,7 @@ def measure(state_dir: Path, backends: tuple[str, ...], variants: tuple[str, ...
             runs_root: Path, name: str) -> None:
     """Bytes per event of each type/format/write table on each backend and variant."""
     from hdbbench.parts.disk import array_events, default_cases, default_span, parse_case, run_measure, variants_for
-    from hdbbench.parts.disk.sizing import load_inventory
+    from hdbbench.load.inventory.model import load_inventory
     from hdbbench.stack.stack import load_endpoints
 
     inv = load_inventory(inventory) if inventory else None

@@ -33,7 +33,7 @@ from hdbbench.load import devices as launcher
 from hdbbench.load import emitter as em
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.hdbtypes import AttrFormat
-from hdbbench.parts.disk.sizing import Group, Inventory, load_inventory
+from hdbbench.load.inventory.model import Group, Inventory, load_inventory
 
 MAX_ATTRIBUTES_PER_SUBSCRIBER = 10_000
 ATTRIBUTES_PER_DEVICE = 500

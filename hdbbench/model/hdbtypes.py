@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
+from hdbbench.model.errors import ConfigError
+
 
 
 class TangoType(enum.IntEnum):
@@ -193,3 +195,12 @@ def as_encoded(value: Any) -> Encoded | None:
         return Encoded("", bytes(value))
     fmt, data = value
     return Encoded(str(fmt), bytes(data))
+
+
+def parse_type(text: str) -> TangoType:
+    """`devdouble`, `DevDouble` or `DEV_DOUBLE`."""
+    key = text.strip().lower().replace("_", "")
+    for t in TangoType:
+        if key in (t.suffix, t.name.lower().replace("_", "")):
+            return t
+    raise ConfigError(f"unknown Tango type {text!r} (e.g. devdouble, devlong, devstring)")

@@ -3,7 +3,7 @@
 
     scenario         hdbbench.scenario.scenario.load_scenario      name, backends, [stack], [load], [measurements] ...
     device profile   hdbbench.load.devices.load_profile        [profile], [defaults], [[attribute]], [[matrix]]
-    inventory        hdbbench.parts.disk.sizing.load_inventory       name, retention_days, [[attributes]]
+    inventory        hdbbench.load.inventory.model.load_inventory       name, retention_days, [[attributes]]
     query set        hdbbench.parts.extraction.queries.load_query_set      [[query]], [data]
 
 `load_input` validates a file of any kind (`hdbbench check`); `load_as` is what a command that takes
@@ -32,7 +32,7 @@ def _loaders() -> dict[str, Callable[[Path], Any]]:
     from hdbbench.load.devices import load_profile
     from hdbbench.parts.extraction.queries import load_query_set
     from hdbbench.scenario.scenario import load_scenario
-    from hdbbench.parts.disk.sizing import load_inventory
+    from hdbbench.load.inventory.model import load_inventory
 
     return {"scenario": load_scenario, "device profile": load_profile, "inventory": load_inventory,
             "query set": load_query_set}

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from hdbbench.parts.disk import Case
     from hdbbench.parts.extraction.extraction import ExtractionOptions
     from hdbbench.parts.extraction.queries import QuerySet
-    from hdbbench.parts.disk.sizing import Inventory
+    from hdbbench.load.inventory.model import Inventory
 
 
 @dataclass(frozen=True)
@@ -223,7 +223,7 @@ def plan_devices(scenario: Scenario) -> DevicesPlan:
     assignment = None
     if scenario.facility is not None:
         from hdbbench.load import facility
-        from hdbbench.parts.disk.sizing import load_inventory
+        from hdbbench.load.inventory.model import load_inventory
 
         assignment = facility.assignment_of(load_inventory(scenario.facility.inventory), scenario.facility.scale,
                                             devices)
@@ -241,7 +241,7 @@ def _served(scenario: Scenario) -> tuple[launcher.Profile, tuple[DevicePlan, ...
     scenario's profile, or its inventory at its scale dealt over the devices with its phases."""
     if scenario.facility is not None:
         from hdbbench.load import facility
-        from hdbbench.parts.disk.sizing import load_inventory
+        from hdbbench.load.inventory.model import load_inventory
 
         inventory = load_inventory(scenario.facility.inventory)
         plans = facility.plan_facility(inventory, scenario.facility.scale, scenario.servers,
@@ -379,7 +379,7 @@ def _plan_disk(scenario: Scenario) -> DiskPlan | None:
     if part is None:
         return None
     from hdbbench.parts.disk import default_cases, variants_for
-    from hdbbench.parts.disk.sizing import load_inventory
+    from hdbbench.load.inventory.model import load_inventory
 
     cases = tuple(default_cases(part.events, part.attributes, list(part.array_sizes)))
     chosen = variants_for(scenario.backends, part.variants)

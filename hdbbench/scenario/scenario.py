@@ -431,7 +431,7 @@ def _facility_devices(reader: Table) -> FacilityDevices | None:
         return None
     if reader.has("profile"):
         raise reader.fail("inventory", "give exactly one of profile and inventory")
-    from hdbbench.parts.disk.sizing import load_inventory
+    from hdbbench.load.inventory.model import load_inventory
 
     path = _file(reader, "inventory")
     load_inventory(path)  # refused now, before anything starts
@@ -442,7 +442,7 @@ def _facility_devices(reader: Table) -> FacilityDevices | None:
 def _facility_layout(facility: FacilityDevices) -> tuple[int, int]:
     """Servers and devices per server for an inventory's devices when the scenario does not say."""
     from hdbbench.load import facility as fac
-    from hdbbench.parts.disk.sizing import load_inventory
+    from hdbbench.load.inventory.model import load_inventory
 
     return fac.default_layout(fac.attribute_count(load_inventory(facility.inventory), facility.scale))
 
@@ -454,7 +454,7 @@ def _check_subscriber_limit(subs: Table, profile: Path | None, facility: Facilit
     from hdbbench.load import facility as fac
 
     if facility is not None:
-        from hdbbench.parts.disk.sizing import load_inventory
+        from hdbbench.load.inventory.model import load_inventory
 
         attributes = fac.attribute_count(load_inventory(facility.inventory), facility.scale)
     else:
@@ -505,7 +505,7 @@ def _parse_disk(reader: Table) -> DiskPart:
             raise reader.fail("variants", str(exc)) from None
     inventory = None
     if reader.has("inventory"):
-        from hdbbench.parts.disk.sizing import load_inventory
+        from hdbbench.load.inventory.model import load_inventory
 
         inventory = _file(reader, "inventory")
         load_inventory(inventory)  # refused now, before anything starts

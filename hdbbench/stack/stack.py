@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench.model.errors import ConfigError, ServerError
+from hdbbench.stack import mounts
 from hdbbench.stack.servers import homes, process
 from hdbbench.stack.servers.confine import lifecycle as confine
 from hdbbench.stack.servers.confine.records import ServerConfinement
@@ -197,11 +198,9 @@ class Stack:
     def down(self) -> list[str]:
         """Stop everything started in this state directory (found from the records) and remove the
         servers' homes outside it; return the names stopped."""
-        from hdbbench.load import devices  # devices need the stack, not the other way round
-
-        # Clients first (simulated devices, subscribers), then the servers they use.
-        stopped = devices.down(self.state_dir / "devices")
-        stopped += self._stop_records("*/*/process.json")
+        # Clients first (simulated devices, subscribers: each records its process as
+        # <state>/<component>/<name>/process.json), then the servers they use.
+        stopped = self._stop_records("*/*/process.json")
         stopped += [name for name, server in self._servers.items() if server.down()]
         # A kind started only on request (the Patroni cluster) is stopped by any `down` of its state
         # directory, also one that did not name it.
@@ -212,8 +211,6 @@ class Stack:
         # Servers started under another configuration (e.g. the other Tango database) have records too.
         stopped += self._stop_records("*/process.json")
         # Filesystems a fault trial mounted and a crash left behind (their users are stopped now).
-        from hdbbench.parts.faults import mounts  # faults need the stack, not the other way round
-
         stopped += [f"tmpfs {path}" for path in mounts.unmount_leftovers(self.state_dir)]
         stopped += confine.release_all(self.state_dir)  # before the homes: the images' mounts are in them
         (self.state_dir / _STATE_FILE).unlink(missing_ok=True)

@@ -163,6 +163,10 @@ def _start_server(fleet: Fleet, instance: str, devices: tuple[str, ...], tie_to_
     program = [str(gen_binary())] if fleet.engine == "cpp" else [sys.executable, str(SERVER_SCRIPT)]
     cmd = [*program, instance, "-ORBendPoint", f"giop:tcp:{address}:{orb}"]
     _, record = process.spawn(cmd, log_path=log, attached=tie_to_parent, env=env, cwd=REPO_ROOT)
+    # Also as the stack's process records (<stack>/devices/<instance>/process.json): `stack down`
+    # stops every recorded process of its state directory, devices first, without knowing devices.
+    _process_file(fleet.state_dir, instance).parent.mkdir(parents=True, exist_ok=True)
+    record.save(_process_file(fleet.state_dir, instance))
     return ServerRecord(instance, record.pid, record.create_time, orb, ev, hb, str(log), devices,
                         ENGINE_CLASSES[fleet.engine], address)
 
@@ -299,6 +303,10 @@ def _count_answering(fleet: Fleet, rec: ServerRecord) -> int:
     return n
 
 
+def _process_file(state_dir: Path, instance: str) -> Path:
+    return state_dir / instance / "process.json"
+
+
 def _stop(records: Sequence[ServerRecord], timeout_s: float) -> list[str]:
     """SIGTERM every live recorded process, SIGKILL what is left after timeout_s."""
     procs = {}
@@ -327,6 +335,8 @@ def down(state_dir: str | Path = DEFAULT_STATE_DIR, timeout_s: float = 10.0, unr
     if fleet is None:
         return []
     stopped = _stop(fleet.servers, timeout_s)
+    for rec in fleet.servers:
+        _process_file(fleet.state_dir, rec.instance).unlink(missing_ok=True)
     if unregister:
         try:
             db = _tango_db(fleet.tango_host)

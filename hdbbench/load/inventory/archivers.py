@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench.model.errors import ConfigError
-from hdbbench.parts.disk.sizing import Archiver, Group, Inventory
+from hdbbench.load.inventory.model import Archiver, Group, Inventory
 
 DEFAULT_HEADROOM = 0.5
 ARCHIVER_PREFIX = "archiving/hdbpp/es"

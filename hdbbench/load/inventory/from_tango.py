@@ -29,7 +29,7 @@ from hdbbench.load.inventory import tango_config
 from hdbbench.load.inventory.archive import masked
 from hdbbench.load.inventory.from_hdb import DEFAULT_WINDOW_H, read_archive
 from hdbbench.load.inventory.grouping import AttributeShape, build_inventory, twice_assigned
-from hdbbench.parts.disk.sizing import Archiver, Inventory
+from hdbbench.load.inventory.model import Archiver, Inventory
 
 SUBSCRIBER_CLASS = "HdbEventSubscriber"
 MANAGER_CLASS = "HdbConfigurationManager"

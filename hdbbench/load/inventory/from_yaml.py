@@ -51,7 +51,7 @@ from hdbbench.load.inventory.from_tango import (
     unique_names,
 )
 from hdbbench.load.inventory.grouping import AttributeShape, build_inventory
-from hdbbench.parts.disk.sizing import Archiver
+from hdbbench.load.inventory.model import Archiver
 
 LITERAL_DEVICE = re.compile(r"[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+")
 FILTER_KEYS = ("device",)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from hdbbench.model.hdbtypes import AttrFormat, TangoType, WriteType
 from hdbbench.load.inventory.figures import NUMERIC_TYPES, ValueTally
-from hdbbench.parts.disk.sizing import MAX_ELEMENTS, MAX_RATE_HZ, Archiver, Group, Inventory
+from hdbbench.load.inventory.model import MAX_ELEMENTS, MAX_RATE_HZ, Archiver, Group, Inventory
 
 ARCHIVABLE_TYPES = frozenset(int(t) for t in TangoType)
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hdbbench.model.hdbtypes import AttrFormat
-from hdbbench.parts.disk.sizing import VALUE_STATISTICS, Group, Inventory
+from hdbbench.load.inventory.model import VALUE_STATISTICS, Group, Inventory
 
 
 def _value(v: object) -> str:

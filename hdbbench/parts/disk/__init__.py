@@ -53,7 +53,6 @@ from hdbbench.parts.disk.cases import (
     default_cases,
     default_span,
     parse_case,
-    parse_type,
     value_bytes,
 )
 from hdbbench.parts.disk.inventory import InventoryRun, measure_inventory
@@ -65,6 +64,6 @@ __all__ = [
     "CSV_COLUMNS", "DEFAULT_VARIANTS", "RAW_FIXED_BYTES", "Case", "CaseResult", "InventoryRun", "Loader", "MeasureVariant",
     "Tally", "VariantOutcome", "array_events", "array_fits", "bulk_loader", "case_attributes", "case_batches",
     "default_cases", "default_span",
-    "measure_case", "measure_inventory", "measure_variant", "parse_case", "parse_type", "run_measure", "table_for",
+    "measure_case", "measure_inventory", "measure_variant", "parse_case", "run_measure", "table_for",
     "value_bytes", "variants_for",
 ]

@@ -16,7 +16,7 @@ from hdbbench.backends.base import Backend
 from hdbbench.load.emitter import TYPES, AttrSpec, EventStream, stream_key
 from hdbbench.parts.disk.fit import geometric_sizes
 from hdbbench.model.errors import ConfigError
-from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType, as_encoded
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType, as_encoded, parse_type
 
 RAW_FIXED_BYTES = 8 + 4 + 1  # data_time + att_conf_id + quality
 VALUE_BYTES: dict[TangoType, int] = {
@@ -83,15 +83,6 @@ class Case:
                 "write": self.side, "elements": self.elements, "dim_x": self.dim_x, "dim_y": self.dim_y,
                 "events": self.events, "attributes": self.attributes, "period_s": self.period_s,
                 "string_chars": self.string_chars, "span": self.span, "sizes": list(self.sizes)}
-
-
-def parse_type(text: str) -> TangoType:
-    """`devdouble`, `DevDouble` or `DEV_DOUBLE`."""
-    key = text.strip().lower().replace("_", "")
-    for t in TangoType:
-        if key in (t.suffix, t.name.lower().replace("_", "")):
-            return t
-    raise ConfigError(f"unknown Tango type {text!r} (e.g. devdouble, devlong, devstring)")
 
 
 def parse_case(text: str, events: int, attributes: int, span: float = 1.0) -> Case:

@@ -15,6 +15,7 @@ from hdbbench.parts.disk.reference import compare as compare_with_reference
 from hdbbench.parts.disk.cases import clear_made
 from hdbbench.parts.disk.inventory import measure_inventory
 from hdbbench.parts.disk.measure import array_fits, measure_variant
+from hdbbench.parts.disk.sizing import group_case
 from hdbbench.results.document import RunDirectory, RunPart, environment_facts, results_document
 from hdbbench.parts.side_by_side import GroupProgress, ItemProgress, side_by_side
 
@@ -113,7 +114,7 @@ def _measure_each(backends: Sequence[str], progress: ItemProgress, stop: Any, ch
 def _inventory_run(backend: str, endpoint: Any, variant: str, spec: tuple[Any, float, float],
                    seed: int, progress: Callable[[str], None]) -> dict[str, Any]:
     inv, simulated_s, scale = spec
-    groups = [(g.label, g.case(simulated_s, scale)) for g in inv.groups]
+    groups = [(g.label, group_case(g, simulated_s, scale)) for g in inv.groups]
     progress(f"{backend} {variant}: inventory {inv.name}")
     runs = measure_inventory(backend, endpoint, variant, groups, seed, then_clustered=True)
     return {"runs": [r.to_dict() for r in runs]}

@@ -48,7 +48,7 @@ import psutil
 from hdbbench.backends import registry
 from hdbbench.backends.base import FaultAbility, HeldLock
 from hdbbench.model.errors import ConfigError, ServerError
-from hdbbench.parts.faults import mounts
+from hdbbench.stack import mounts
 from hdbbench.stack.servers import registry as servers
 from hdbbench.stack.servers.ports import LOOPBACK, port_is_free
 from hdbbench.stack.servers.registry import ServerArgs
