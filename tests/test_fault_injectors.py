@@ -31,7 +31,8 @@ from hdbbench.backends.mysql import MySQLBackend
 from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.model.errors import ConfigError, HdbbenchError
 from hdbbench.stack import mounts
-from hdbbench.parts.faults.injectors import INJECTORS, FaultTarget, Injector, make_injector
+from hdbbench.parts.faults.factory import make_injector
+from hdbbench.parts.faults.injectors import INJECTORS, FaultTarget, Injector
 from hdbbench.model.hdbtypes import AttributeInfo, Event, TangoType
 from hdbbench.stack.servers.endpoints import StackEndpoints
 from hdbbench.stack.stack import Stack, StackConfig

@@ -23,7 +23,7 @@ from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.load.inventory.from_hdb import from_hdb
 from hdbbench.load.inventory.from_tango import read_tango
 from hdbbench.load.inventory.model import Inventory, load_inventory
-from hdbbench.subscribers.launcher import spread
+from hdbbench.load.offered import spread
 from tests.harness import eventually, seen
 from tests.harness.composed import Harness
 from tests.harness.databases import read_only_url

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""`hdbbench plan archivers` (hdbbench.load.inventory.archivers): how many archivers and which attributes go
+"""`hdbbench plan archivers` (hdbbench.scenario.archivers): how many archivers and which attributes go
 where, the files it writes, the facility scenario run with exactly that assignment, and `--validate`
 on real servers for a small inventory."""
 
@@ -14,8 +14,8 @@ import pytest
 
 from hdbbench.load import facility
 from hdbbench.model.errors import ConfigError
-from hdbbench.load.inventory import archivers as planner
-from hdbbench.load.inventory.archivers import plan_archivers, planned_inventory
+from hdbbench.scenario import archivers as planner
+from hdbbench.scenario.archivers import plan_archivers, planned_inventory
 from hdbbench.load.inventory.write import write_inventory
 from hdbbench.subscribers.kinds import OURS
 from hdbbench.scenario.plan import plan_devices

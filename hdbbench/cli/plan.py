@@ -17,7 +17,7 @@ It writes into DIR (default plans/<inventory>-<backend>): archivers.toml (the in
 [[archivers]]: the facility scenario runs exactly that layout), attribute-add.txt (one `AttributeAdd`
 per attribute, for hdbpp-es or the configuration manager) and archivers.yaml; and prints the plan.
 --validate runs the facility scenario with that layout at the inventory's own rates and says whether
-it keeps up with nothing lost (exit 1 when not). hdbbench.load.inventory.archivers says how the plan is made.
+it keeps up with nothing lost (exit 1 when not). hdbbench.scenario.archivers says how the plan is made.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def archivers(inventory_path: Path, backend: str, kind: str, binary: Path | None
               run_dir: Path | None, rate: float | None, calibrate: bool, headroom: float, output: Path | None,
               validate: bool, duration_s: float, state_dir: Path) -> None:
     """The archivers INVENTORY needs on BACKEND, and an assignment of its attributes."""
-    from hdbbench.load.inventory import archivers as planner
+    from hdbbench.scenario import archivers as planner
     from hdbbench.load.inventory.write import write_inventory
     from hdbbench.load.inventory.model import load_inventory
 

@@ -19,8 +19,8 @@ from hdbbench.cli.options import database_option, find_tango_host, state_dir_opt
 from hdbbench.model.errors import ConfigError, ServerError
 from hdbbench.stack.servers.ports import LOOPBACK
 from hdbbench.stack.stack import load_endpoints
-from hdbbench.subscribers.launcher import (DEFAULT_BINARY, DEVICE_PREFIX, SubscriberFleet, SubscriberSpec, lib_configuration,
-                                  spread)
+from hdbbench.subscribers.launcher import (DEFAULT_BINARY, DEVICE_PREFIX, SubscriberFleet, SubscriberSpec, lib_configuration)
+from hdbbench.load.offered import spread
 
 _binary = click.option("--binary", type=click.Path(path_type=Path), default=DEFAULT_BINARY, show_default=True,
                        help="Subscriber executable (a real hdbpp-es works too).")

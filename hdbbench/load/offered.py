@@ -10,7 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hdbbench.model.errors import ConfigError
-from hdbbench.subscribers.launcher import spread
+
+
+def spread(attributes: Sequence[str], count: int) -> list[tuple[str, ...]]:
+    """The attributes dealt round-robin over `count` subscribers."""
+    return [tuple(attributes[n::count]) for n in range(count)]
 
 
 @dataclass

@@ -23,11 +23,12 @@ from hdbbench.load import devices as device_launcher
 from hdbbench.scenario import hosts as hosts_layout
 from hdbbench.results import openmetrics
 from hdbbench.parts.aging import growth
-from hdbbench.parts.aging.records import confinement_only
+from hdbbench.results.aging import confinement_only
 from hdbbench.parts.aging.part import AgingRun, history_lines, run_history, write_csvs
 from hdbbench.load.offered import LoadTarget
 from hdbbench.stack.placement import Placement, PlacementControl
-from hdbbench.scenario.plan import DiskPlan, ExtractionPlan, FaultsPlan, RunOptions, RunPlan, plan_run
+from hdbbench.parts.faults.part import FaultsPlan
+from hdbbench.scenario.plan import DiskPlan, ExtractionPlan, RunOptions, RunPlan, plan_run
 from hdbbench.trials.progress import PhaseProgress, TrialProgress, trial_line
 from hdbbench.results.document import RunDirectory, RunPart, environment_facts, results_document
 from hdbbench.scenario.scenario import Scenario

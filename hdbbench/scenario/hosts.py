@@ -29,16 +29,14 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hdbbench.model.errors import ConfigError, ServerError
 from hdbbench.stack.servers.ports import LOOPBACK, check_address
 from hdbbench.stack.servers.registry import hosts_keys
 from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec
 from hdbbench.model.tomlfile import Table, read_document
-
-if TYPE_CHECKING:
-    from hdbbench.scenario.plan import DevicesPlan
+from hdbbench.load.devices.plan import DevicesPlan
 
 SERVER_COMPONENTS = hosts_keys()  # [hosts] key -> server kind (hdbbench.stack.servers.registry)
 HOSTS_KEYS = (*SERVER_COMPONENTS, "devices", "subscribers", "controller")

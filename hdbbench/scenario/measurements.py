@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hdbbench.parts.aging.settings import GrowthLoad, parse_growth
+from hdbbench.parts.aging.settings import parse_growth
+from hdbbench.trials.settings import GrowthLoad
 from hdbbench.model.measure import MIN_SATURATION_STEP_S
 from hdbbench.trials.search import MODES, Mode, SearchPlan
 from hdbbench.model.tomlfile import Table

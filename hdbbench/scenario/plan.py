@@ -27,10 +27,11 @@ from hdbbench.parts.aging.history import HistorySize
 from hdbbench.parts.aging.settings import LoadOrderPart
 from hdbbench.backends.registry import server_of
 from hdbbench.load.devices import DevicePlan
+from hdbbench.load.devices.plan import DevicesPlan
 from hdbbench.model.errors import ConfigError
-from hdbbench.parts.faults.part import FaultsPart
+from hdbbench.parts.faults.part import FaultsPlan, FaultTrialPlan
 from hdbbench.scenario.hosts import HostsLayout
-from hdbbench.trials.insertion import TrialSettings
+from hdbbench.trials.settings import TrialSettings
 from hdbbench.subscribers.kinds import SubscriberKind, trial_label
 from hdbbench.parts.maintenance.run import MaintenancePlan
 from hdbbench.stack.placement import Placement
@@ -54,54 +55,6 @@ class RunOptions:
     state_dir: Path = Path(".hdbbench")
     runs_root: Path = Path("runs")
     settings_overrides: dict[str, dict[str, str]] | None = None
-
-
-@dataclass(frozen=True)
-class DevicesPlan:
-    """The simulated device servers and the engine that serves them."""
-
-    engine: str                            # "cpp" or "python", settled ("auto" resolved here)
-    source: str                            # the profile or the inventory they come from (the fleet records it)
-    devices: tuple[DevicePlan, ...]        # every device: name, server instance, seed, attributes, phases
-    scale: float | None = None             # an inventory's scale; None for a profile
-    # An inventory's archivers: each one's attributes as "device/attribute" (None: dealt round-robin).
-    assignment: tuple[tuple[str, ...], ...] | None = None
-
-    @property
-    def keep_rate_mix(self) -> bool:
-        """An inventory's attributes keep their own rates when the offered total changes."""
-        return self.scale is not None
-
-    @property
-    def servers(self) -> tuple[str, ...]:
-        """The server instances, in the order they start."""
-        return tuple(dict.fromkeys(d.server for d in self.devices))
-
-    @property
-    def attributes(self) -> int:
-        """The code-pushed attributes: those the trials offer their load on."""
-        return sum(1 for d in self.devices for s in d.specs if s.mode == "push")
-
-
-@dataclass(frozen=True)
-class FaultTrialPlan:
-    """One trial of the faults part: a fault on a backend with a subscriber kind."""
-
-    backend: str
-    kind: SubscriberKind
-    fault: str
-    label: str
-    schema_variant: str
-    subscribers: int
-    # The scenario's LibConfiguration lines with the kind's over them; the part's spool and queue
-    # keys are added by the trial (the spool's directory is the trial's own).
-    lib_overrides: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True)
-class FaultsPlan:
-    part: FaultsPart
-    trials: tuple[FaultTrialPlan, ...]
 
 
 @dataclass(frozen=True)

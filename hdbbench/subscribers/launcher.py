@@ -78,11 +78,6 @@ class SubscriberSpec:
         return f"{DEVICE_PREFIX}/{self.label}"
 
 
-def spread(attributes: Sequence[str], count: int) -> list[tuple[str, ...]]:
-    """The attributes dealt round-robin over `count` subscribers."""
-    return [tuple(attributes[n::count]) for n in range(count)]
-
-
 class SubscriberFleet:
     """N subscriber processes registered in one Tango database."""
 

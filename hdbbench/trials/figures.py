@@ -14,7 +14,7 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hdbbench.model import measure
 from hdbbench.trials import outside as db_side
@@ -31,9 +31,7 @@ from hdbbench.results.trials import (
     StoredRate,
     TrialFigures,
 )
-
-if TYPE_CHECKING:
-    from hdbbench.trials.insertion import TrialSettings
+from hdbbench.trials.settings import TrialSettings
 
 # The windowed durations (s) the trial reports, worst subscriber: result key -> (p50, p99, max) statistics.
 AGE_FIGURES = {

@@ -30,21 +30,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hdbbench.subscribers import delivery
 from hdbbench.trials import outside as db_side
 from hdbbench.trials import saturation as sat
 from hdbbench.subscribers import statistics as st
 from hdbbench.parts.aging.history import reset_history
-from hdbbench.parts.aging.records import HistoryRecord
 from hdbbench.backends import backend_for_stack
 from hdbbench.backends.registry import server_of
 from hdbbench.subscribers.kinds import DEFAULT_KIND, SubscriberKind, unproven_cause
 from hdbbench.stack.placement import PlacementControl, archiving_path_per_core
 from hdbbench.model.records import write
 from hdbbench.model.sampling import Sampler, TimeSeries, machine_probe, process_probe, thread_probe
-from hdbbench.trials.search import SearchPlan, next_rate
+from hdbbench.trials.search import next_rate
+from hdbbench.trials.settings import TrialSettings
 from hdbbench.stack.servers.endpoints import StackEndpoints
 from hdbbench.load.offered import LoadTarget
 from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec, lib_configuration
@@ -58,9 +58,6 @@ from hdbbench.results.trials import (
     TrialKind,
     TrialSummary,
 )
-
-if TYPE_CHECKING:
-    from hdbbench.parts.aging.settings import GrowthLoad
 
 # The windowed durations the trial reports, as our subscriber publishes them (hdbbench.trials.figures).
 _AGE_STATISTICS = tuple(name for names in AGE_FIGURES.values() for name in names)
@@ -85,44 +82,6 @@ SETTLE_S = 2.0  # at most, for the proof's events to be stored before the statis
 EARLY_VERDICT_S = 3.0
 DRAIN_POLL_S = 0.2  # how often a drain reads the queues: its end is seen within this of the quiet
 Progress = Callable[[str, float, dict[str, float]], None]  # (phase, fraction done, latest figures)
-
-
-@dataclass(frozen=True)
-class TrialSettings:
-    """One trial of a run: what it measures (`trial_kind`), on which backend and subscriber kind, at
-    which rate and for how long; `label` names its series and database."""
-
-    backend: str
-    label: str
-    trial_kind: TrialKind
-    rate: float
-    duration_s: float
-    warmup_s: float
-    subscribers: int = 1
-    lib_overrides: dict[str, str] = field(default_factory=dict)
-    schema_variant: str = "pk+2"
-    search: SearchPlan | None = None    # a saturation search: its rates chosen step by step (hdbbench.trials.search)
-    step_s: float = 0.0
-    kind: SubscriberKind = DEFAULT_KIND  # which subscriber (hdbbench.subscribers.kinds): binary, environment
-    history: HistoryRecord | None = None  # the aged history it archives onto (None: a fresh database)
-    growth: GrowthLoad | None = None     # a growth trial's end and interval (hdbbench.parts.aging.growth)
-
-    @property
-    def is_search(self) -> bool:
-        return self.search is not None
-
-    @property
-    def rate_steps(self) -> tuple[float, ...]:
-        """A stepped search's rates after the first (a bisect search chooses its rates as it goes)."""
-        if self.search is None or self.search.mode != "step":
-            return ()
-        return tuple(self.search.step_rates()[1:])
-
-    @property
-    def batch_size(self) -> int | None:
-        """The LibConfiguration batch_size in force; None when not set (the library's default)."""
-        value = str(self.lib_overrides.get("batch_size", "")).strip()
-        return int(value) if value.isdigit() else None
 
 
 class Trial:

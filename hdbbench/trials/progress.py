@@ -22,8 +22,8 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 from hdbbench.subscribers import statistics as st
 from hdbbench.trials.outside import COUNTER_COLUMN, LAG_COLUMN
 from hdbbench.results.trials import TrialSummary
+from hdbbench.model.console import PLAIN_PERIOD_S
 
-PLAIN_PERIOD_S = 10.0
 MIN_DONE_FOR_ESTIMATE = 0.05
 
 

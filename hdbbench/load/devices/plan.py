@@ -38,3 +38,30 @@ def plan_fleet(profile: Profile, servers: int | None = None, devices_per_server:
     return [DevicePlan(f"{profile.device_prefix}/s{si:02d}d{di:03d}", f"{profile.name}-s{si:02d}", base,
                        profile.attributes, profile.timestamps, profile.phases)
             for si in range(n_srv) for di in range(n_dev)]
+
+
+@dataclass(frozen=True)
+class DevicesPlan:
+    """The simulated device servers and the engine that serves them."""
+
+    engine: str                            # "cpp" or "python", settled ("auto" resolved here)
+    source: str                            # the profile or the inventory they come from (the fleet records it)
+    devices: tuple[DevicePlan, ...]        # every device: name, server instance, seed, attributes, phases
+    scale: float | None = None             # an inventory's scale; None for a profile
+    # An inventory's archivers: each one's attributes as "device/attribute" (None: dealt round-robin).
+    assignment: tuple[tuple[str, ...], ...] | None = None
+
+    @property
+    def keep_rate_mix(self) -> bool:
+        """An inventory's attributes keep their own rates when the offered total changes."""
+        return self.scale is not None
+
+    @property
+    def servers(self) -> tuple[str, ...]:
+        """The server instances, in the order they start."""
+        return tuple(dict.fromkeys(d.server for d in self.devices))
+
+    @property
+    def attributes(self) -> int:
+        """The code-pushed attributes: those the trials offer their load on."""
+        return sum(1 for d in self.devices for s in d.specs if s.mode == "push")

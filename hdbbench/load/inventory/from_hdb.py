@@ -58,7 +58,7 @@ from hdbbench.load.inventory.archive import Archive, ArchivedAttribute, ArchiveS
 from hdbbench.load.inventory.figures import attribute_rate, tally, value_mode
 from hdbbench.load.inventory.grouping import AttributeShape, group_shapes, shape_of
 from hdbbench.load.inventory.write import inventory_text, write_inventory
-from hdbbench.trials.progress import PLAIN_PERIOD_S
+from hdbbench.model.console import PLAIN_PERIOD_S
 from hdbbench.load.inventory.model import Inventory, parse_inventory
 
 DEFAULT_WINDOW_H = 24.0

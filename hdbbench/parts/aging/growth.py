@@ -27,8 +27,8 @@ from typing import Any
 from hdbbench.trials import outside as db_side
 from hdbbench.subscribers import statistics as st
 from hdbbench.parts.aging.history import Confinement, confinement_of
-from hdbbench.parts.aging.records import GrowthInterval, GrowthRecord
-from hdbbench.parts.aging.settings import GrowthLoad
+from hdbbench.results.aging import GrowthInterval, GrowthRecord
+from hdbbench.trials.settings import GrowthLoad
 from hdbbench.model.errors import ServerError
 from hdbbench.trials.insertion import Trial
 from hdbbench.model.sampling import Sampler, TimeSeries, process_family

@@ -50,7 +50,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hdbbench.backends import get_backend
 from hdbbench.load.inventory.model import Group, Inventory
+from hdbbench.parts.disk.variants import MeasureVariant
 from hdbbench.parts.disk.cases import Case
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
@@ -153,9 +155,6 @@ def project(inventory: Inventory, results: dict[str, Any], replicas: float = 1.0
 
 def parts_at_retention(backend: str, variant: str, group: Group) -> int | None:
     """Chunks / partitions the group's table holds at retention (None: not partitioned, or unknown)."""
-    from hdbbench.backends import get_backend
-    from hdbbench.parts.disk import MeasureVariant
-
     try:
         schema = MeasureVariant.parse(backend, variant).schema
         planner = get_backend(backend, None, "plan")  # no server: table names and partition widths only

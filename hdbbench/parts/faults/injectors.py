@@ -414,14 +414,3 @@ class SpoolFull(_FillFault):
 INJECTORS: dict[str, Callable[[FaultTarget], Injector]] = {
     cls.name: cls for cls in (DatabaseStop, DatabaseKill, TableLock, DatabaseFull, SpoolFull)
 }
-
-
-def make_injector(kind: str, target: FaultTarget) -> Injector:
-    """The injector of `kind` for `target`; an unknown kind is refused naming it and the known ones."""
-    from hdbbench.parts.faults import cluster  # a cluster's faults (switchover, failover): it imports this module
-
-    known: dict[str, Callable[[FaultTarget], Injector]] = {**INJECTORS, **cluster.INJECTORS}
-    factory = known.get(kind)
-    if factory is None:
-        raise ConfigError(f"unknown fault kind {kind!r} (known: {', '.join(sorted(known))})")
-    return factory(target)

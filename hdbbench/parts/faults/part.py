@@ -12,13 +12,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hdbbench.model.tomlfile import suggestion
+from hdbbench.results.faults import DATABASE_FAULTS
+from hdbbench.subscribers.kinds import SubscriberKind
 
 if TYPE_CHECKING:
     from hdbbench.stack.servers.registry import ServerKind
     from hdbbench.model.tomlfile import Table
 
-# Database faults must lose nothing; the process and filesystem faults lose what their reason says.
-DATABASE_FAULTS = ("database_stop", "database_kill", "table_lock", "database_full")
+# Database faults must lose nothing (DATABASE_FAULTS, with the records they are judged on); the process and
+# filesystem faults lose what their reason says.
 PROCESS_FAULTS = ("subscriber_kill", "device_kill")
 FAULT_KINDS = ("database_stop", "database_kill", "table_lock", "subscriber_kill", "device_kill",
                "spool_full", "database_full")
@@ -115,3 +117,24 @@ def parse_faults(reader: Table) -> FaultsPart:
     )
     reader.finish()
     return part
+
+
+@dataclass(frozen=True)
+class FaultTrialPlan:
+    """One trial of the faults part: a fault on a backend with a subscriber kind."""
+
+    backend: str
+    kind: SubscriberKind
+    fault: str
+    label: str
+    schema_variant: str
+    subscribers: int
+    # The scenario's LibConfiguration lines with the kind's over them; the part's spool and queue
+    # keys are added by the trial (the spool's directory is the trial's own).
+    lib_overrides: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class FaultsPlan:
+    part: FaultsPart
+    trials: tuple[FaultTrialPlan, ...]

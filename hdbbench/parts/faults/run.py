@@ -33,7 +33,7 @@ from hdbbench.parts.faults.part import FaultsPart
 from hdbbench.parts.faults.processes import DeviceKill, SubscriberKill
 from hdbbench.parts.faults.results import NAMES_KEPT, RESULTS_KIND, TABLE_COLUMNS, TABLE_CSV, FaultTrial, table_rows
 from hdbbench.load.offered import LoadTarget
-from hdbbench.scenario.plan import FaultsPlan, FaultTrialPlan
+from hdbbench.parts.faults.part import FaultsPlan, FaultTrialPlan
 from hdbbench.results.document import RunDirectory, RunPart, results_document
 from hdbbench.model.sampling import Sampler, TimeSeries
 from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec, lib_configuration
@@ -176,7 +176,6 @@ class FaultTrialRun:
             self.device_kill = DeviceKill(self.devices_dir, self.load, self.part.rate, self.part.device,
                                           self._before_kill)
             return self.device_kill
-        from hdbbench.parts.faults.injectors import FaultTarget, make_injector
 
         target = FaultTarget(state_dir=self.state_dir, backend=self.backend.name, database=self.backend.database,
                              tables=self._data_tables(), spool_dir=self.home / "spool", tmpfs_mb=self.part.tmpfs_mb)
