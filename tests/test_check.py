@@ -9,16 +9,19 @@ kind it is meant as (scenario-, profile-, inventory-, query-set-). The commands 
 from __future__ import annotations
 
 import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
 from hdbbench.cli import main
+from hdbbench.cli.options import Finite
 from hdbbench.model.errors import ConfigError
 from hdbbench.scenario.inputs import kind_of
 from tests.harness import REPO
+from tests.harness.runs import HDBBENCH
 
 CORPUS = REPO / "tests" / "bad_inputs"
 BAD_FILES = sorted(CORPUS.glob("*.toml"))
@@ -26,11 +29,10 @@ SHIPPED = sorted([*REPO.glob("scenarios/*.toml"), *REPO.glob("devices/profiles/*
                   *REPO.glob("inventories/*.toml"), *REPO.glob("query_sets/*.toml")])
 KIND_OF_PREFIX = {"scenario": "scenario", "profile": "device profile", "inventory": "inventory",
                   "query-set": "query set"}
-HDBBENCH = [sys.executable, "-m", "hdbbench"]
 
 
 def _expected(path: Path) -> str:
-    first = path.read_bytes().split(b"\n", 1)[0].decode("utf-8")
+    first = path.read_bytes().split(b"\n", 1)[0].decode("utf-8").removeprefix("\ufeff")
     assert first.startswith("# expect: "), f"{path.name}: the first line must be '# expect: <words>'"
     return first.removeprefix("# expect: ")
 
@@ -58,7 +60,10 @@ def test_each_bad_file_is_refused_in_one_line(path: Path) -> None:
     assert "Traceback" not in lines[0]
 
 
-@pytest.mark.parametrize("path", [p for p in BAD_FILES if not _expected(p).startswith(("not valid TOML", "cannot read"))],
+UNREADABLE = ("not valid TOML", "cannot read", "starts with a UTF-8 byte-order mark")
+
+
+@pytest.mark.parametrize("path", [p for p in BAD_FILES if not _expected(p).startswith(UNREADABLE)],
                          ids=lambda p: p.name)
 def test_each_bad_file_is_recognised_as_the_kind_it_pretends_to_be(path: Path) -> None:
     assert kind_of(path) == _intended_kind(path)
@@ -160,3 +165,46 @@ binary = "{other}"
     result = CliRunner().invoke(main, ["check", str(path)])
     assert result.exit_code == 0 and f"ok: {path} (scenario)" in result.stdout
     assert f"hdbbench: warning: {path}: subscriber kind 'hdbpp-es': 6,625 attributes per process" in result.stderr
+
+
+# Bad input that is not a file for `check`: each command line ends in one line naming the option or
+# file and what is wrong, exit 2, and writes nothing.
+BAD_COMMANDS = [
+    (["inventory", "from-yaml", "tests/bad_inputs/archiving-random-bytes.yaml", "-o", "{out}"],
+     "tests/bad_inputs/archiving-random-bytes.yaml: not UTF-8 text"),
+    (["plan", "archivers", "inventories/small-test.toml", "--backend", "timescaledb", "--rate", "nan", "--output", "{out}"],
+     "Invalid value for '--rate': 'nan' is not a finite number"),
+    (["plan", "archivers", "inventories/small-test.toml", "--backend", "timescaledb", "--rate", "inf", "--output", "{out}"],
+     "Invalid value for '--rate': 'inf' is not a finite number"),
+    (["plan", "archivers", "inventories/small-test.toml", "--backend", "timescaledb", "--rate", "-Infinity",
+      "--output", "{out}"], "Invalid value for '--rate'"),
+    (["size", "measure", "--seed", "18446744073709551616", "--runs", "{out}"], "Invalid value for '--seed'"),
+]
+
+
+@pytest.mark.parametrize("command, words", BAD_COMMANDS, ids=lambda c: " ".join(c) if isinstance(c, list) else "")
+def test_each_bad_command_line_is_refused_in_one_line(tmp_path: Path, command: list[str], words: str) -> None:
+    out = tmp_path / "out"
+    result = subprocess.run([*HDBBENCH, *(a.replace("{out}", str(out)) for a in command)], cwd=REPO,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hdbbench: error: ") and words in lines[0], lines
+    assert not out.exists()
+
+
+def _parameters(command: click.Command, path: str = "hdbbench") -> Iterator[tuple[str, click.Parameter]]:
+    for parameter in command.params:
+        yield path, parameter
+    if isinstance(command, click.Group):
+        for name, sub in command.commands.items():
+            yield from _parameters(sub, f"{path} {name}")
+
+
+def test_every_number_option_refuses_nan_and_infinities() -> None:
+    floats = [(path, p) for path, p in _parameters(main) if isinstance(p.type, (click.types.FloatParamType))]
+    assert floats, "no number option found: the walk over the commands is broken"
+    assert [f"{path} {p.name}" for path, p in floats if not isinstance(p.type, Finite)] == []
+    for text in ("nan", "inf", "-inf"):
+        with pytest.raises(click.BadParameter):
+            Finite().convert(text, None, None)

@@ -91,6 +91,11 @@ def run() -> None:
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("hdbbench: interrupted", err=True)
         sys.exit(130)
+    except click.UsageError as exc:
+        # One line, as every other error: what is wrong, and where the command's options are told.
+        command = exc.ctx.command_path if exc.ctx is not None else "hdbbench"
+        click.echo(f"hdbbench: error: {exc.format_message().rstrip('.')} (see: {command} -h)", err=True)
+        sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)

@@ -14,7 +14,7 @@ import click
 
 from hdbbench.load import devices as dev
 from hdbbench.load.emitter import PHASE_MODES
-from hdbbench.cli.options import find_tango_host, state_dir_option, tango_host_option
+from hdbbench.cli.options import Finite, SEED, find_tango_host, state_dir_option, tango_host_option
 from hdbbench.model.errors import ConfigError
 from hdbbench.scenario.inputs import load_as
 
@@ -29,7 +29,7 @@ def devices() -> None:
 @click.option("--inventory", type=click.Path(path_type=Path),
               help="instead of a profile: an inventory TOML (inventories/), its mix of types, formats, array "
                    "sizes and rates (archive periods as push rates of 1/period)")
-@click.option("--scale", type=float, default=1.0, show_default=True,
+@click.option("--scale", type=Finite(), default=1.0, show_default=True,
               help="with --inventory: multiplies each group's attribute count (at least one per group)")
 @click.option("--phases", type=click.Choice(PHASE_MODES),
               help="with --inventory: schedule phases, seeded (default: each attribute offset by its own "
@@ -37,7 +37,7 @@ def devices() -> None:
                    "[profile] phases")
 @click.option("--servers", type=int, help="server processes (default: the profile's)")
 @click.option("--devices-per-server", type=int, help="devices per server (default: the profile's)")
-@click.option("--seed", type=int, help="seed (default: the profile's)")
+@click.option("--seed", type=SEED, help="seed (default: the profile's)")
 @tango_host_option
 @click.option("--start/--no-start", default=True, show_default=True,
               help="emit at once, or hold until each device's Start command")
@@ -46,7 +46,7 @@ def devices() -> None:
                    "profile polls nothing)")
 @click.option("--push-threads", type=int, default=1, show_default=True,
               help="pushing threads per server process (C++ engine)")
-@click.option("--timeout", "timeout_s", type=float, default=60.0, show_default=True, help="s to wait for export")
+@click.option("--timeout", "timeout_s", type=Finite(), default=60.0, show_default=True, help="s to wait for export")
 @state_dir_option
 def up_cmd(profile: Path | None, inventory: Path | None, scale: float, phases: str | None,
            servers: int | None, devices_per_server: int | None, seed: int | None, tango_host: str | None,
@@ -97,7 +97,7 @@ def status_cmd(state_dir: Path) -> None:
 
 
 @devices.command("down")
-@click.option("--timeout", "timeout_s", type=float, default=10.0, show_default=True,
+@click.option("--timeout", "timeout_s", type=Finite(), default=10.0, show_default=True,
               help="s between SIGTERM and SIGKILL")
 @click.option("--unregister", is_flag=True, help="also delete the servers from the Tango database")
 @state_dir_option

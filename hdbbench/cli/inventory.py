@@ -16,6 +16,7 @@ import click
 from rich.console import Console
 
 from hdbbench.load.inventory import from_hdb as hdb
+from hdbbench.cli.options import Finite
 
 
 @click.group()
@@ -27,7 +28,7 @@ def inventory() -> None:
 
 
 # Rates from an archive: from-hdb's, and from-tango's and from-yaml's with --url.
-_window = click.option("--window-h", type=click.FloatRange(min=0, min_open=True), default=hdb.DEFAULT_WINDOW_H,
+_window = click.option("--window-h", type=Finite(min=0, min_open=True), default=hdb.DEFAULT_WINDOW_H,
                        show_default=True, help="Rates over this many hours ending at the archive's newest event.")
 
 
@@ -36,7 +37,7 @@ _window = click.option("--window-h", type=click.FloatRange(min=0, min_open=True)
 @click.option("--output", "-o", required=True, type=click.Path(path_type=Path),
               help="The inventory file to write.")
 @_window
-@click.option("--max-seconds", type=click.FloatRange(min=0, min_open=True), default=hdb.DEFAULT_MAX_SECONDS,
+@click.option("--max-seconds", type=Finite(min=0, min_open=True), default=hdb.DEFAULT_MAX_SECONDS,
               show_default=True, help="Stop, writing nothing, when the read takes longer.")
 @click.option("--rows-per-attribute", type=click.IntRange(min=2), default=hdb.DEFAULT_ROWS_PER_ATTRIBUTE,
               show_default=True, help="Rows read per attribute at most (its newest in the window).")
@@ -73,7 +74,7 @@ _url = click.option("--url", metavar="ARCHIVE_URL",
                     help="an HDB++ archive (postgresql://... or mysql://...): the rates it measured (read as "
                          "`inventory from-hdb` reads them) instead of the attributes' configuration")
 _name = click.option("--name", help="the inventory's name [the output file's stem]")
-_default_period = click.option("--default-period", type=click.FloatRange(min=0, min_open=True), default=10.0,
+_default_period = click.option("--default-period", type=Finite(min=0, min_open=True), default=10.0,
                                show_default=True, metavar="SECONDS",
                                help="the period of an attribute that states none (code-pushed, not polled)")
 

@@ -10,6 +10,7 @@ the stack's own Tango database.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 import click
 
 from hdbbench.model.errors import ServerError
+from hdbbench.model.tomlfile import SEED_MAX
 from hdbbench.stack.servers.registry import ServerKind, external_kinds
 from hdbbench.stack.stack import DEFAULT_STATE_DIR, load_endpoints
 
@@ -26,6 +28,22 @@ state_dir_option = click.option(
     default=DEFAULT_STATE_DIR, show_default=True,
     help="The stack's state directory: records, logs and links to the servers' data [env HDBBENCH_STATE_DIR].",
 )
+
+
+class Finite(click.FloatRange):
+    """A number option: click's float takes 'nan' and 'inf', which no rate, time or share can be."""
+
+    name = "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
+# A seed of the generators: an unsigned 64-bit integer, as the devices and the data generator take it.
+SEED = click.IntRange(0, SEED_MAX)
 
 def _external_option(kind: ServerKind) -> Callable[[Any], Any]:
     """`--<kind's option>`: an existing server of that kind instead of the stack's own."""

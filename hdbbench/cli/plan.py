@@ -31,7 +31,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hdbbench.backends import BACKENDS
-from hdbbench.cli.options import state_dir_option
+from hdbbench.cli.options import Finite, state_dir_option
 from hdbbench.model.errors import ConfigError
 from hdbbench.load.facility import MAX_ATTRIBUTES_PER_SUBSCRIBER
 from hdbbench.subscribers.kinds import OURS, TANGO_SUB_SEND_HWM, TOPICS_PER_ATTRIBUTE
@@ -57,13 +57,13 @@ def plan() -> None:
 @click.option("--safe-attributes", type=click.IntRange(min=1),
               help="attributes one archiver keeps (default: HDB++'s 10,000; another kind Tango's 5,000)")
 @click.option("--from", "run_dir", type=click.Path(path_type=Path), help="a run whose saturation search measured the kind")
-@click.option("--rate", type=click.FloatRange(min=0, min_open=True), help="events/s one archiver sustains, as measured")
+@click.option("--rate", type=Finite(min=0, min_open=True), help="events/s one archiver sustains, as measured")
 @click.option("--calibrate", is_flag=True, help="measure it: a short saturation search of one archiver on this mix")
-@click.option("--headroom", type=click.FloatRange(0, 1, min_open=True), default=0.5, show_default=True,
+@click.option("--headroom", type=Finite(0, 1, min_open=True), default=0.5, show_default=True,
               help="each archiver at most this share of its sustainable rate")
 @click.option("--output", type=click.Path(path_type=Path), help="the plan's directory [plans/<inventory>-<backend>]")
 @click.option("--validate", is_flag=True, help="run the facility scenario with this layout and say if it keeps up")
-@click.option("--duration-s", type=click.FloatRange(min=20), default=60.0, show_default=True,
+@click.option("--duration-s", type=Finite(min=20), default=60.0, show_default=True,
               help="--validate: the trial's length")
 @state_dir_option
 def archivers(inventory_path: Path, backend: str, kind: str, binary: Path | None, safe_attributes: int | None,
@@ -161,9 +161,8 @@ def _calibrate(inventory_path: Path, inventory: Any, backend: str, kind: str, bi
 def _validate(planned: Path, made: Any, binary: Path | None, duration_s: float, state_dir: Path) -> None:
     """The facility scenario with exactly the plan's layout, at the inventory's own rates."""
     from hdbbench.load import facility
-    from hdbbench.results.document import read_results
+    from hdbbench.results.document import read_trials
     from hdbbench.load.inventory.model import load_inventory
-    from hdbbench.results.trials import InsertionResults
 
     inventory = load_inventory(planned)
     offered = facility.natural_rate(inventory, 1.0)
@@ -171,7 +170,7 @@ def _validate(planned: Path, made: Any, binary: Path | None, duration_s: float, 
                         len(made.archivers), 1.0,
                         {"rate": round(offered, 3), "duration_s": duration_s, "warmup_s": min(10.0, duration_s / 4)},
                         {"throughput": True}, planned.parent, state_dir)
-    trials = InsertionResults.from_dict(read_results(run / "results.json", "insertion").results).trials
+    trials = read_trials(run / "results.json")[1].trials
     trial = trials[-1]
     lost, unproven = trial.accounting.lost, trial.delivery_unproven or 0
     median = trial.stored_rate.median

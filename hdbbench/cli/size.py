@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hdbbench.backends import BACKENDS, DEFAULT_BACKENDS
-from hdbbench.cli.options import state_dir_option
+from hdbbench.cli.options import Finite, SEED, state_dir_option
 from hdbbench.parts.disk.variants import storage_of
 from hdbbench.model.errors import ConfigError
 from hdbbench.trials.progress import PhaseProgress
@@ -50,14 +50,14 @@ def size() -> None:
 @click.option("--case", "cases", multiple=True, metavar="SPEC",
               help="[scalar|spectrum|image:]<type>[:<n>|<x>x<y>][:ro|rw]; default: every scalar type + devdouble spectra.")
 @click.option("--events", default=200_000, show_default=True, help="Events per scalar case (its largest size).")
-@click.option("--span", type=float, help="Each case is measured at sizes from events/SPAN to events and fitted "
+@click.option("--span", type=Finite(), help="Each case is measured at sizes from events/SPAN to events and fitted "
               "(1: one size); default: 100, less when events/100 < 10000.")
 @click.option("--attributes", default=4, show_default=True, help="Attributes per case.")
 @click.option("--array-sizes", default="10,100,1000", show_default=True, help="Default devdouble spectrum sizes.")
 @click.option("--inventory", type=click.Path(path_type=Path), help="Also load this inventory (for plan --check).")
-@click.option("--simulated-s", default=3600.0, show_default=True, help="Inventory run: seconds of archiving loaded.")
-@click.option("--scale", default=0.01, show_default=True, help="Inventory run: share of each group's attributes.")
-@click.option("--seed", default=42, show_default=True)
+@click.option("--simulated-s", type=Finite(min=0, min_open=True), default=3600.0, show_default=True, help="Inventory run: seconds of archiving loaded.")
+@click.option("--scale", type=Finite(min=0, min_open=True), default=0.01, show_default=True, help="Inventory run: share of each group's attributes.")
+@click.option("--seed", type=SEED, default=42, show_default=True)
 @click.option("--runs", "runs_root", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
 @click.option("--name", default="disk", show_default=True, help="Run directory name suffix.")
 def measure(state_dir: Path, backends: tuple[str, ...], variants: tuple[str, ...], cases: tuple[str, ...], events: int,
@@ -90,9 +90,9 @@ def measure(state_dir: Path, backends: tuple[str, ...], variants: tuple[str, ...
 @click.option("--rows", default=10_000_000, show_default=True, help="Events of scalar devdouble loaded.")
 @click.option("--fit-events", default=100_000, show_default=True,
               help="Largest size of the default-scale fit ([disk] events of scenarios/default.toml).")
-@click.option("--span", type=float, help="Sizes of the fit: from fit-events/SPAN up; default as size measure.")
+@click.option("--span", type=Finite(), help="Sizes of the fit: from fit-events/SPAN up; default as size measure.")
 @click.option("--attributes", default=4, show_default=True, help="Attributes ([disk] attributes of the default).")
-@click.option("--seed", default=42, show_default=True)
+@click.option("--seed", type=SEED, default=42, show_default=True)
 @click.option("--runs", "runs_root", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
 def validate_(state_dir: Path, backends: tuple[str, ...], variants: tuple[str, ...], orders: tuple[str, ...], rows: int,
               fit_events: int, span: float | None, attributes: int, seed: int, runs_root: Path) -> None:
@@ -133,9 +133,9 @@ def _print_validation(results: list[Any]) -> None:
               help="results.json of a `size measure` run (or its run directory).")
 @click.option("--check", "check_dir", type=click.Path(path_type=Path),
               help="A `size measure --inventory` run directory to compare the projection with (target ±10 %).")
-@click.option("--replicas", default=1.0, show_default=True, type=click.FloatRange(min=1.0),
+@click.option("--replicas", default=1.0, show_default=True, type=Finite(min=1.0),
               help="Copies of the database kept (primary included): every figure times this.")
-@click.option("--log-retention-days", default=0.0, show_default=True, type=click.FloatRange(min=0.0),
+@click.option("--log-retention-days", default=0.0, show_default=True, type=Finite(min=0.0),
               help="Days of write-ahead / binary log kept (backups, replication), added to the total.")
 @click.option("--runs", "runs_root", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
 def plan(inventory_file: Path, results_file: Path, check_dir: Path | None, replicas: float,

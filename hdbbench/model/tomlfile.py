@@ -97,6 +97,9 @@ class Document:
         return Table(self, self.values, ())
 
 
+SEED_MAX = 2**64 - 1  # the generators hash the seed as an unsigned 64-bit integer
+
+
 def read_document(path: str | Path, kind: str) -> Document:
     """Parse `path`; a missing file, an unreadable one or invalid TOML is one ConfigError line."""
     path = Path(path)
@@ -106,6 +109,10 @@ def read_document(path: str | Path, kind: str) -> Document:
         raise ConfigError(f"{path}: {kind} file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the {kind} file: {getattr(exc, 'strerror', None) or exc}") from None
+    if text.startswith("\ufeff"):
+        # Some editors save UTF-8 with a byte-order mark; TOML has no place for it, and the parser's
+        # own message ("Invalid statement at line 1, column 1") would not tell the user why.
+        raise ConfigError(f"{path}:1: starts with a UTF-8 byte-order mark (U+FEFF): save it as UTF-8 without one")
     try:
         values = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -190,6 +197,13 @@ class Table:
         value = self.get(key, int, default)
         if key in self.values:
             self._in_range(key, value, minimum, maximum)
+        return value
+
+    def seed(self, key: str, default: Any = REQUIRED) -> int:
+        """A seed of the generators: the devices and the data generator take 64-bit unsigned seeds."""
+        value = self.get(key, int, default)
+        if key in self.values and not 0 <= value <= SEED_MAX:
+            raise self.fail(key, f"must be a 64-bit seed, 0 to {SEED_MAX}, got {value}")
         return value
 
     def number(self, key: str, default: Any = REQUIRED, *, minimum: float | None = None,

@@ -140,7 +140,7 @@ def load_data_set(path: str | Path) -> DataSet:
 
 
 def parse_data_set(table: Table) -> DataSet:
-    seed = table.integer("seed", 42)
+    seed = table.seed("seed", 42)
     span_s = table.duration("span", "1d")
     order = table.choice("order", ORDERS, "time")
     start = _start(table, span_s)

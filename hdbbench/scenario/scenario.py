@@ -246,7 +246,7 @@ def _parse(top: Table) -> Scenario:
     source = top.document.source
     name = top.string("name", pattern=NAME_PATTERN,
                       describe="1 to 64 letters, digits, '_', '.', '+' or '-' (it names the run directory)")
-    seed = top.integer("seed", 42)
+    seed = top.seed("seed", 42)
     backends = tuple(top.list_of("backends", str, list(DEFAULT_BACKENDS)))
     for backend in backends:
         if backend not in KNOWN_BACKENDS:

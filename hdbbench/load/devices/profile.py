@@ -148,7 +148,7 @@ def load_profile(path: str | Path) -> Profile:
     name = head.string("name", path.stem)
     if not _PROFILE_NAME.match(name):
         raise head.fail("name", f"{name!r} must be lower-case letters, digits and '-' (≤ 48)")
-    seed = head.integer("seed", 1, minimum=0)
+    seed = head.seed("seed", 1)
     servers = head.count("servers", 1)
     per_server = head.count("devices_per_server", 1)
     timestamps = head.choice("timestamps", em.TIMESTAMP_MODES, "schedule")

@@ -57,6 +57,7 @@ from hdbbench.parts.datagen import FORMATS, TYPE_SUFFIXES, DataSet, parse_data_s
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType
 from hdbbench.model.tomlfile import Table, from_values, parse_duration_s, read_document, suggestion
+from hdbbench.results.extraction import QueryRecord
 
 KINDS = ("range", "random", "aggregate", "array")
 MAX_QUERIES = 1_000_000     # per group and interval length: more is surely a typo
@@ -115,10 +116,12 @@ class Query:
     bucket_s: int = 60
     cold: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "group": self.group, "kind": self.kind, "att_name": self.att_name,
-                "type": self.tango_type.suffix, "format": self.format.name.lower(), "start": self.start.isoformat(),
-                "end": self.end.isoformat(), "interval_s": self.interval_s, "bucket_s": self.bucket_s, "cold": self.cold}
+    def record(self) -> QueryRecord:
+        """As results.json keeps it."""
+        return QueryRecord(id=self.id, group=self.group, kind=self.kind, att_name=self.att_name,
+                           type=self.tango_type.suffix, format=self.format.name.lower(), start=self.start.isoformat(),
+                           end=self.end.isoformat(), interval_s=self.interval_s, bucket_s=self.bucket_s,
+                           cold=self.cold)
 
 
 # ------------------------------------------------------------------------------------ parsing
@@ -136,7 +139,7 @@ def parse_query_set(document: dict[str, Any], source: str) -> QuerySet:
 
 def _parse(top: Table) -> QuerySet:
     source = str(top.document.source)
-    seed = top.integer("seed", 42)
+    seed = top.seed("seed", 42)
     fetch_rows = top.count("fetch_rows", 10_000)
     cold_explain = top.boolean("cold_explain", True)
     data = parse_data_set(top.table("data")) if top.has("data") else None
