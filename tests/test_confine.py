@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from hdbbench.parts.aging.history import building
-from hdbbench.parts.aging.records import ServerConfinement
+from hdbbench.stack.servers.confine.records import ServerConfinement
 from hdbbench.backends.mysql.aging import BUILD_POOL_BYTES
 from hdbbench.backends.registry import backend_for_stack
 from hdbbench.model.errors import ConfigError, ServerError

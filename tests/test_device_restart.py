@@ -19,8 +19,8 @@ from hdbbench.load import devices as launcher
 from hdbbench.parts.faults.accounting import resumption
 from hdbbench.parts.faults.part import FaultsPart
 from hdbbench.parts.faults.processes import DeviceKill
-from hdbbench.parts.faults.results import RESULTS_KIND, FaultTrial
-from hdbbench.results.document import read_results
+from hdbbench.results.document import read_kind
+from hdbbench.results.faults import FaultsResults
 from hdbbench.scenario.scenario import parse_scenario
 from hdbbench.load.inventory.model import load_inventory
 from tests.harness import REPO
@@ -102,8 +102,7 @@ def test_a_facility_device_kill_restarts_the_last_server_and_every_attribute_res
         "faults": {"kinds": ["device_kill"], "rate": 2 * facility.natural_rate(inventory, 1.0), "warmup_s": 2,
                    "hold_s": 2, "recover_timeout_s": 30, "drain_timeout_s": 30}}, tmp_path / "s.toml")
     run_dir = run_scenario(scenario, RunOptions(state_dir=test_state_dir, runs_root=tmp_path / "runs"))
-    document = read_results(run_dir / "faults.json", RESULTS_KIND)
-    [trial] = [FaultTrial.from_dict(t) for t in document.results["trials"]]
+    [trial] = read_kind(run_dir / "faults.json", FaultsResults).results.trials
     assert trial.error is None, trial.error
     plans = facility.plan_facility(inventory, 1.0, SERVERS, 1, scenario.seed)
     last_server = plans[-1].server

@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,9 @@ from hdbbench.load.inventory.model import load_inventory, parse_inventory
 from hdbbench.parts.disk.validate import validate, write_validation
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
+from hdbbench.model.records import read, write
+from hdbbench.results.disk import CaseSize
+from tests.harness.synthetic import disk_case
 from hdbbench.results.document import load_results
 from hdbbench.stack.servers.endpoints import StackEndpoints
 from tests.harness import REPO
@@ -87,13 +91,13 @@ def test_every_table_has_a_split_that_adds_up(stack_endpoints: StackEndpoints, b
             assert [p.events for p in r.points] == list(case.sizes if "clustered" not in variant else case.sizes[-1:])
             assert len(case.sizes) >= 3
             assert r.after.total_bytes > r.before.total_bytes, (variant, case.label, r.before, r.after)
-            row = r.to_dict()
+            row = write(r.record())
             # Tables this small may fit in the pages they started with: the average is positive, the
             # marginal may be 0 (and is then flagged), never negative.
             assert row["average_bytes_per_event"] > 0 and row["bytes_per_event"] >= 0
             assert row["fit_ok"] or "not a line" in row["fit_note"]
             assert row["documented_min_row_bytes"] is not None and row["documented_min_row_bytes"] > 18
-    spectrum_rows = [r.to_dict() for r in outcome.results if r.case.elements > 1]
+    spectrum_rows = [write(r.record()) for r in outcome.results if r.case.elements > 1]
     per_element = backend_class(backend).row_per_element
     assert all(r["rows"] == r["events"] * (r["case_elements"] if per_element else 1) for r in spectrum_rows)
 
@@ -188,7 +192,7 @@ def test_fit_reproduces_each_measured_size(stack_endpoints: StackEndpoints, back
         for point in r.points:
             measured = r.measured(point.size)
             assert abs(fit.at(point.events) - measured) <= 0.02 * measured, (r.case.label, point.events, fit)
-        row = r.to_dict()
+        row = write(r.record())
         assert row["bytes_per_event"] == row["marginal_bytes_per_event"] == fit.marginal_bytes_per_event
         parts = row["data_per_event"] + row["index_per_event"] + row["toast_per_event"]
         assert abs(parts - row["bytes_per_event"]) <= 1e-6 * row["bytes_per_event"]
@@ -248,13 +252,13 @@ def test_validate_compares_the_fit_with_a_larger_load(stack_endpoints: StackEndp
 def test_published_reference_sits_beside_ours_with_the_ratio() -> None:
     from hdbbench.parts.disk.reference import ROWS, compare
 
-    ours = [{"backend": "mysql", "variant": "pk", "case_type": "devdouble", "case_format": "scalar", "case_write": "ro",
-             "bytes_per_event": 52.0, "fit_ok": True},
-            {"backend": "timescaledb", "variant": "pk+2", "case_type": "devdouble", "case_format": "scalar",
-             "case_write": "ro", "bytes_per_event": 80.0, "fit_ok": True},
-            {"backend": "postgresql", "variant": "pk", "case_type": "devlong", "case_format": "scalar",
-             "case_write": "ro", "bytes_per_event": 50.0, "fit_ok": True}]
-    rows = compare(ours)
+    def case(backend: str, variant: str, type_: str, marginal: float) -> CaseSize:
+        return replace(read(CaseSize, disk_case(backend, type_, marginal / 1.5)), variant=variant,
+                       bytes_per_event=marginal)
+
+    ours = [case("mysql", "pk", "devdouble", 52.0), case("timescaledb", "pk+2", "devdouble", 80.0),
+            case("postgresql", "pk", "devlong", 50.0)]
+    rows = [write(r) for r in compare(ours)]
     assert {(r["backend"], r["order"]) for r in rows} == {("mysql", "pk"), ("mysql", "time"), ("timescaledb", "pk"),
                                                           ("timescaledb", "time")}
     mysql_pk = next(r for r in rows if r["backend"] == "mysql" and r["order"] == "pk")

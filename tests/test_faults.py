@@ -14,9 +14,11 @@ from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.model.errors import ConfigError
 from hdbbench.parts.faults.accounting import KillSnapshot, account, caught_up_s, recovery_s, write_stall
 from hdbbench.parts.faults.part import CLUSTER_FAULTS, FAULT_KINDS, FaultsPart
-from hdbbench.parts.faults.results import RESULTS_KIND, FaultTrial
+from hdbbench.model.records import write
+from hdbbench.parts.faults.results import RESULTS_KIND
 from hdbbench.scenario.plan import RunOptions, plan_run
-from hdbbench.results.document import RunDirectory, RunPart, read_results, results_document
+from hdbbench.results.document import RunDirectory, RunPart, read_kind, results_document
+from hdbbench.results.faults import FaultsResults, FaultTrial
 from hdbbench.scenario.scenario import load_scenario, parse_scenario
 from hdbbench.subscribers.launcher import SubscriberFleet
 from tests.harness import REPO
@@ -202,11 +204,10 @@ def test_fault_records_are_read_back_exactly_as_written(tmp_path: Path) -> None:
                        emitted=10, stored=8, lost=2, lost_by_reason={"emitted_while_subscriber_down": 2},
                        recovery_s=1.5, marks={"began": 1.0, "ended": 4.0}, drained=True)
     run = RunDirectory.create(tmp_path, "records")
-    RunPart(run, "faults").write_json("results.json", results_document(RESULTS_KIND, {}, {}, {"trials": [trial.to_dict()]}))
-    document = read_results(run.path / "faults.json", RESULTS_KIND)
-    assert [FaultTrial.from_dict(t) for t in document.results["trials"]] == [trial]
+    RunPart(run, "faults").write_json("results.json", results_document(RESULTS_KIND, {}, {}, FaultsResults(trials=[trial])))
+    assert read_kind(run.path / "faults.json", FaultsResults).results.trials == [trial]
     assert trial.problems() == []
-    assert FaultTrial(**{**trial.to_dict(), "fault": "database_kill"}).problems() == [
+    assert FaultTrial(**{**write(trial), "fault": "database_kill"}).problems() == [
         "database_kill on mysql (hdbbench-es) lost 2 events: a database fault must lose none"]
 
 
@@ -221,8 +222,7 @@ def _run(tmp_path: Path, state_dir: Path, backend: str, kinds: list[str]) -> Pat
 
 
 def _trials(run_dir: Path) -> dict[str, FaultTrial]:
-    document = read_results(run_dir / "faults.json", RESULTS_KIND)
-    return {t["fault"]: FaultTrial.from_dict(t) for t in document.results["trials"]}
+    return {t.fault: t for t in read_kind(run_dir / "faults.json", FaultsResults).results.trials}
 
 
 def _nothing_left(run_dir: Path, state_dir: Path, trials: dict[str, FaultTrial]) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from hdbbench.parts.aging.growth import Mark, growth_record, intervals_of, knee_bytes, knee_index
 from hdbbench.parts.aging.history import Confinement, confinement_of
-from hdbbench.parts.aging.records import GrowthInterval, ServerConfinement
+from hdbbench.results.aging import GrowthInterval, ServerConfinement
 from hdbbench.results.document import read_trials
 from hdbbench.model.sampling import TimeSeries
 from hdbbench.scenario.scenario import load_scenario

@@ -43,12 +43,11 @@ from hdbbench.model.errors import SchemaError
 from hdbbench.parts.faults import accounting as acc
 from hdbbench.parts.faults.cluster import Failover, ReplicaLost, Switchover
 from hdbbench.parts.faults.injectors import FaultTarget, make_injector
-from hdbbench.parts.faults.results import RESULTS_KIND, FaultTrial
 from hdbbench.scenario.plan import RunOptions
-from hdbbench.parts.replica_reads import RESULTS_KIND as REPLICA_KIND
-from hdbbench.parts.replica_reads import ReplicaReads
 from hdbbench.report.page import write_report
-from hdbbench.results.document import read_results
+from hdbbench.results.document import read_kind
+from hdbbench.results.faults import FaultsResults
+from hdbbench.results.replica import ReplicaResults
 from hdbbench.run.runner import run_scenario
 from hdbbench.scenario.scenario import parse_scenario
 from hdbbench.stack.servers import homes, netns
@@ -363,9 +362,9 @@ def test_a_scenario_runs_the_faults_part_and_replica_reads_on_the_cluster_and_re
     overrides = {"patroni": {"synchronous_mode": "off", "router": cluster.router}}
     run_dir = run_scenario(scenario, RunOptions(state_dir=stack.state_dir, runs_root=tmp_path / "runs",
                                                 settings_overrides=overrides))
-    trials = read_results(run_dir / "faults.json", RESULTS_KIND).results["trials"]
-    assert [t["fault"] for t in trials] == ["failover"]
-    record = FaultTrial.from_dict(trials[0])
+    trials = read_kind(run_dir / "faults.json", FaultsResults).results.trials
+    assert [t.fault for t in trials] == ["failover"]
+    record = trials[0]
     assert record.error is None, record.error
     assert record.emitted > 0 and record.stored > 0
     assert {"down", "promoted", "back"} <= set(record.marks)
@@ -374,10 +373,10 @@ def test_a_scenario_runs_the_faults_part_and_replica_reads_on_the_cluster_and_re
     # The primary was gone until a standby was promoted (Patroni's ttl): the window covers some of it.
     assert record.write_stall_s is not None and record.write_stall_s > 1.0
     assert record.caught_up_s is not None and record.lag_bytes_max is not None and record.lag_bytes_at_begin is not None
-    reads = ReplicaReads.from_dict(read_results(run_dir / "replica.json", REPLICA_KIND).results["trials"][0])
+    reads = read_kind(run_dir / "replica.json", ReplicaResults).results.trials[0]
     assert reads.error is None, reads.error
-    assert reads.loaded_rows > 0 and sum(q["runs"] for q in reads.queries) > 0
-    assert not [q for q in reads.queries if q["errors"]], reads.queries
+    assert reads.loaded_rows > 0 and sum(q.runs for q in reads.queries) > 0
+    assert not [q for q in reads.queries if q.errors], reads.queries
     for stretch in (reads.without, reads.with_readers):
         assert (stretch["stored_rate_p50"] or 0) > 0 and stretch["age_p99_s"] is not None, stretch
     report = write_report(run_dir).read_text()

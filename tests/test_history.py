@@ -13,7 +13,7 @@ import pytest
 
 from hdbbench.parts.aging.history import HistorySize, MixAttribute, build_history, layout_ops, reset_history
 from hdbbench.parts.aging.load_order import LoadOrderSpec, _make_copy, load_mix, load_rows, run_load_order
-from hdbbench.parts.aging.records import HistoryRecord
+from hdbbench.results.aging import HistoryRecord
 from hdbbench.backends.registry import backend_for_stack
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.hdbtypes import AttributeInfo, Event, TangoType, WriteType

@@ -18,13 +18,13 @@ import pytest
 from hdbbench.model.errors import ConfigError
 from hdbbench.parts.maintenance.jobs import jobs_of
 from hdbbench.parts.maintenance.part import JOB_KINDS, MaintenancePart
-from hdbbench.parts.maintenance.records import MaintenanceRecord, MaintenanceResults, WindowFigures
+from hdbbench.results.maintenance import MaintenanceRecord, MaintenanceResults, WindowFigures
 from hdbbench.parts.maintenance.windows import Query, window
-from hdbbench.results.document import read_results
+from hdbbench.model.records import read, write
+from hdbbench.results.document import read_trials
 from hdbbench.model.sampling import TimeSeries
 from hdbbench.scenario.scenario import load_scenario, parse_scenario
 from hdbbench.subscribers.launcher import SubscriberFleet
-from hdbbench.results.trials import InsertionResults
 from tests.harness import REPO
 
 SMALL = REPO / "scenarios" / "maintenance-small.toml"
@@ -103,8 +103,8 @@ def test_maintenance_records_are_read_back_exactly_as_written() -> None:
     job = MaintenanceRecord(backend="mysql", job="backup", label="mysql_maintenance", started_s=4.0, duration_s=None,
                             lost=0, before=figures, during=figures, detail="failed", error="RuntimeError: disk full")
     results = MaintenanceResults(trials=[], jobs=[job], extraction=[])
-    assert MaintenanceResults.from_dict(json.loads(json.dumps(results.to_dict()))) == results
-    assert "bytes" not in results.to_dict()["jobs"][0]
+    assert read(MaintenanceResults, json.loads(json.dumps(write(results)))) == results
+    assert "bytes" not in write(results)["jobs"][0]
 
 
 # --- end to end on real servers -------------------------------------------------------------------
@@ -125,7 +125,7 @@ def _run_small(tmp_path: Path, state_dir: Path, **changes: Any) -> Path:
 
 
 def _maintenance(run_dir: Path) -> MaintenanceResults:
-    insertion = InsertionResults.from_dict(read_results(run_dir / "results.json", "insertion").results)
+    _, insertion = read_trials(run_dir / "results.json")
     assert insertion.maintenance is not None
     return insertion.maintenance
 

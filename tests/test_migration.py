@@ -22,7 +22,8 @@ from hdbbench.model.errors import ConfigError
 from hdbbench.results.migration import MIGRATION_FILE, default_destination, migrate_run
 from hdbbench.report import compare, criteria, data
 from hdbbench.report.page import build_sections, write_report
-from hdbbench.results.document import FORMAT_VERSION, ResultsFormatError, read_results
+from hdbbench.results.document import FORMAT_VERSION, ResultsFormatError, read_kind, read_results
+from hdbbench.results.extraction import ExtractionResults
 from tests.harness.synthetic import SECTIONS, make_run, sections_of
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "format1" / "20261123T182641Z-default"
@@ -155,7 +156,7 @@ def test_extraction_and_disk_figures_are_carried_exactly(source: Path, migrated:
     old_summary = _json(source / "extraction.json")["results"]["summary"]
     assert _json(migrated / "extraction.json")["results"]["summary"] == old_summary
     record = old_summary[-1]
-    read = [f for f in data.extraction_figures(_json(migrated / "extraction.json"))
+    read = [f for f in data.extraction_figures(read_kind(migrated / "extraction.json", ExtractionResults).results)
             if f.backend == record["backend"] and f.interval_s == record["interval_s"]
             and f.cold == (record["temperature"] == "cold") and f.clustered == (record["state"] == "clustered")]
     assert record["client_s"]["p95"] in [f.p95_s for f in read]
@@ -219,11 +220,11 @@ def test_a_format_2_run_gets_what_each_trial_measured_from_its_label(tmp_path: P
         write_report(source)
     dest = tmp_path / "new"
     log = migrate_run(source, dest)
-    assert log.to_dict()["from_format"] == 2
+    assert log.from_format == 2
     assert _json(dest / "results.json")["results"] == _json(native / "results.json")["results"]  # as if run today
     for name in ("extraction.json", "disk.json", "sizing.json"):  # the other files: the new version, nothing else
         assert _json(dest / name) == _json(native / name), name
-    assert [(d["key"], d["records"]) for d in log.defaulted] == [("results.trials[].kind, batch_size", 24)]
+    assert [(d.key, d.records) for d in log.defaulted] == [("results.trials[].kind, batch_size", 24)]
     page, reference = sections_of(write_report(dest).read_text()), sections_of(write_report(native).read_text())
     assert {key: _words(text) for key, text in page.items()} == {key: _words(text) for key, text in reference.items()}
 
@@ -239,7 +240,7 @@ def test_a_run_migrated_before_keeps_its_earlier_log(migrated: Path, tmp_path: P
     older = tmp_path / "older"
     shutil.copytree(migrated, older)
     _as_format_2(older)
-    log = migrate_run(older, tmp_path / "again").to_dict()
+    log = _json(migrate_run(older, tmp_path / "again") and tmp_path / "again" / MIGRATION_FILE)
     assert log["from_format"] == 2 and log["earlier"] == [earlier]
     assert write_report(tmp_path / "again").is_file()
 

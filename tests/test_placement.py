@@ -15,6 +15,7 @@ import pytest
 
 from hdbbench.model.errors import ConfigError
 from hdbbench.stack.placement import Placement, format_cpus, machine_cpus, parse_cli, parse_cpu_list, pin
+from hdbbench.model.records import read
 from hdbbench.results.document import load_results
 from hdbbench.scenario.scenario import load_scenario
 from hdbbench.stack.stack import Stack
@@ -181,8 +182,8 @@ def test_the_report_shows_the_placement_and_a_group_off_its_cpus(tmp_path: Path)
     from hdbbench.results.trials import PlacementRecord
 
     wanted = {"devices": "0", "subscribers": "1", "databases": "1"}
-    good = _throughput("timescaledb", PlacementRecord.from_dict(_record(wanted, wanted)))
-    bad = _throughput("mysql", PlacementRecord.from_dict(_record(wanted, {**wanted, "databases": "0-1"})))
+    good = _throughput("timescaledb", read(PlacementRecord, _record(wanted, wanted)))
+    bad = _throughput("mysql", read(PlacementRecord, _record(wanted, {**wanted, "databases": "0-1"})))
     section = placement_section(Insertion([good, bad], ["timescaledb", "mysql"], tmp_path, 0.0))
     assert section.missing is None and section.finding is not None
     words = " ".join(section.finding.sentences)

@@ -10,7 +10,7 @@ import json
 import re
 import shutil
 import subprocess
-from dataclasses import asdict
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,10 @@ from hdbbench.report import compare, data, plan, ranking
 from hdbbench.report import text as report_text
 from hdbbench.report.page import write_report
 from hdbbench.report.text import Spread
-from hdbbench.results.document import FORMAT_VERSION, Projection
+from hdbbench.model.records import read
+from hdbbench.results.disk import DiskResults
+from hdbbench.results.document import FORMAT_VERSION
+from hdbbench.results.sizing import ProjectedGroup, Projection
 from hdbbench.scenario.scenario import parse_scenario
 from tests.harness.synthetic import DISK, MEDIANS, SECTIONS, make_run, projections, sections_of, write_json
 
@@ -389,7 +392,9 @@ def test_real_run_report_holds_its_sections(real_report: tuple[Path, str], tmp_p
         assert ("<svg" in found[key] or key == "loss") and "Recommendation" in found[key], key
     for key in ("subscribers", "extraction", "disk", "sizing"):  # the small scenario runs every part
         assert "<svg" in found[key] and "class='missing'" not in found[key], key
-    cases = data.load_file(path.parent, data.FILES["disk"]).document["results"]["cases"]
+    disk = data.load_file(path.parent, data.FILES["disk"]).results(DiskResults)
+    assert disk is not None
+    cases = disk.cases
     with open(path.parent / "disk-cases.csv", newline="") as handle:
         assert len(list(csv.DictReader(handle))) == len(cases)
     assert f"All {len(cases)} cases" in found["disk"] and "per scalar type" in found["disk"]
@@ -414,10 +419,10 @@ def test_real_run_words_agree_with_results(real_report: tuple[Path, str]) -> Non
 
 
 def test_plan_words_when_every_projection_leaves_a_group_out() -> None:
-    records = [Projection.from_dict(r) for r in projections()]
-    for record in records:
-        record.groups[1]["bytes_per_event"] = None   # "states" unmeasured everywhere
-    finding = plan.plan_finding([Projection(**(asdict(r) | {"complete": False})) for r in records], "x")
+    records = [read(Projection, r) for r in projections()]
+    records = [replace(r, complete=False,  # "states" unmeasured everywhere
+                       groups=[r.groups[0], replace(r.groups[1], bytes_per_event=None)]) for r in records]
+    finding = plan.plan_finding(records, "x")
     words = " ".join(finding.sentences)
     assert "No projection is complete" in words and "the smallest projection is timescaledb pk+2" in words
     assert finding.warnings[0] == ("Incomplete: states not measured for timescaledb pk+2, postgresql pk+2, "
@@ -427,19 +432,20 @@ def test_plan_words_when_every_projection_leaves_a_group_out() -> None:
 def test_plan_words_say_when_arrays_decide_the_total() -> None:
     """A backend smaller on scalars (what size validate checks at scale) can be larger in total when it
     stores one row per array element: the words say so instead of leaving the two rankings to clash."""
-    records = [Projection.from_dict(r) for r in projections()]
+    records = [read(Projection, r) for r in projections()]
     mysql = next(r for r in records if r.backend == "mysql")
-    scalar = sum(g["bytes_at_retention"] for g in mysql.groups)
-    for group in mysql.groups:  # mysql: the smallest scalars ...
-        group["bytes_at_retention"] *= 0.4
-    spectra = {"label": "orbit", "source": "fit over [100, 1000] elements", "bytes_at_retention": scalar * 2.0}
-    mysql.groups.append(spectra)  # ... and arrays that make it the largest in total
-    records = [r if r is not mysql else Projection(**(asdict(r) | {
-        "bytes_at_retention": scalar * 0.4 + spectra["bytes_at_retention"], "total_bytes": None})) for r in records]
+    scalar = sum(g.bytes_at_retention or 0.0 for g in mysql.groups)
+    # mysql: the smallest scalars, and arrays that make it the largest in total
+    groups = [replace(g, bytes_at_retention=(g.bytes_at_retention or 0.0) * 0.4) for g in mysql.groups]
+    spectra = ProjectedGroup(label="orbit", events_per_day=1e5, bytes_per_event=8000.0,
+                             source="fit over [100, 1000] elements", bytes_per_day=None, retention_days=730.0,
+                             bytes_at_retention=scalar * 2.0, log_bytes_per_day={}, share_at_retention=None)
+    records = [r if r is not mysql else replace(r, groups=[*groups, spectra], total_bytes=None,
+                                                bytes_at_retention=scalar * 0.4 + scalar * 2.0) for r in records]
     words = " ".join(plan.plan_finding(records, "x").sentences)
     assert "The scalar groups alone: mysql pk+2" in words and "(mysql smallest)" in words
     assert "The arrays decide the total" in words
-    plain = " ".join(plan.plan_finding([Projection.from_dict(r) for r in projections()], "x").sentences)
+    plain = " ".join(plan.plan_finding([read(Projection, r) for r in projections()], "x").sentences)
     assert "scalar groups alone" not in plain  # no arrays: nothing to explain
 
 

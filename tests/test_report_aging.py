@@ -11,8 +11,8 @@ from pathlib import Path
 
 from hdbbench.parts.aging.growth import growth_record
 from hdbbench.parts.aging.history import Confinement
-from hdbbench.parts.aging.records import AgingResults, GrowthInterval, HistoryRecord, LoadOrderRecord
-from hdbbench.model.records import write
+from hdbbench.results.aging import AgingResults, GrowthInterval, HistoryRecord, LoadOrderRecord
+from hdbbench.model.records import read, write
 from hdbbench.report.aging import bytes_per_event
 from hdbbench.report import plots
 from hdbbench.report.page import ranking_section, write_report
@@ -26,7 +26,7 @@ def growth(backend: str, rates: list[float], memory: int | None = 256 * MIB) -> 
     intervals = [GrowthInterval(t_s=10.0 * (k + 1), stored_rate=r, event_age_p99_s=0.1 + k / 10, queue=k,
                                 read_bytes=k * MIB, database_bytes=(k + 1) * 64 * MIB) for k, r in enumerate(rates)]
     record = growth_record(backend, "pk+2", 20_000.0, 10.0, Confinement(memory, "ssd"), intervals, lost=0)
-    return json.loads(json.dumps(AgingResults(confinement=[], history=[], load_order=[], growth=[record]).to_dict()))
+    return json.loads(json.dumps(write(AgingResults(confinement=[], history=[], load_order=[], growth=[record]))))
 
 
 def load(backend: str, order: str, seconds: float) -> LoadOrderRecord:
@@ -108,7 +108,7 @@ def test_a_missing_record_says_not_measured(tmp_path: Path) -> None:
 
 
 def test_bytes_per_event_from_the_intervals() -> None:
-    record = AgingResults.from_dict(growth("postgresql", [20_000.0] * 3)).growth[0]
+    record = read(AgingResults, growth("postgresql", [20_000.0] * 3)).growth[0]
     # 64 MiB per 10 s at 20,000 events/s
     assert bytes_per_event(record, None) == 64 * MIB / 200_000
     assert bytes_per_event(replace(record, intervals=record.intervals[:1]), None) is None
@@ -118,11 +118,11 @@ def test_planning_fills_the_archive_at_the_scenario_load_rate() -> None:
     from hdbbench.report.aging import planning
     from hdbbench.results.trials import InsertionResults
 
-    aging = AgingResults.from_dict(growth("postgresql", [20_000.0] * 4 + [10_000.0] * 4))
+    aging = read(AgingResults, growth("postgresql", [20_000.0] * 4 + [10_000.0] * 4))
     finding = planning(aging, InsertionResults(trials=[]).trials, load_rate=2_000.0)
     # knee at 320 MiB; 448 MiB grown over 1 M events stored (3 × 200,000 + 4 × 100,000) is 470 bytes per
     # event: 75.6 GiB a day at 2,000 events/s, so the knee is 320 MiB / 75.6 GiB a day = 5.95 minutes away
     assert "archiving this mix at 2,000 events/s adds 75.6 GiB a day" in finding.sentences[0]
     assert "it keeps up with 20,000 events/s for 5.95 minutes of archive." in finding.sentences[0]
-    kept_up = planning(AgingResults.from_dict(growth("postgresql", [20_000.0] * 4)), [], load_rate=2_000.0)
+    kept_up = planning(read(AgingResults, growth("postgresql", [20_000.0] * 4)), [], load_rate=2_000.0)
     assert kept_up.recommendation.startswith("No backend fell below its offered rate up to 256 MiB")

@@ -10,7 +10,7 @@ import csv
 import json
 from pathlib import Path
 
-from hdbbench.parts.maintenance.records import (
+from hdbbench.results.maintenance import (
     AggregateQuery,
     AggregateRefresh,
     MaintenanceRecord,
@@ -19,6 +19,7 @@ from hdbbench.parts.maintenance.records import (
     WindowFigures,
 )
 from hdbbench.report.maintenance import job_words
+from hdbbench.model.records import write
 from hdbbench.report.page import write_report
 from tests.harness.synthetic import make_run, sections_of
 
@@ -87,7 +88,7 @@ def run_with(tmp_path: Path, maintenance: MaintenanceResults | None, series: tup
     run = make_run(tmp_path, with_others=False)
     document = json.loads((run / "results.json").read_text())
     if maintenance is not None:
-        document["results"]["maintenance"] = json.loads(json.dumps(maintenance.to_dict()))
+        document["results"]["maintenance"] = json.loads(json.dumps(write(maintenance)))
     (run / "results.json").write_text(json.dumps(document))
     for label in series:
         write_series(run, label)

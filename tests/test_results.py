@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from pathlib import Path
@@ -11,8 +10,10 @@ from typing import Any
 
 import pytest
 
+from hdbbench.model.records import read, write
 from hdbbench.results import document as results
-from hdbbench.results.trials import TrialSummary
+from hdbbench.results.extraction import ExtractionResults, QuerySummary, TimeStats, Validation
+from hdbbench.results.trials import InsertionResults, TrialSummary
 
 
 def test_run_directory_records_its_state(tmp_path: Path) -> None:
@@ -29,11 +30,12 @@ def test_run_directory_records_its_state(tmp_path: Path) -> None:
 def test_results_round_trip_and_version_check(tmp_path: Path) -> None:
     run = results.RunDirectory.create(tmp_path, "rt")
     env = results.environment_facts({"postgres": "PostgreSQL 15"}, {"profile": "relaxed"})
-    doc = results.results_document("insertion", {"seed": 7}, env, {"median": 1.5})
+    doc = results.results_document("insertion", {"seed": 7}, env, InsertionResults(device_engine="cpp", trials=[]))
     path = run.write_json("results.json", doc)
-    assert results.load_results(path) == json.loads(json.dumps(doc, default=str))
-    doc["format_version"] = 1  # an older run: refused in one line, naming the file and both versions
-    run.write_json("old.json", doc)
+    assert results.read_results(path) == doc
+    assert results.load_results(path) == json.loads(json.dumps(write(doc), default=str))
+    old = results.load_results(path) | {"format_version": 1}  # an older run: refused in one line, naming the
+    run.write_json("old.json", old)                           # file and both versions
     with pytest.raises(results.ResultsFormatError, match=rf"old\.json: results format 1, this hdbbench reads format "
                                                          rf"{results.FORMAT_VERSION} only; run `hdbbench migrate"):
         results.load_results(run.path / "old.json")
@@ -42,24 +44,18 @@ def test_results_round_trip_and_version_check(tmp_path: Path) -> None:
 
 
 def test_typed_records_round_trip_through_a_results_file(tmp_path: Path) -> None:
-    """What a producer writes is what the report reads: write -> read -> equal."""
-    stats = results.TimeStats(10, 0.5, 0.9, 1.2)
-    summary = results.QuerySummary("mysql", "pk+2", "clustered", "random", 3600.0, "cold", stats, stats, 12.5, None)
-    projection = results.Projection("timescaledb", "pk", False, 1e9, 3e10, 3.6e11, 7.3e11, {"wal": 2e8},
-                                    [{"label": "g", "bytes_per_day": 1e9}])
-    case = {f.name: v for f, v in zip(dataclasses.fields(results.CaseSize),
-                                      ("postgresql", "pk", "devdouble", "spectrum", "ro", 100, "att_array_devdouble_ro",
-                                       500, 830.0, 800.0, 20.0, 10.0))}
-    written = results.ResultsDocument("extraction", {"seed": 1}, {}, {"summary": [summary.to_dict()],
-                                                                     "projections": [projection.to_dict()],
-                                                                     "cases": [case | {"engine": "heap"}]})
+    """What a producer writes is what the report reads: write -> read -> equal (every kind: tests/test_records.py)."""
+    stats = TimeStats(10, 0.5, 0.9, 1.2)
+    summary = QuerySummary("mysql", "pk+2", "clustered", "random", 3600.0, "cold", stats, stats, 12.5, None)
+    extraction = ExtractionResults(cold_mode="restarted", os_cache_dropped=False, loads=[], clustering=[],
+                                   validation=Validation(status="skipped", queries=0, checksums={}),
+                                   summary=[summary], fits=[], queries=[])
+    written = results.results_document("extraction", {"seed": 1}, {}, extraction)
     run = results.RunDirectory.create(tmp_path, "typed")
-    path = run.write_json("extraction.json", written.to_dict())
-    read = results.read_results(path, "extraction")
-    assert read == written
-    assert results.QuerySummary.from_dict(read.results["summary"][0]) == summary
-    assert results.Projection.from_dict(read.results["projections"][0]) == projection
-    assert dataclasses.asdict(results.CaseSize.from_dict(read.results["cases"][0])) == case
+    path = run.write_json("extraction.json", written)
+    assert results.read_results(path, "extraction") == written
+    assert results.read_kind(path, ExtractionResults).results.summary == [summary]
+    assert not list(run.path.glob("*.tmp")) and not list(run.path.glob(".*"))  # written whole, nothing left beside
 
 
 def written_trial(**extra: Any) -> dict[str, Any]:
@@ -111,8 +107,8 @@ def _json(data: Any) -> str:
 
 def test_a_trial_reads_typed_and_writes_back_exactly_as_written(tmp_path: Path) -> None:
     written = written_trial()
-    trial = TrialSummary.from_dict(written)
-    assert _json(trial.to_dict()) == _json(written) and list(trial.to_dict()) == list(written)
+    trial = read(TrialSummary, written)
+    assert _json(write(trial)) == _json(written) and list(write(trial)) == list(written)
     assert (trial.kind, trial.batch_size, trial.subscribers, trial.subscriber_kind) == ("batch_sweep", 64, 1, "capped")
     assert trial.accounting.lost_by_reason.items() == [("event_delivery", 4), ("unattributed", 6)]
     assert trial.saturation is not None and trial.saturation.steps[0].stored_rate == 12026.7
@@ -121,32 +117,38 @@ def test_a_trial_reads_typed_and_writes_back_exactly_as_written(tmp_path: Path) 
     # Optional parts the producer leaves out stay out; a figure it writes as null stays null.
     bare = written_trial(saturation=None, placement=None)
     del bare["saturation"], bare["placement"], bare["device_engine"]
-    assert _json(TrialSummary.from_dict(bare).to_dict()) == _json(bare)
+    assert _json(write(read(TrialSummary, bare))) == _json(bare)
     path = results.RunDirectory.create(tmp_path, "t").write_json(
         "results.json", results.results_document("insertion", {}, {}, {"device_engine": "cpp", "trials": [written]}))
     document, typed = results.read_trials(path)
     assert document.kind == "insertion" and typed.device_engine == "cpp"
-    assert [_json(t.to_dict()) for t in typed.trials] == [_json(written)]
+    assert [_json(write(t)) for t in typed.trials] == [_json(written)]
 
 
 @pytest.mark.parametrize(("damage", "words"), [
-    (lambda t: {k: v for k, v in t.items() if k != "drained"}, "a TrialSummary record lacks drained"),
-    (lambda t: t | {"colour": "red"}, "a TrialSummary record has unknown colour"),
+    (lambda t: {k: v for k, v in t.items() if k != "drained"}, r"\[1\]: a TrialSummary record lacks drained"),
+    (lambda t: t | {"colour": "red"}, r"\[1\]: a TrialSummary record has unknown colour"),
     (lambda t: t | {"accounting": {**t["accounting"], "lost_by_reason": {"gremlins": 3}}},
-     "a TrialSummary.accounting.lost_by_reason record has unknown gremlins"),
+     r"\[1\]\.accounting\.lost_by_reason: a LostByReason record has unknown gremlins"),
     (lambda t: t | {"saturation": {**t["saturation"], "steps": [{"start_s": 0.0}]}},
-     r"a TrialSummary.saturation.steps\[0\] record lacks offered_rate"),
-    (lambda t: t | {"cpu": {"subscribers": [1, 2]}}, r"a TrialSummary.cpu.subscribers record must be an object"),
-    (lambda t: t | {"label": ["x"]}, "TrialSummary.label must be a str, got list"),
-    (lambda t: t | {"drained": None}, "TrialSummary.drained must not be null"),
-    (lambda t: t | {"kind": "batch"}, "TrialSummary.kind must be one of 'throughput', 'batch_sweep', .* got 'batch'"),
+     r"\[1\]\.saturation\.steps\[0\]: a SearchStep record lacks offered_rate"),
+    (lambda t: t | {"cpu": {"subscribers": [1, 2]}}, r"\[1\]\.cpu\.subscribers: a CpuShare record must be an object"),
+    (lambda t: t | {"label": ["x"]}, r"\[1\]\.label must be a str, got list"),
+    (lambda t: t | {"offered_rate": "fast"}, r"\[1\]\.offered_rate must be a float, got str"),
+    (lambda t: t | {"drained": None}, r"\[1\]\.drained must not be null"),
+    (lambda t: t | {"kind": "batch"}, r"\[1\]\.kind must be one of 'throughput', 'batch_sweep', .* got 'batch'"),
 ])
 def test_a_trial_off_its_dataclass_is_refused_naming_the_key(tmp_path: Path, damage: Any, words: str) -> None:
     good = written_trial()
-    path = results.RunDirectory.create(tmp_path, "t").write_json(
-        "results.json", results.results_document("insertion", {}, {}, {"trials": [good, damage(written_trial())]}))
-    with pytest.raises(results.ResultsFormatError, match=rf"results\.json: results\.trials\[1\]: {words}"):
+    run = results.RunDirectory.create(tmp_path, "t")
+    path = run.write_json("results.json", results.results_document("insertion", {}, {}, {"trials": [good]}))
+    document = json.loads(path.read_text())  # damaged past the writer, which refuses it too
+    document["results"]["trials"].append(damage(written_trial()))
+    path.write_text(json.dumps(document))
+    with pytest.raises(results.ResultsFormatError, match=rf"results\.json: results\.trials{words}"):
         results.read_results(path)
+    with pytest.raises(ValueError, match=rf"^results\.trials{words}"):
+        results.results_document("insertion", {}, {}, document["results"])
 
 
 def test_a_run_part_writes_into_the_enclosing_run_directory(tmp_path: Path) -> None:

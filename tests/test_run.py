@@ -15,7 +15,11 @@ from pathlib import Path
 import psutil
 import pytest
 
-from hdbbench.results.document import CaseSize, Projection, QuerySummary, load_results, read_trials
+from hdbbench.model.records import read, write
+from hdbbench.results.disk import CaseSize
+from hdbbench.results.document import load_results, read_trials
+from hdbbench.results.extraction import QuerySummary
+from hdbbench.results.sizing import Projection
 from hdbbench.stack.servers.endpoints import StackEndpoints
 from hdbbench.results.trials import TrialSummary
 from tests.harness import REPO, eventually
@@ -62,11 +66,11 @@ def test_small_scenario_holds_every_measurement(small_run: dict) -> None:
         assert load_results(small_run["path"] / part, kind)["kind"] == kind, part
     # the producers write the records the report reads (hdbbench.results.document)
     summary = load_results(small_run["path"] / "extraction.json")["results"]["summary"]
-    assert summary and all(_same_json(QuerySummary.from_dict(r).to_dict(), r) for r in summary)
+    assert summary and all(_same_json(write(read(QuerySummary, r)), r) for r in summary)
     cases = load_results(small_run["path"] / "disk.json")["results"]["cases"]
-    assert cases and all(CaseSize.from_dict(r).events > 0 for r in cases)
+    assert cases and all(read(CaseSize, r).events > 0 and _same_json(write(read(CaseSize, r)), r) for r in cases)
     projections = load_results(small_run["path"] / "sizing.json")["results"]["projections"]
-    assert projections and all(_same_json(Projection.from_dict(r).to_dict(), r) for r in projections)
+    assert projections and all(_same_json(write(read(Projection, r)), r) for r in projections)
     # one run directory: the parts write beside results.json, with no run directory of their own inside
     assert not [p for p in small_run["path"].iterdir() if p.is_dir() and (p / "status.json").exists()]
     assert (small_run["path"] / "extraction-queries.csv").exists() and (small_run["path"] / "disk-sizes.csv").exists()
@@ -87,7 +91,7 @@ def test_every_trial_says_what_it_measured_and_reads_back_as_written(small_run: 
         assert {t.subscriber_kind for t in mine} == {"hdbbench-es"}
         assert [t.saturation is not None for t in mine] == [t.kind == "saturation" for t in mine]
     for written, typed in zip(small_run["doc"]["results"]["trials"], results.trials):
-        assert _same_json(TrialSummary.from_dict(written).to_dict(), written) and typed.label == written["label"]
+        assert _same_json(write(read(TrialSummary, written)), written) and typed.label == written["label"]
 
 
 def _same_json(a: object, b: object) -> bool:

@@ -14,7 +14,7 @@ lag: a watcher polls the primary for the probe attributes' new rows; p50 / p99 /
 the readers: runs, p50 / p95 / max client time (hdbbench.parts.extraction.extraction.client_run), rows, and errors (a
 standby may cancel a query that conflicts with the WAL it replays).
 
-Records: ``replica.json`` (kind "replica": ``results.trials[]`` of `ReplicaReads`). Everything started
+Records: ``replica.json`` (kind "replica": ``results.trials[]`` of `ReplicaReads`, hdbbench.results.replica). Everything started
 here (subscribers, load, readers) is stopped in ``finally``; the database is dropped at the end.
 """
 
@@ -25,12 +25,13 @@ import statistics
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hdbbench.model.errors import one_line
+from hdbbench.results.replica import QueryTimes, ReplicaReads, ReplicaResults
 
 if TYPE_CHECKING:
     from hdbbench.model.tomlfile import Table
@@ -97,43 +98,6 @@ def replica_problem(backends: Sequence[str], serving: dict[str, str]) -> str | N
     return None
 
 
-@dataclass(frozen=True)
-class ReplicaReads:
-    """One backend's two stretches of archiving, without and with readers on a standby."""
-
-    backend: str
-    rate: float
-    duration_s: float
-    readers: int
-    query_set: str
-    loaded_rows: int = 0
-    # Per stretch ("without", "with"): emitted, stored, stored_rate_p1/p50/mean (rows/s), age_p50_s,
-    # age_p99_s, age_max_s, age_resolution_s.
-    without: dict[str, float | None] = field(default_factory=dict)
-    with_readers: dict[str, float | None] = field(default_factory=dict)
-    # Per query name: runs, errors, rows (of the last run), p50_s, p95_s, max_s; and the first error.
-    queries: list[dict[str, Any]] = field(default_factory=list)
-    error: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Any) -> ReplicaReads:
-        from hdbbench.results.document import _fields_of
-
-        return cls(**_fields_of(cls, data))
-
-
-def _register() -> None:
-    from hdbbench.results.document import RECORDS
-
-    RECORDS[RESULTS_KIND] = ("trials", ReplicaReads)
-
-
-_register()
-
-
 def run_replica_reads(plan: ReplicaReadsPlan, recorded: dict[str, Any], run: Any, stack: Any, endpoints: Any,
                       load: Any, state_dir: Path, environment: dict[str, Any],
                       say: Callable[[str], None]) -> list[ReplicaReads]:
@@ -145,7 +109,7 @@ def run_replica_reads(plan: ReplicaReadsPlan, recorded: dict[str, Any], run: Any
         say(f"replica reads on {name}: {part.readers} reader(s), archiving at {part.rate:g} events/s")
         out.append(_Trial(part, name, stack, endpoints, load, state_dir, dict(plan.lib_overrides)).run())
         RunPart(run, RESULTS_KIND).write_json("results.json", results_document(
-            RESULTS_KIND, recorded, environment, {"trials": [t.to_dict() for t in out]}))
+            RESULTS_KIND, recorded, environment, ReplicaResults(trials=list(out))))
         say(_line(out[-1]))
     return out
 
@@ -154,7 +118,7 @@ def _line(t: ReplicaReads) -> str:
     if t.error:
         return f"  {t.backend}: failed: {t.error}"
     a, b = t.without, t.with_readers
-    runs = sum(int(q["runs"]) for q in t.queries)
+    runs = sum(q.runs for q in t.queries)
     return (f"  {t.backend}: stored rate p50 {a.get('stored_rate_p50') or 0:,.0f} → {b.get('stored_rate_p50') or 0:,.0f}"
             f" rows/s, event age p99 {_s(a.get('age_p99_s'))} → {_s(b.get('age_p99_s'))}; {runs:,} queries on the standby")
 
@@ -171,7 +135,7 @@ class _Trial:
 
         self.part, self.name, self.load, self.lib_overrides = part, name, load, lib_overrides
         self.endpoints = endpoints
-        self.primary: Any = backend_for_stack(name, endpoints, "hdbpp_replica_reads")  # OutsideFigures too
+        self.primary: Any = backend_for_stack(name, endpoints, "hdbpp_replica_reads")  # with outside_figures()
         cluster = stack.server(endpoints.kind_of(entry(name).server))
         replica = cluster.replica_endpoint() if cluster is not None else None
         self.standby = get_backend(name, replica, self.primary.database) if replica is not None else None
@@ -200,10 +164,10 @@ class _Trial:
             bound = [bind(on_standby, q, ids) for q in queries]
             without, _ = self._stretch(lambda stop: [])
             with_readers, reads = self._stretch(lambda stop: self._readers(on_standby, bound, qs.fetch_rows, stop))
-            return ReplicaReads(**{**record.to_dict(), "loaded_rows": loaded.events,
-                                   "without": without, "with_readers": with_readers, "queries": _query_times(reads)})
+            return replace(record, loaded_rows=loaded.events, without=without, with_readers=with_readers,
+                           queries=_query_times(reads))
         except Exception as exc:  # noqa: BLE001 - the trial's failure is its result
-            return ReplicaReads(**{**record.to_dict(), "error": one_line(exc)})
+            return replace(record, error=one_line(exc))
         finally:
             try:
                 self.primary.drop_schema()
@@ -228,7 +192,7 @@ class _Trial:
     def _stretch(self, readers: Callable[[threading.Event], list[tuple[threading.Thread, list[Any]]]]
                  ) -> tuple[dict[str, float | None], list[Any]]:
         """One stretch of archiving with the readers `readers` starts; its figures and the reads."""
-        from hdbbench.trials.outside import VisibilityWatch, probe_attributes
+        from hdbbench.trials.outside import VisibilityWatch, outside_reader, probe_attributes
         from hdbbench.model.sampling import Sampler
         from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec, lib_configuration
 
@@ -247,7 +211,7 @@ class _Trial:
             time.sleep(SETTLE_S)
             started = time.time()
             since = datetime.fromtimestamp(started, timezone.utc)
-            watch = VisibilityWatch(self.primary.outside_reader(), probe_attributes(self.load.attributes)).start(since)
+            watch = VisibilityWatch(outside_reader(self.primary), probe_attributes(self.load.attributes)).start(since)
             sampler = Sampler({"clock": lambda: {"wall": time.time()}, "db": lambda: {
                 "stored": float(sum(self.primary.count_rows_by_attribute(since=since).values()))}}).start()
             self.load.start()
@@ -337,7 +301,7 @@ def _rates(rows: Sequence[dict[str, float]], t0: float, t1: float) -> dict[str, 
             "stored_rate_mean": (points[-1][1] - points[0][1]) / (points[-1][0] - points[0][0])}
 
 
-def _query_times(reads: Sequence[tuple[str, float | None, int, str | None]]) -> list[dict[str, Any]]:
+def _query_times(reads: Sequence[tuple[str, float | None, int, str | None]]) -> list[QueryTimes]:
     from hdbbench.model.measure import percentile
 
     out = []
@@ -345,7 +309,8 @@ def _query_times(reads: Sequence[tuple[str, float | None, int, str | None]]) -> 
         ok = [r for r in reads if r[0] == name and r[3] is None]
         times = [r[1] for r in ok if r[1] is not None]
         errors = [r[3] for r in reads if r[0] == name and r[3] is not None]
-        out.append({"name": name, "runs": len(ok), "errors": len(errors), "rows": ok[-1][2] if ok else 0,
-                    "p50_s": percentile(times, 50) if times else None, "p95_s": percentile(times, 95) if times else None,
-                    "max_s": max(times) if times else None, "first_error": errors[0] if errors else None})
+        out.append(QueryTimes(name=name, runs=len(ok), errors=len(errors), rows=ok[-1][2] if ok else 0,
+                              p50_s=percentile(times, 50) if times else None,
+                              p95_s=percentile(times, 95) if times else None,
+                              max_s=max(times) if times else None, first_error=errors[0] if errors else None))
     return out

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The report of a run and the comparison of runs, built only from the files a run directory holds.
 
-    data      reads the run's results files into the typed records of hdbbench.results.document and hdbbench.results.trials
+    data      reads the run's results files into their typed records (hdbbench.results.kinds), and the run's facts
     ranking   multi-criteria ranking of the backends (criteria, weights, scores)
     criteria  the criteria's figures per backend from a run's results files
     text      words generated from the numbers (findings, spreads, formatting)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The report's section "As the archive ages": growth trials, the load-order table, histories and budgets.
 
-Built only from a run's `InsertionResults.aging` records (hdbbench.parts.aging.records) and, for the bytes
+Built only from a run's `InsertionResults.aging` records (hdbbench.results.aging) and, for the bytes
 per event and the attribute count of a growth trial, its trial record; the section is absent from a
 run without them. Plots first: the growth curve per backend (stored rate and event age p99 against the
 database's size, the offered rate, the memory limit and the knee marked); then the load-order table
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from hdbbench.parts.aging.records import AgingResults, GrowthRecord, LoadOrderRecord
+from hdbbench.results.aging import AgingResults, GrowthRecord, LoadOrderRecord
 from hdbbench.parts.disk.reference import LOAD_ORDER_SOURCE, load_order_reference
 from hdbbench.report import plots
 from hdbbench.report.render import Section, html_table

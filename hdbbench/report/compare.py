@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +28,7 @@ from rich.table import Table
 from hdbbench.model import measure
 from hdbbench.report import data, kinds, plots, ranking
 from hdbbench.report.criteria import criteria_table
-from hdbbench.report.data import dig, num
+from hdbbench.report.data import RunFacts, num
 from hdbbench.report.render import Section, html_table, render_page
 from hdbbench.report.text import Finding, Spread, fmt, overlaps
 from hdbbench.results.trials import SaturationSearch
@@ -61,7 +61,7 @@ def run_figures(run_dir: Path) -> dict[str, dict[str, Figure]]:
     if loaded.insertion is None:
         return out
     view = data.insertion_view(run_dir, loaded)
-    step = num(dig(loaded.document, "scenario", "measurements", "saturation", "step"))
+    step = view.saturation_step
     for backend in view.backends:
         row = out.setdefault(backend, {})
         if (main := view.one(backend, "throughput")) and (s := Spread.of(main.stored_rate)):
@@ -171,7 +171,7 @@ def _searches(run_dir: Path) -> tuple[dict[str, SaturationSearch], float | None]
     if loaded.insertion is None:
         return {}, None
     view = data.insertion_view(run_dir, loaded)
-    step = num(dig(loaded.document, "scenario", "measurements", "saturation", "step"))
+    step = view.saturation_step
     return {b: t.saturation for b in view.backends
             if (t := view.one(b, "saturation")) is not None and t.saturation is not None}, step
 
@@ -327,16 +327,13 @@ def write_html(paths: Sequence[Path], output: Path) -> Path:
 
 
 def _environment_rows(paths: Sequence[Path]) -> list[list[str]]:
-    envs = [data.load_json(Path(p) / "environment.json") for p in paths]
-    scenarios = [data.load_json(Path(p) / "scenario.json") for p in paths]
-    facts = [("path", lambda e, s, p: str(p)), ("host", lambda e, s, p: e.get("hostname")),
-             ("CPU", lambda e, s, p: e.get("cpu_model")), ("cores", lambda e, s, p: e.get("cores")),
-             ("disk", lambda e, s, p: dig(e, "disk", "type")), ("kernel", lambda e, s, p: e.get("kernel")),
-             ("profile", lambda e, s, p: dig(e, "settings", "profile") or s.get("profile")),
-             ("subscribers", lambda e, s, p: s.get("subscribers")),
-             ("subscriber kinds", lambda e, s, p: ", ".join(k.get("name", "?") for k in s.get("subscriber_kinds") or [])
-              or None),
-             ("lib_configuration", lambda e, s, p: s.get("lib_configuration")),
-             ("rate", lambda e, s, p: s.get("rate")), ("seed", lambda e, s, p: s.get("seed"))]
-    return [[name] + [str(get(e, s, p) if get(e, s, p) is not None else "–") for e, s, p in zip(envs, scenarios, paths)]
-            for name, get in facts]
+    runs = [(data.run_facts(data.load_json(Path(p) / "scenario.json"), data.load_json(Path(p) / "environment.json")),
+             p) for p in paths]
+    facts: list[tuple[str, Callable[[RunFacts, Path], object]]] = [
+        ("path", lambda f, p: str(p)), ("host", lambda f, p: f.host), ("CPU", lambda f, p: f.cpu_model),
+        ("cores", lambda f, p: f.cores), ("disk", lambda f, p: f.disk_type), ("kernel", lambda f, p: f.kernel),
+        ("profile", lambda f, p: f.settings_profile or f.profile), ("subscribers", lambda f, p: f.subscribers),
+        ("subscriber kinds", lambda f, p: ", ".join(f.subscriber_kinds) or None),
+        ("lib_configuration", lambda f, p: f.lib_configuration), ("rate", lambda f, p: f.rate),
+        ("seed", lambda f, p: f.seed)]
+    return [[name] + [str(value) if (value := get(f, p)) is not None else "–" for f, p in runs] for name, get in facts]

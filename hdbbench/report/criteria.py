@@ -9,7 +9,9 @@ from pathlib import Path
 
 from hdbbench.model import measure
 from hdbbench.report import data
-from hdbbench.report.data import Insertion, dig, num
+from hdbbench.report.data import Insertion, num
+from hdbbench.results.disk import DiskResults
+from hdbbench.results.extraction import ExtractionResults
 from hdbbench.report.text import Spread
 from hdbbench.results.trials import TrialKind
 
@@ -78,8 +80,8 @@ def query_p95_by_interval(figures: Sequence[data.QueryFigure], backend: str) -> 
 
 
 def extraction_criteria(run_dir: Path) -> dict[str, dict[str, float | None]]:
-    loaded = data.load_file(run_dir, data.FILES["extraction"])
-    figures = data.extraction_figures(loaded.document) if loaded.document else []
+    results = data.load_file(run_dir, data.FILES["extraction"]).results(ExtractionResults)
+    figures = data.extraction_figures(results) if results is not None else []
     out: dict[str, dict[str, float | None]] = {}
     for backend in dict.fromkeys(f.backend for f in figures):
         pts = query_p95_by_interval(figures, backend)
@@ -94,10 +96,10 @@ def disk_criteria(run_dir: Path) -> dict[str, float | None]:
     HDB++ installations, and Elettra's reference) in the run's schema variant, else the backend's
     first measured variant. Marginal: what a large table costs per event, not a small table's
     fixed overhead; cases whose sizes do not fit a line are not used (data.disk_figures)."""
-    loaded = data.load_file(run_dir, data.FILES["disk"])
-    sizes = data.disk_figures(loaded.document) if loaded.document else []
-    insertion = data.load_file(run_dir, data.FILES["insertion"]).document or {}
-    wanted = str(dig(insertion, "scenario", "schema_variant") or "")
+    results = data.load_file(run_dir, data.FILES["disk"]).results(DiskResults)
+    sizes = data.disk_figures(results) if results is not None else []
+    insertion = data.load_file(run_dir, data.FILES["insertion"]).document
+    wanted = (data.run_facts(insertion.scenario, {}).schema_variant if insertion is not None else None) or ""
     out: dict[str, float | None] = {}
     for backend in dict.fromkeys(s.backend for s in sizes):
         mine = [s for s in sizes if s.backend == backend and s.table == "devdouble scalar ro" and s.bytes_per_event]

@@ -1,19 +1,24 @@
 # SPDX-License-Identifier: Apache-2.0
-"""What a run directory holds, read for the report: defensive, never guessing.
+"""What a run directory holds, read for the report: typed records only, never guessing.
 
 A run directory may hold, beside ``scenario.json``, ``environment.json`` and ``status.json``:
 
-* ``results.json`` — kind "insertion": ``results.trials[]``, `TrialSummary` records (hdbbench.results.trials),
-  and ``series/<label>.csv``;
-* ``extraction.json`` — kind "extraction": ``results.summary[]``, `QuerySummary` records;
-* ``disk.json`` — kind "disk": ``results.cases[]``, `CaseSize` records;
-* ``sizing.json`` — kind "disk-plan": ``results.projections[]``, `Projection` records.
+* ``results.json`` — kind "insertion": `InsertionResults` (hdbbench.results.trials), its trials'
+  ``series/<label>.csv`` beside it;
+* ``extraction.json`` — kind "extraction": `ExtractionResults` (hdbbench.results.extraction);
+* ``disk.json`` — kind "disk": `DiskResults` (hdbbench.results.disk);
+* ``sizing.json`` — kind "disk-plan": `PlanResults` (hdbbench.results.sizing);
+* ``faults.json``, ``replica.json`` — read by hdbbench.report.faults and hdbbench.report.replica.
 
-Each is read in the one shape its producer writes (the dataclasses of hdbbench.results.document and
-hdbbench.results.trials, format 3).
-The directory of ``hdbbench extract`` or ``size measure`` holds its results as ``results.json``;
-the report reads it there too. A file that is missing makes its section say so; a file of another
-format_version or kind makes its section say which. Nothing is invented to fill a gap.
+Each is read whole into its records by hdbbench.results.document.read_results (the one strict reader,
+format 3), or not at all. The directory of ``hdbbench extract`` or ``size measure`` holds its results as
+``results.json``; the report reads it there too. A file that is missing makes its section say so; a
+file of another format_version or kind, or one that does not fit its records, makes its section say
+which. Nothing is invented to fill a gap.
+
+The scenario and environment are the facts a run was given and found, recorded as JSON objects (the
+scenario as hdbbench.scenario wrote it, the machine as hdbbench.results.document.environment_facts did);
+the few the report computes with are taken from them in one place, `run_facts`, typed.
 """
 
 from __future__ import annotations
@@ -24,34 +29,44 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from hdbbench.model import measure
 from hdbbench.backends.registry import server_of
-from hdbbench.trials.outside import STORED_EVENTS_COLUMN
+from hdbbench.model import measure
+from hdbbench.results.disk import CaseSize, DiskResults
 from hdbbench.results.document import (
     FORMAT_VERSION,
-    CaseSize,
-    QuerySummary,
     ResultsDocument,
     ResultsFormatError,
-    insertion_results,
+    peek_results,
     read_results,
 )
+from hdbbench.results.extraction import ExtractionResults
+from hdbbench.results.kinds import ResultRecord
 from hdbbench.results.trials import InsertionResults, SaturationSearch, SearchStep, TrialKind, TrialSummary
+from hdbbench.trials.outside import STORED_EVENTS_COLUMN
 
 FILES = {"insertion": "results.json", "extraction": "extraction.json", "disk": "disk.json", "sizing": "sizing.json"}
+R = TypeVar("R")
 
 
 @dataclass
 class Loaded:
-    """One results file: its document, or why there is none; an insertion file's trials typed."""
+    """One results file: its document, or why there is none."""
 
     name: str
-    document: dict[str, Any] | None = None
+    document: ResultsDocument[ResultRecord] | None = None
     problem: str | None = None
     warnings: list[str] = field(default_factory=list)
-    insertion: InsertionResults | None = None
+
+    def results(self, record: type[R]) -> R | None:
+        """The file's records when they are of `record`'s kind."""
+        found = self.document.results if self.document is not None else None
+        return found if isinstance(found, record) else None
+
+    @property
+    def insertion(self) -> InsertionResults | None:
+        return self.results(InsertionResults)
 
 
 KINDS = {"results.json": ("insertion",), "extraction.json": ("extraction",), "disk.json": ("disk",),
@@ -62,23 +77,13 @@ def load_file(run_dir: Path, name: str) -> Loaded:
     """`name` from the run directory; else ``results.json`` when its kind is the one `name` holds
     (``hdbbench extract``, ``size measure`` and ``size plan`` write their own run directories)."""
     path = run_dir / name
-    if name != "results.json" and not path.exists():
-        fallback = load_json(run_dir / "results.json")
-        if fallback.get("kind") in KINDS.get(name, ()):
-            path = run_dir / "results.json"
+    kinds = KINDS.get(name, ())
+    if name != "results.json" and not path.exists() and peek_results(run_dir / "results.json")[1] in kinds:
+        path = run_dir / "results.json"
     if not path.exists():
         return Loaded(name, problem=f"{name} is not in this run directory")
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        return Loaded(name, problem=f"{name} cannot be read: {exc}")
-    if not isinstance(data, dict):
-        return Loaded(name, problem=f"{name} is not a JSON object")
-    kinds = KINDS.get(name, ())
     try:  # one format, one kind: a file of another is refused, never read half-way
-        document = ResultsDocument.from_dict(data, path, kinds[0] if kinds else None)
-        typed = insertion_results(document) if document.kind == "insertion" else None
-        return Loaded(name, document=document.to_dict(), insertion=typed)
+        return Loaded(name, document=read_results(path, kinds[0] if kinds else None))
     except ResultsFormatError as exc:
         return Loaded(name, problem=str(exc))
 
@@ -87,11 +92,12 @@ def refuse_older_formats(run_dir: Path) -> None:
     """ResultsFormatError (one line) when a results file of the run is of another format_version."""
     for name in FILES.values():
         path = run_dir / name
-        if path.exists() and load_json(path).get("format_version") != FORMAT_VERSION:
+        if path.exists() and peek_results(path)[0] != FORMAT_VERSION:
             read_results(path)  # raises, naming the file and both versions
 
 
 def load_json(path: Path) -> dict[str, Any]:
+    """A run's recorded JSON object (scenario, environment, status); {} when absent or not an object."""
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -106,12 +112,93 @@ def num(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def dig(data: Any, *keys: str) -> Any:
-    for key in keys:
-        if not isinstance(data, Mapping):
-            return None
-        data = data.get(key)
-    return data
+# --- the recorded scenario and machine ------------------------------------------------------------
+@dataclass(frozen=True)
+class RunFacts:
+    """What the report computes with from a run's recorded scenario and environment (each None or
+    empty when not recorded: a scenario of ``hdbbench extract`` or ``size plan`` has none of the run's keys)."""
+
+    name: str | None = None
+    seed: int | None = None
+    profile: str | None = None
+    schema_variant: str | None = None
+    backends: tuple[str, ...] = ()
+    rate: float | None = None
+    warmup_s: float | None = None
+    saturation_step: float | None = None       # the scenario's step: an older stepped search's resolution
+    quick: bool = False
+    weights: tuple[tuple[str, float], ...] = ()  # [report] weights
+    subscribers: int | None = None
+    subscriber_kinds: tuple[str, ...] = ()
+    lib_configuration: str | None = None
+    inventory: str | None = None               # the sizing inventory's name
+    # The parts the scenario asked for, by section key; None where the scenario does not say (a
+    # scenario of an older hdbbench, or of another command).
+    asked: tuple[tuple[str, bool | None], ...] = ()
+    host: str | None = None
+    cpu_model: str | None = None
+    cores: int | None = None
+    disk_type: str | None = None
+    kernel: str | None = None
+    settings_profile: str | None = None
+
+
+def run_facts(scenario: Mapping[str, Any], environment: Mapping[str, Any]) -> RunFacts:
+    """The facts (RunFacts) of a recorded scenario and environment: the one place the report reads them."""
+    measurements, report = _object(scenario.get("measurements")), _object(scenario.get("report"))
+    disk, machine = _object(scenario.get("disk")), _object(environment.get("disk"))
+    kinds = scenario.get("subscriber_kinds")
+    lib = scenario.get("lib_configuration")
+    return RunFacts(
+        name=_text(scenario.get("name")), seed=_whole(scenario.get("seed")), profile=_text(scenario.get("profile")),
+        schema_variant=_text(scenario.get("schema_variant")),
+        backends=tuple(str(b) for b in scenario.get("backends") or [] if isinstance(b, str)),
+        rate=num(scenario.get("rate")), warmup_s=num(scenario.get("warmup_s")),
+        saturation_step=num(_object(measurements.get("saturation")).get("step")),
+        quick=scenario.get("quick") is True,
+        weights=tuple((str(k), float(v)) for k, v in _object(report.get("weights")).items() if num(v) is not None),
+        subscribers=_whole(scenario.get("subscribers")),
+        subscriber_kinds=tuple(str(_object(k).get("name", "?")) for k in kinds) if isinstance(kinds, list) else (),
+        lib_configuration=str(lib) if lib is not None else None,
+        inventory=_text(_object(scenario.get("inventory")).get("name")),
+        asked=tuple((key, _asked(scenario, part, sub)) for key, (part, sub) in _SCENARIO_PARTS.items()),
+        host=_text(environment.get("hostname")), cpu_model=_text(environment.get("cpu_model")),
+        cores=_whole(environment.get("cores")), disk_type=_text(machine.get("type")),
+        kernel=_text(environment.get("kernel")),
+        settings_profile=_text(_object(environment.get("settings")).get("profile")),
+    )
+
+
+# The scenario key (and key within it) behind each section of a part a scenario may leave out.
+_SCENARIO_PARTS = {"extraction": ("extraction", None), "disk": ("disk", None), "sizing": ("disk", "inventory")}
+
+
+def _asked(scenario: Mapping[str, Any], part: str, sub: str | None) -> bool | None:
+    """Whether the scenario asked for a part (its table, and the key within it, not null); None when
+    the scenario does not have the part's key at all (it is then not taken to have left the part out)."""
+    if part not in scenario:
+        return None
+    value = scenario.get(part)
+    return value is not None and (sub is None or _object(value).get(sub) is not None)
+
+
+def _object(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _whole(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def facts_of(run_dir: Path, document: ResultsDocument[Any] | None = None) -> RunFacts:
+    """The run's facts: its scenario.json and environment.json, else those its results file recorded."""
+    scenario = load_json(run_dir / "scenario.json") or (document.scenario if document is not None else {})
+    environment = load_json(run_dir / "environment.json") or (document.environment if document is not None else {})
+    return run_facts(scenario, environment)
 
 
 # --- insertion ---------------------------------------------------------------------------------
@@ -216,13 +303,11 @@ def insertion_view(run_dir: Path, loaded: Loaded, kind: str | None = None) -> In
     kinds = subscriber_kinds(loaded)
     kind = kind if kind is not None else (kinds[0] if kinds else None)
     trials = [t for t in (loaded.insertion.trials if loaded.insertion else []) if t.subscriber_kind == kind]
-    order = list(dig(loaded.document, "scenario", "backends") or [])
-    backends = [b for b in order if any(t.backend == b for t in trials)]
+    facts = run_facts(loaded.document.scenario, {}) if loaded.document is not None else RunFacts()
+    backends = [b for b in facts.backends if any(t.backend == b for t in trials)]
     backends += [t.backend for t in trials if t.backend not in backends]
     backends = list(dict.fromkeys(backends))
-    warmup = num(dig(loaded.document, "scenario", "warmup_s")) or 0.0
-    step = num(dig(loaded.document, "scenario", "measurements", "saturation", "step"))
-    return Insertion(trials, backends, run_dir / "series", warmup, step)
+    return Insertion(trials, backends, run_dir / "series", facts.warmup_s or 0.0, facts.saturation_step)
 
 
 def read_series(path: Path) -> dict[str, list[float]]:
@@ -292,13 +377,9 @@ class QueryFigure:
     count: int | None
 
 
-def extraction_figures(document: Mapping[str, Any]) -> list[QueryFigure]:
-    out = []
-    for record in dig(document, "results", "summary") or []:
-        q = QuerySummary.from_dict(record)
-        out.append(QueryFigure(q.backend, q.interval_s, q.temperature == "cold", q.state == "clustered",
-                               num(q.client_s.p50), num(q.client_s.p95), q.client_s.count))
-    return out
+def extraction_figures(results: ExtractionResults) -> list[QueryFigure]:
+    return [QueryFigure(q.backend, q.interval_s, q.temperature == "cold", q.state == "clustered",
+                        num(q.client_s.p50), num(q.client_s.p95), q.client_s.count) for q in results.summary]
 
 
 # --- disk and sizing -----------------------------------------------------------------------------
@@ -318,13 +399,11 @@ def _case_name(c: CaseSize) -> str:
     return name + (f" ×{c.case_elements}" if c.case_elements > 1 else "")
 
 
-def disk_figures(document: Mapping[str, Any]) -> list[TableSize]:
+def disk_figures(results: DiskResults) -> list[TableSize]:
     out = []
-    for record in dig(document, "results", "cases") or []:
-        if isinstance(record, Mapping) and record.get("fit_ok") is False:  # sizes off a line: no usable marginal
+    for c in results.cases:
+        if c.fit_ok is False:  # sizes off a line: no usable marginal
             continue
-        c = CaseSize.from_dict(record)
         data, index, toast = (v * c.events for v in (c.data_per_event, c.index_per_event, c.toast_per_event))
         out.append(TableSize(c.backend, c.variant, _case_name(c), data, index, toast, num(c.bytes_per_event)))
     return out
-

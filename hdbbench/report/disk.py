@@ -19,16 +19,15 @@ import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from hdbbench.model.units import human_bytes
 from hdbbench.parts.disk.reference import DIFFERS
 from hdbbench.report import data, diskplots
-from hdbbench.report.data import dig, num
+from hdbbench.report.data import num
 from hdbbench.report.plots import Colours
 from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import Finding, fmt
-from hdbbench.results.document import CaseSize
-from hdbbench.model.units import human_bytes
+from hdbbench.results.disk import DiskResults, ReferenceComparison
 
 CASES_CSV = "disk-cases.csv"
 SUMMARY_TYPES = ("devdouble", "devlong", "devboolean", "devstring")
@@ -88,21 +87,13 @@ class DiskCase:
         return f"{self.type} {self.format} {self.write}{size}"
 
 
-def read_cases(document: Mapping[str, Any]) -> list[DiskCase]:
-    out = []
-    for record in dig(document, "results", "cases") or []:
-        c = CaseSize.from_dict(record)  # the reader already checked every record against it
-        sizes = record.get("fit_sizes")
-        chars = num(record.get("case_string_chars"))
-        out.append(DiskCase(
-            c.backend, c.variant, c.table, c.case_type, c.case_format, c.case_write, int(c.case_elements),
-            int(chars) if chars is not None else None, num(c.bytes_per_event), num(c.data_per_event),
-            num(c.index_per_event), num(c.toast_per_event), num(record.get("fixed_bytes")),
-            num(record.get("slack_bytes")), num(record.get("average_bytes_per_event")), num(record.get("fit_r2")),
-            num(record.get("fit_max_residual")),
-            tuple(int(s) for s in sizes if num(s) is not None) if isinstance(sizes, list) else (),
-            record.get("fit_ok") is not False, str(record.get("fit_note") or "")))
-    return out
+def read_cases(results: DiskResults) -> list[DiskCase]:
+    return [DiskCase(
+        c.backend, c.variant, c.table, c.case_type, c.case_format, c.case_write, c.case_elements,
+        c.case_string_chars, num(c.bytes_per_event), num(c.data_per_event), num(c.index_per_event),
+        num(c.toast_per_event), num(c.fixed_bytes), num(c.slack_bytes), num(c.average_bytes_per_event),
+        num(c.fit_r2), num(c.fit_max_residual), tuple(c.fit_sizes or ()), c.fit_ok is not False, c.fit_note)
+        for c in results.cases]
 
 
 def contestants(cases: Sequence[DiskCase]) -> list[tuple[str, str]]:
@@ -119,26 +110,26 @@ def find(cases: Sequence[DiskCase], who: str, type_: str, format_: str = "scalar
 def disk_section(run_dir: Path, colours: Colours) -> Section:
     section = Section("disk", "Disk usage")
     loaded = data.load_file(run_dir, data.FILES["disk"])
-    if not loaded.document:
+    results = loaded.results(DiskResults)
+    if results is None:
         section.missing = f"No disk results: {loaded.problem}. Run the disk-usage benchmark to fill this section."
         return section
-    cases = read_cases(loaded.document)
+    cases = read_cases(results)
     if not cases:
-        section.missing = (f"disk.json holds no measured cases (results keys: "
-                           f"{', '.join(sorted(loaded.document.get('results') or {})) or 'none'}).")
+        section.missing = "disk.json holds no measured cases (its results.cases is empty)."
         return section
     who = contestants(cases)
     shade = diskplots.contestant_colours(who, colours)
     _add_figures(section, cases, who, shade)
     section.tables.append(summary_table(cases, who))
-    references = [r for r in dig(loaded.document, "results", "reference") or [] if isinstance(r, Mapping)]
+    references = results.reference or []
     if references:
         section.tables.append(reference_table(references) + "".join(
             f"<p class='note'>{html.escape(line)}</p>" for line in reference_words(references)))
     csv_name = write_cases_csv(run_dir, cases)
     section.tables.append(full_table(cases, csv_name))
     section.finding = disk_finding(cases, who, references)
-    section.finding.warnings += unavailable_warnings(loaded.document) + loaded.warnings
+    section.finding.warnings += unavailable_warnings(results) + loaded.warnings
     return section
 
 
@@ -205,12 +196,11 @@ def summary_table(cases: Sequence[DiskCase], who: Sequence[tuple[str, str]]) -> 
                                   "'–': not measured")
 
 
-def reference_table(references: Sequence[Mapping[str, Any]]) -> str:
-    rows = [[str(r.get("published", "?")), str(r.get("order", "?")), fmt(num(r.get("published_bytes_per_row"))),
-             f"{r.get('backend', '?')} {r.get('variant', '?')}", fmt(num(r.get("ours_bytes_per_event"))),
-             f"{num(r.get('ratio')):.2f}×" if num(r.get("ratio")) is not None else "–",
-             "yes" if r.get("differs") else "no"] for r in references]
-    setup = next((str(r["setup"]) for r in references if r.get("setup")), "")
+def reference_table(references: Sequence[ReferenceComparison]) -> str:
+    rows = [[r.published, r.order, fmt(num(r.published_bytes_per_row)), f"{r.backend} {r.variant}",
+             fmt(num(r.ours_bytes_per_event)), f"{ratio:.2f}×" if (ratio := num(r.ratio)) is not None else "–",
+             "yes" if r.differs else "no"] for r in references]
+    setup = next((r.setup for r in references if r.setup), "")
     return html_table(["published (Elettra, FERMI att_scalar_devdouble_ro)", "load order", "bytes/row",
                        "ours (same table and index choice)", "marginal bytes/event", "ratio ours / published",
                        f"more than {DIFFERS:.0%} apart"], rows,
@@ -256,7 +246,7 @@ def write_cases_csv(run_dir: Path, cases: Sequence[DiskCase]) -> str:
 
 # --- words ---------------------------------------------------------------------------------------
 def disk_finding(cases: Sequence[DiskCase], who: Sequence[tuple[str, str]],
-                 references: Sequence[Mapping[str, Any]]) -> Finding:
+                 references: Sequence[ReferenceComparison]) -> Finding:
     finding = Finding()
     names = [f"{b} {v}" for b, v in who]
     double = {n: c.figure for n in names if (c := find(cases, n, "devdouble")) and c.figure is not None}
@@ -324,46 +314,44 @@ def _fixed_words(cases: Sequence[DiskCase], names: Sequence[str]) -> list[str]:
             "pays the marginal."]
 
 
-def reference_words(references: Sequence[Mapping[str, Any]]) -> list[str]:
+def reference_words(references: Sequence[ReferenceComparison]) -> list[str]:
     """Ours beside the published figures of the same table and index choice: one sentence per ours,
     its ratio to each load order, and what differs when more than DIFFERS apart."""
-    by_ours: dict[str, list[Mapping[str, Any]]] = {}
+    by_ours: dict[str, list[ReferenceComparison]] = {}
     for r in references:
-        if num(r.get("ratio")) is not None and num(r.get("ours_bytes_per_event")) is not None:
-            by_ours.setdefault(f"{r.get('backend')} {r.get('variant')}", []).append(r)
+        if num(r.ratio) is not None and num(r.ours_bytes_per_event) is not None:
+            by_ours.setdefault(f"{r.backend} {r.variant}", []).append(r)
     out = []
     for ours, refs in by_ours.items():
-        theirs = " / ".join(f"{fmt(num(r.get('published_bytes_per_row')))} ({r.get('order')} order)" for r in refs)
-        ratios = " / ".join(f"{num(r.get('ratio')):.2f}×" for r in refs)
-        far = [r for r in refs if r.get("differs")]
-        text = (f"{ours}: {fmt(num(refs[0].get('ours_bytes_per_event')), 'B/event')} against {theirs} B/row for "
-                f"{refs[0].get('published')}, {ratios}")
+        theirs = " / ".join(f"{fmt(num(r.published_bytes_per_row))} ({r.order} order)" for r in refs)
+        ratios = " / ".join(f"{r.ratio:.2f}×" for r in refs)
+        far = [r for r in refs if r.differs]
+        text = (f"{ours}: {fmt(num(refs[0].ours_bytes_per_event), 'B/event')} against {theirs} B/row for "
+                f"{refs[0].published}, {ratios}")
         if far:
-            apart = ", ".join(f"{abs(num(r.get('ratio')) - 1):.0%} {'above' if num(r.get('ratio')) > 1 else 'below'} "
-                              f"the {r.get('order')}-order figure" for r in far)
-            why = str(far[0].get("why") or "the study does not say enough to tell")
+            apart = ", ".join(f"{abs(r.ratio - 1):.0%} {'above' if r.ratio > 1 else 'below'} "
+                              f"the {r.order}-order figure" for r in far)
+            why = far[0].why or "the study does not say enough to tell"
             out.append(f"{text}: more than {DIFFERS:.0%} apart ({apart}). What differs: {why}.")
         else:
             out.append(f"{text}: within {DIFFERS:.0%}.")
     return out
 
 
-def reference_summary(references: Sequence[Mapping[str, Any]]) -> list[str]:
+def reference_summary(references: Sequence[ReferenceComparison]) -> list[str]:
     """The finding's sentence on the published reference: how many agree, and which do not and why."""
-    usable = [r for r in references if num(r.get("ratio")) is not None]
+    usable = [r for r in references if num(r.ratio) is not None]
     if not usable:
         return []
-    far = [r for r in usable if r.get("differs")]
+    far = [r for r in usable if r.differs]
     text = (f"Beside Elettra's facility-scale figures (same table and index choice), ours are within {DIFFERS:.0%} "
             f"in {len(usable) - len(far)} of {len(usable)} comparisons")
     if not far:
         return [text + "."]
-    named = "; ".join(f"{r.get('backend')} {r.get('variant')} vs {r.get('published')} ({r.get('order')} order) "
-                      f"{num(r.get('ratio')):.2f}×" for r in far)
+    named = "; ".join(f"{r.backend} {r.variant} vs {r.published} ({r.order} order) {r.ratio:.2f}×" for r in far)
     return [f"{text}; more than {DIFFERS:.0%} apart: {named}. Why: "
-            + " ".join(dict.fromkeys(f"{r.get('backend')}: {r.get('why')}." for r in far if r.get("why")))]
+            + " ".join(dict.fromkeys(f"{r.backend}: {r.why}." for r in far if r.why))]
 
 
-def unavailable_warnings(document: Mapping[str, Any]) -> list[str]:
-    return [f"{v.get('backend')} {v.get('variant')} was not measured: {v['unavailable']}"
-            for v in dig(document, "results", "variants") or [] if isinstance(v, Mapping) and v.get("unavailable")]
+def unavailable_warnings(results: DiskResults) -> list[str]:
+    return [f"{v.backend} {v.variant} was not measured: {v.unavailable}" for v in results.variants if v.unavailable]

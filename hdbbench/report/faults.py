@@ -18,12 +18,12 @@ from pathlib import Path
 from matplotlib.figure import Figure
 
 from hdbbench.parts.faults.accounting import REASONS
-from hdbbench.parts.faults.results import RESULTS_KIND, FaultTrial
 from hdbbench.report import data
 from hdbbench.report.plots import PALETTE, Colours, to_svg
 from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import Finding, fmt
-from hdbbench.results.document import ResultsFormatError, read_results
+from hdbbench.results.document import ResultsFormatError, read_kind
+from hdbbench.results.faults import FaultsResults, FaultTrial
 from hdbbench.model.units import human_bytes
 
 FAULTS_JSON = "faults.json"
@@ -58,11 +58,10 @@ def faults_section(run_dir: Path, colours: Colours) -> Section | None:
         return None
     section = Section("faults", "Faults under load")
     try:
-        document = read_results(path, RESULTS_KIND)
+        trials = read_kind(path, FaultsResults).results.trials
     except ResultsFormatError as exc:
         section.missing = str(exc)
         return section
-    trials = [FaultTrial.from_dict(t) for t in document.results.get("trials") or []]
     if not trials:
         section.missing = "faults.json holds no trial (the run ended before the first fault)."
         return section

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The report's section "Maintenance while archiving": jobs run during a sustained trial, their toll.
 
-Built only from a run's `InsertionResults.maintenance` records (hdbbench.parts.maintenance.records) and, for
+Built only from a run's `InsertionResults.maintenance` records (hdbbench.results.maintenance) and, for
 the timelines, each trial's 1 Hz series ``maintenance/<label>.csv`` (columns t_s, stored_rate,
 event_age_p99_s, queue, lock_waiters; an empty cell = not measured); the section is absent from a run
 without them. Plots first: per trial the stored rate and the event age p99 against the trial's clock,
@@ -29,7 +29,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from hdbbench.parts.maintenance.records import (
+from hdbbench.results.maintenance import (
     AggregateQuery,
     MaintenanceRecord,
     MaintenanceResults,

@@ -19,12 +19,14 @@ from typing import Any
 from hdbbench.model import measure
 from hdbbench.report import (aging, criteria, data, disk, faults, kinds, plan, plots, ranking, replica,
                              searches, text)
-from hdbbench.report.data import Insertion, dig, num
+from hdbbench.report.data import Insertion, RunFacts, num
 from hdbbench.report.hosts import hosts_section
 from hdbbench.report.maintenance import maintenance_section
 from hdbbench.report.placement import placement_section
 from hdbbench.report.render import Section, html_table, render_page
 from hdbbench.report.text import Spread, fmt
+from hdbbench.results.document import ResultsDocument
+from hdbbench.results.extraction import ExtractionResults
 from hdbbench.results.trials import CpuShare
 from hdbbench.model.units import human_bytes
 
@@ -214,13 +216,13 @@ def loss_section(view: Insertion) -> Section:
 def extraction_section(run_dir: Path, colours: plots.Colours) -> Section:
     section = Section("extraction", "Extraction")
     loaded = data.load_file(run_dir, data.FILES["extraction"])
-    if not loaded.document:
+    results = loaded.results(ExtractionResults)
+    if results is None:
         section.missing = f"No extraction results: {loaded.problem}. Run the extraction benchmark to fill this section."
         return section
-    figures = data.extraction_figures(loaded.document)
+    figures = data.extraction_figures(results)
     if not figures:
-        section.missing = (f"extraction.json holds no query times this report can read (results keys: "
-                           f"{', '.join(sorted(loaded.document.get('results') or {})) or 'none'}).")
+        section.missing = "extraction.json holds no query times (its results.summary is empty)."
         return section
     backends = list(dict.fromkeys(f.backend for f in figures))
     series = {b: criteria.query_p95_by_interval(figures, b) for b in backends}
@@ -305,17 +307,20 @@ def ranking_section(table: Mapping[str, Mapping[str, float | None]], weights: Ma
     return section
 
 
-def environment_section(run_dir: Path, insertion_doc: Mapping[str, Any] | None) -> Section:
+def environment_section(run_dir: Path, insertion_doc: ResultsDocument[Any] | None) -> Section:
+    """The recorded environment and scenario, every key shown as recorded (they are facts to read,
+    not records to compute with: hdbbench.report.data.run_facts takes those)."""
     section = Section("environment", "Environment and settings")
-    env = data.load_json(run_dir / "environment.json") or dict((insertion_doc or {}).get("environment") or {})
-    scenario = data.load_json(run_dir / "scenario.json") or dict((insertion_doc or {}).get("scenario") or {})
+    env = data.load_json(run_dir / "environment.json") or dict(insertion_doc.environment if insertion_doc else {})
+    scenario = data.load_json(run_dir / "scenario.json") or dict(insertion_doc.scenario if insertion_doc else {})
     if not env:
         section.missing = "environment.json is not in this run directory."
         return section
+    disk = env.get("disk") if isinstance(env.get("disk"), Mapping) else {}
     facts = [("CPU", env.get("cpu_model")), ("cores", env.get("cores")),
              ("memory", human_bytes(num(env.get("memory_bytes")))),
-             ("disk", f"{dig(env, 'disk', 'device') or '?'} ({dig(env, 'disk', 'type') or 'unknown type'}), "
-                      f"{human_bytes(num(dig(env, 'disk', 'free_bytes')))} free"),
+             ("disk", f"{disk.get('device') or '?'} ({disk.get('type') or 'unknown type'}), "
+                      f"{human_bytes(num(disk.get('free_bytes')))} free"),
              ("kernel", env.get("kernel")), ("OS", env.get("os")), ("host", env.get("hostname")),
              ("Python", env.get("python")), ("hdbbench commit", env.get("hdbbench_commit")),
              *((label, env.get(key)) for key, label in _build_fact_labels().items()),
@@ -346,18 +351,10 @@ def _flatten(value: Any, prefix: str = "") -> list[list[str]]:
 
 
 # --- assembly --------------------------------------------------------------------------------------
-_SCENARIO_PART = {"extraction": ("extraction",), "disk": ("disk",), "sizing": ("disk", "inventory")}
-
-
-def _not_asked(doc: Mapping[str, Any] | None, key: str) -> bool:
+def _not_asked(facts: RunFacts | None, key: str) -> bool:
     """Whether the run's scenario left out the part behind section `key` (then a missing section is
     noise, not news); unknown without the insertion results' scenario."""
-    scenario = dig(doc, "scenario") if doc else None
-    path = _SCENARIO_PART.get(key)
-    if not isinstance(scenario, Mapping) or path is None or path[0] not in scenario:
-        return False  # a scenario that does not say is not taken to have left the part out
-    return dig(scenario, *path) is None
-
+    return facts is not None and dict(facts.asked).get(key) is False
 
 QUICK_NOTE = ("A quick run (hdbbench run --quick, hdbbench.run.quick): shorter trials, fewer batch sizes, a coarser "
               "saturation search, extraction warm only and disk usage on fewer events and variants. Its figures "
@@ -372,7 +369,8 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
     if status.get("state") not in (None, "completed"):
         notes.append(f"This run is {status.get('state')}: {status.get('error') or 'figures may be partial'}.")
     doc = loaded.document
-    if (data.load_json(run_dir / "scenario.json") or dig(doc, "scenario") or {}).get("quick"):
+    facts = data.facts_of(run_dir, doc)
+    if facts.quick:
         notes.append(QUICK_NOTE)
     view = data.insertion_view(run_dir, loaded) if loaded.insertion is not None else None
     colours = plots.Colours(view.backends if view else [])
@@ -382,7 +380,7 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
                      subscribers_section(view, colours), searches.saturation_section(view, colours),
                      sustained_section(view, colours), cpu_section(view), placement_section(view),
                      loss_section(view), *kinds.kinds_sections(run_dir, loaded)]
-    load_rate = num(dig(doc, "scenario", "rate"))
+    load_rate = facts.rate
     if (archive_age := aging.aging_section(loaded.insertion, colours, load_rate)) is not None:  # with aging records
         sections.append(archive_age)
     elif view is None:  # a scenario without insertion trials has no such section
@@ -391,12 +389,13 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
     if (upkeep := maintenance_section(loaded.insertion, colours, run_dir)) is not None:
         sections.append(upkeep)  # with maintenance records
     parts = [extraction_section(run_dir, colours), disk.disk_section(run_dir, colours), plan.sizing_section(run_dir)]
-    sections += [s for s in parts if not (s.missing and _not_asked(doc, s.key))]
+    asked = data.run_facts(doc.scenario, {}) if doc is not None else None  # the insertion results' scenario
+    sections += [s for s in parts if not (s.missing and _not_asked(asked, s.key))]
     if (fault_section := faults.faults_section(run_dir, colours)) is not None:
         sections.append(fault_section)
     if (replica_section := replica.replica_section(run_dir)) is not None:
         sections.append(replica_section)
-    chosen, source = _weights(weights, doc, run_dir)
+    chosen, source = _weights(weights, facts)
     sections.append(ranking_section(criteria.criteria_table(run_dir), chosen, source, colours))
     if (hosts := hosts_section(loaded.insertion, view)) is not None:
         sections.append(hosts)
@@ -407,16 +406,12 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
     return sections, notes
 
 
-def _weights(cli: Mapping[str, float] | None, doc: Mapping[str, Any] | None,
-             run_dir: Path) -> tuple[dict[str, float] | None, str]:
+def _weights(cli: Mapping[str, float] | None, facts: RunFacts) -> tuple[dict[str, float] | None, str]:
     if cli:
         return dict(cli), "command line"
-    scenario = data.load_json(run_dir / "scenario.json") or dict((doc or {}).get("scenario") or {})
-    found = dig(scenario, "report", "weights")
-    if isinstance(found, Mapping) and found:
-        clean = {str(k): float(v) for k, v in found.items() if num(v) is not None and str(k) in ranking.CRITERION_NAMES}
-        if clean and any(clean.values()):
-            return clean, "scenario"
+    clean = {k: v for k, v in facts.weights if k in ranking.CRITERION_NAMES}
+    if clean and any(clean.values()):
+        return clean, "scenario"
     return None, "balanced"
 
 
@@ -433,9 +428,9 @@ def write_report(run_dir: Path, weights: Mapping[str, float] | None = None) -> P
 
 
 def _subtitle(run_dir: Path) -> str:
-    scenario = data.load_json(run_dir / "scenario.json")
+    facts = data.run_facts(data.load_json(run_dir / "scenario.json"), {})
     status = data.load_json(run_dir / "status.json")
-    quick = " (quick)" if scenario.get("quick") else ""
-    return (f"scenario {scenario.get('name', '?')}{quick}, seed {scenario.get('seed', '?')}, profile "
-            f"{scenario.get('profile', '?')}, schema {scenario.get('schema_variant', '?')}; run "
+    quick = " (quick)" if facts.quick else ""
+    return (f"scenario {facts.name or '?'}{quick}, seed {'?' if facts.seed is None else facts.seed}, profile "
+            f"{facts.profile or '?'}, schema {facts.schema_variant or '?'}; run "
             f"{status.get('state', '?')}, {status.get('started', '?')} → {status.get('ended', '–')}")

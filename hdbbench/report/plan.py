@@ -13,26 +13,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from hdbbench.model.units import human_bytes
 from hdbbench.report import data, diskplots
-from hdbbench.report.data import dig
 from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import Finding, fmt
-from hdbbench.results.document import Projection
-from hdbbench.model.units import human_bytes
+from hdbbench.results.sizing import PlanResults, ProjectedGroup, Projection
 
 
 def total(p: Projection) -> float:
     """(at retention + logs kept) × replicas: the figure to buy disks for."""
-    if p.total_bytes is not None:
-        return p.total_bytes
-    return (p.bytes_at_retention + p.log_bytes_retained) * p.replicas
+    return p.total
 
 
 def comparable(p: Projection) -> bool:
     """Complete, and its logs counted when logs are kept: a total that can stand beside the others."""
-    return p.complete and (p.log_retention_days <= 0 or bool(p.log_bytes_per_day))
+    return p.complete and (p.log_days <= 0 or bool(p.log_bytes_per_day))
 
 
 def name(p: Projection) -> str:
@@ -47,12 +43,12 @@ def size(value: float | None) -> str:
 def logs_text(p: Projection) -> str:
     if not p.log_bytes_per_day:
         return "not measured"
-    return f"{size(p.log_bytes_retained)} ({p.log_retention_days:g}\u00a0d)"
+    return f"{size(p.logs_kept)} ({p.log_days:g}\u00a0d)"
 
 
 def parts_text(p: Projection) -> str:
     """Chunks/partitions per table at retention, over the inventory's groups: one count or a range."""
-    counts = sorted({int(g["parts_at_retention"]) for g in p.groups if isinstance(g.get("parts_at_retention"), int)})
+    counts = sorted({g.parts_at_retention for g in p.groups if isinstance(g.parts_at_retention, int)})
     if not counts:
         return "not partitioned"
     return f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,}–{counts[-1]:,}"
@@ -61,15 +57,15 @@ def parts_text(p: Projection) -> str:
 def sizing_section(run_dir: Path) -> Section:
     section = Section("sizing", "Sizing projection")
     loaded = data.load_file(run_dir, data.FILES["sizing"])
-    if not loaded.document:
+    results = loaded.results(PlanResults)
+    if loaded.document is None or results is None:
         section.missing = f"No sizing projection: {loaded.problem}. `hdbbench size plan` writes it."
         return section
-    projections = [Projection.from_dict(r) for r in dig(loaded.document, "results", "projections") or []]
+    projections = results.projections
     if not projections:
-        section.missing = (f"sizing.json holds no projection this report can read (results keys: "
-                           f"{', '.join(sorted(loaded.document.get('results') or {})) or 'none'}).")
+        section.missing = "sizing.json holds no projection (its results.projections is empty)."
         return section
-    inventory = str(dig(loaded.document, "scenario", "inventory", "name") or "the inventory")
+    inventory = data.run_facts(loaded.document.scenario, {}).inventory or "the inventory"
     section.figures.append((f"Projected disk for {inventory} per backend/variant: its groups at retention, the logs "
                             "kept, and the replica copies (hatched); the total is written at the end",
                             plan_plot(projections)))
@@ -83,21 +79,21 @@ def sizing_section(run_dir: Path) -> Section:
 def plan_plot(projections: Sequence[Projection]) -> str:
     """Groups (not backends) carry the colours here."""
     names = [name(p) for p in projections]
-    groups = list(dict.fromkeys(str(g.get("label")) for p in projections for g in p.groups))
-    at_retention = {name(p): [sum(float(g.get("bytes_at_retention") or 0.0) for g in p.groups
-                                  if str(g.get("label")) == label) for label in groups] for p in projections}
-    logs = {name(p): p.log_bytes_retained for p in projections}
-    copies = {name(p): (p.bytes_at_retention + p.log_bytes_retained) * (p.replicas - 1) for p in projections}
-    labels = {name(p): f"{human_bytes(total(p))}" + (f" (×{p.replicas:g})" if p.replicas != 1 else "")
+    groups = list(dict.fromkeys(g.label for p in projections for g in p.groups))
+    at_retention = {name(p): [sum(g.bytes_at_retention or 0.0 for g in p.groups if g.label == label)
+                              for label in groups] for p in projections}
+    logs = {name(p): p.logs_kept for p in projections}
+    copies = {name(p): (p.bytes_at_retention + p.logs_kept) * (p.copies - 1) for p in projections}
+    labels = {name(p): f"{human_bytes(total(p))}" + (f" (×{p.copies:g})" if p.copies != 1 else "")
               for p in projections}
-    days = {p.log_retention_days for p in projections}
+    days = {p.log_days for p in projections}
     log_label = "logs kept" + (f" ({days.pop():g} days)" if len(days) == 1 else "")
     return diskplots.plan_stack(names, groups, at_retention, logs, copies, labels, log_label)
 
 
 def plan_table(projections: Sequence[Projection]) -> str:
     rows = [[name(p), size(p.bytes_per_day), size(p.bytes_per_month), size(p.bytes_per_year),
-             size(p.bytes_at_retention), parts_text(p), logs_text(p), f"×{p.replicas:g}", size(total(p)),
+             size(p.bytes_at_retention), parts_text(p), logs_text(p), f"×{p.copies:g}", size(total(p)),
              "yes" if p.complete else "NO: unmeasured groups left out"] for p in projections]
     return html_table(["backend / variant", "per day", "per month", "per year", "at retention",
                        "chunks / partitions per table", "logs kept", "replicas", "total × replicas",
@@ -106,10 +102,9 @@ def plan_table(projections: Sequence[Projection]) -> str:
 
 
 def groups_table(projections: Sequence[Projection]) -> str:
-    rows = [[name(p), str(g.get("label")), fmt(g.get("bytes_per_event")), str(g.get("source") or ""),
-             size(g.get("bytes_per_day")), size(g.get("bytes_at_retention")),
-             f"{g['share_at_retention']:.1%}" if isinstance(g.get("share_at_retention"), float) else "–",
-             f"{g['parts_at_retention']:,}" if isinstance(g.get("parts_at_retention"), int) else "–"]
+    rows = [[name(p), g.label, fmt(g.bytes_per_event), g.source, size(g.bytes_per_day), size(g.bytes_at_retention),
+             f"{g.share_at_retention:.1%}" if isinstance(g.share_at_retention, float) else "–",
+             f"{g.parts_at_retention:,}" if isinstance(g.parts_at_retention, int) else "–"]
             for p in projections for g in p.groups]
     table = html_table(["backend / variant", "group", "bytes/event", "from", "per day", "at retention", "share",
                         "chunks/partitions"], rows, "per inventory group; chunks/partitions of the group's table")
@@ -120,7 +115,7 @@ def plan_finding(projections: Sequence[Projection], inventory: str) -> Finding:
     finding = Finding()
     usable = [p for p in projections if comparable(p)]
     if not usable:  # none complete: compare them as they are, said so, rather than say nothing
-        usable = [p for p in projections if p.log_retention_days <= 0 or p.log_bytes_per_day]
+        usable = [p for p in projections if p.log_days <= 0 or p.log_bytes_per_day]
         if usable:
             finding.sentences.append("No projection is complete (see the warnings): the comparisons below leave "
                                      "the same unmeasured groups out of every total.")
@@ -129,8 +124,8 @@ def plan_finding(projections: Sequence[Projection], inventory: str) -> Finding:
         low = ordered[0]
         finding.sentences.append(
             f"For {inventory}, the smallest projection is {name(low)}: {human_bytes(total(low))} in total "
-            f"({human_bytes(low.bytes_at_retention)} at retention + {human_bytes(low.log_bytes_retained)} of logs "
-            f"kept, × {low.replicas:g} {'copy' if low.replicas == 1 else 'copies'}), growing {human_bytes(low.bytes_per_year)} a year.")
+            f"({human_bytes(low.bytes_at_retention)} at retention + {human_bytes(low.logs_kept)} of logs "
+            f"kept, × {low.copies:g} {'copy' if low.copies == 1 else 'copies'}), growing {human_bytes(low.bytes_per_year)} a year.")
     finding.sentences += (backend_words(ordered) + scalar_array_words(ordered) + same_variant_words(ordered)
                           + log_words(ordered))
     if not ordered:
@@ -138,7 +133,7 @@ def plan_finding(projections: Sequence[Projection], inventory: str) -> Finding:
     finding.warnings += incomplete_warnings(projections)
     finding.warnings += [f"{name(p)}: no write-ahead / binary log was measured for it (a variant measured after "
                          "CLUSTER carries none): its total leaves the logs out, and the comparisons above leave it out."
-                         for p in projections if p.log_retention_days > 0 and not p.log_bytes_per_day]
+                         for p in projections if p.log_days > 0 and not p.log_bytes_per_day]
     finding.warnings.append("A projection multiplies measured marginal bytes/event by the inventory: check it against "
                             "a measured run (size plan --check, size validate) before buying disks.")
     finding.recommendation = (f"Provision for {human_bytes(total(ordered[0]))} or more on {name(ordered[0])} "
@@ -151,7 +146,7 @@ def incomplete_warnings(projections: Sequence[Projection]) -> list[str]:
     by_missing: dict[str, list[str]] = {}
     for p in projections:
         if not p.complete:
-            missing = ", ".join(str(g.get("label")) for g in p.groups if g.get("bytes_per_event") is None)
+            missing = ", ".join(g.label for g in p.groups if g.bytes_per_event is None)
             by_missing.setdefault(missing, []).append(name(p))
     return [f"Incomplete: {missing} not measured for {', '.join(names)}; those totals are too small."
             for missing, names in by_missing.items()]
@@ -182,14 +177,14 @@ def backend_words(ordered: Sequence[Projection]) -> list[str]:
             f"{_smaller(best[0], best[1])}."]
 
 
-def _is_array(group: dict[str, Any]) -> bool:
+def _is_array(group: ProjectedGroup) -> bool:
     """An array group's bytes per event come from the fit over element counts (hdbbench.parts.disk.sizing)."""
-    return "elements" in str(group.get("source") or "")
+    return "elements" in group.source
 
 
 def _split(p: Projection) -> tuple[float, float]:
     """(scalar, array) bytes at retention of a projection."""
-    arrays = sum(float(g.get("bytes_at_retention") or 0.0) for g in p.groups if _is_array(g))
+    arrays = sum(g.bytes_at_retention or 0.0 for g in p.groups if _is_array(g))
     return p.bytes_at_retention - arrays, arrays
 
 
@@ -219,13 +214,13 @@ def same_variant_words(ordered: Sequence[Projection]) -> list[str]:
 
 
 def log_words(ordered: Sequence[Projection]) -> list[str]:
-    kept = [p for p in ordered if p.log_bytes_retained > 0]
+    kept = [p for p in ordered if p.logs_kept > 0]
     if not kept:
         return ["No write-ahead / binary log retention is counted (size plan --log-retention-days adds it)."] \
             if ordered else []
-    share = {name(p): p.log_bytes_retained / (p.bytes_at_retention + p.log_bytes_retained) for p in kept}
+    share = {name(p): p.logs_kept / (p.bytes_at_retention + p.logs_kept) for p in kept}
     most = max(share, key=lambda n: (share[n], n))
-    days = max(p.log_retention_days for p in kept)
+    days = max(p.log_days for p in kept)
     return [f"Logs kept for up to {days:g} days add from {min(share.values()):.1%} to {share[most]:.1%} ({most}) "
             "to the disk at retention."]
 

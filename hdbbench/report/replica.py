@@ -9,10 +9,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hdbbench.parts.replica_reads import RESULTS_KIND, ReplicaReads
 from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import Finding, fmt
-from hdbbench.results.document import ResultsFormatError, read_results
+from hdbbench.results.document import ResultsFormatError, read_kind
+from hdbbench.results.replica import ReplicaReads, ReplicaResults
 
 REPLICA_JSON = "replica.json"
 NOTE = ("stored rate: rows counted on the primary at 1 Hz over the measured stretch, per-second rates' p1 / median "
@@ -29,7 +29,7 @@ def replica_section(run_dir: Path) -> Section | None:
         return None
     section = Section("replica", "Reads from a replica")
     try:
-        trials = [ReplicaReads.from_dict(t) for t in read_results(path, RESULTS_KIND).results.get("trials") or []]
+        trials = read_kind(path, ReplicaResults).results.trials
     except ResultsFormatError as exc:
         section.missing = str(exc)
         return section
@@ -62,8 +62,8 @@ def _archive_table(trials: Sequence[ReplicaReads]) -> str:
 
 def _query_table(t: ReplicaReads) -> str:
     head = ["query", "runs", "errors", "rows", "p50 (ms)", "p95 (ms)", "max (ms)"]
-    rows = [[q["name"], f"{q['runs']:,}", f"{q['errors']:,}", f"{q['rows']:,}", _ms(q.get("p50_s")),
-             _ms(q.get("p95_s")), _ms(q.get("max_s"))] for q in t.queries]
+    rows = [[q.name, f"{q.runs:,}", f"{q.errors:,}", f"{q.rows:,}", _ms(q.p50_s), _ms(q.p95_s), _ms(q.max_s)]
+            for q in t.queries]
     return html_table(head, rows, f"{t.backend}: query times on the standby ({t.readers} reader(s), {t.duration_s:g} s)")
 
 
@@ -80,12 +80,12 @@ def _finding(trials: Sequence[ReplicaReads]) -> Finding:
             continue
         rate = _ratio(t.without, t.with_readers, "stored_rate_p50")
         age = _ratio(t.without, t.with_readers, "age_p99_s")
-        runs = sum(int(q["runs"]) for q in t.queries)
+        runs = sum(q.runs for q in t.queries)
         finding.sentences.append(
             f"On {t.backend}, {t.readers} reader(s) on a standby ran {runs:,} queries in {t.duration_s:g} s; the "
             f"primary's median stored rate with them was {fmt(rate)}× and its event age p99 {fmt(age)}× the "
             "same without readers.")
-        if errors := sum(int(q["errors"]) for q in t.queries):
+        if errors := sum(q.errors for q in t.queries):
             finding.warnings.append(f"{errors:,} queries on the standby of {t.backend} failed (first: "
-                                    f"{next(q['first_error'] for q in t.queries if q['first_error'])})")
+                                    f"{next(q.first_error for q in t.queries if q.first_error)})")
     return finding

@@ -2,17 +2,18 @@
 """The records a run writes about the archive's age, memory and storage (results.json, kind "insertion").
 
 They are typed records (hdbbench.model.records): read exactly as written, an unknown or missing key refused.
+They live in the results stage, beside the other records of a results file, so that the report and
+``hdbbench migrate`` read them without importing the part (hdbbench.parts.aging) that measures them.
 Bytes are bytes, times seconds, rates events per second; a figure that could not be read is null.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
-from hdbbench.model.records import omitted, read, write
-from hdbbench.stack.servers.confine.records import ServerConfinement, StorageClassName, StorageProbe
+from hdbbench.model.records import omitted
+from hdbbench.stack.servers.confine.records import ServerConfinement, StorageClassName
 
 LoadOrder = Literal["pk", "time"]
 
@@ -100,12 +101,6 @@ class AgingResults:
     load_order: list[LoadOrderRecord]
     growth: list[GrowthRecord]
 
-    def to_dict(self) -> dict[str, Any]:
-        return dict(write(self))
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> AgingResults:
-        return read(cls, data)
 
 
 def confinement_only(records: list[ServerConfinement]) -> AgingResults:

@@ -7,11 +7,14 @@ completed, interrupted or failed, and is written first, so an interrupted run is
 for a finished one. Every results file carries ``format_version`` and the facts needed to read its
 numbers (seed, settings, versions, hardware), as pyperf does.
 
-The files are typed: `ResultsDocument` is the envelope, and the records of each kind are the
-dataclasses of `RECORDS` (below; an insertion trial's in hdbbench.results.trials, read whole by
-`read_trials`), written by their producers and read by the report; reading checks every record
-against its dataclass and refuses, in one line, another format_version. Parts of a
-``hdbbench run`` (extraction, disk) write into its directory through a `RunPart`.
+The files are typed: `ResultsDocument` is the envelope, and its ``results`` is the record of the
+file's kind (the one table, hdbbench.results.kinds.KINDS), written by its producer and read by the
+report and ``hdbbench migrate``. Reading (`read_results`) checks the whole file against the records
+(hdbbench.model.records.read) and refuses, in one line, another format_version, another kind or a
+key the records do not have; every file is written whole and atomically (hdbbench.model.records.save).
+The scenario and environment are the facts a run was given and found, carried as the JSON objects
+they were recorded as. Parts of a ``hdbbench run`` (extraction, disk) write into its directory
+through a `RunPart`.
 """
 
 from __future__ import annotations
@@ -23,31 +26,27 @@ import platform
 import re
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from hdbbench.model.errors import ConfigError
-from hdbbench.model.records import RecordError
-from hdbbench.results.trials import InsertionResults, TrialSummary
+from hdbbench.model.records import RecordError, read, save, write
+from hdbbench.results.kinds import KINDS, ResultRecord
+from hdbbench.results.trials import InsertionResults
 
 # 2: one run directory (extraction.json, disk.json beside results.json), one shape per file
 # 3: an insertion trial says what it measured (kind, batch_size; subscriber_kind always), typed (hdbbench.results.trials)
 FORMAT_VERSION = 3
 MIGRATED_FORMATS = (1, 2)  # what `hdbbench migrate` converts
 _PACKAGES = ("hdbbench", "pytango")  # and each backend's client packages (`client_packages`), then numpy
+R = TypeVar("R")
 
 
 def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
-    tmp.replace(path)  # atomic: a reader never sees half a file
 
 
 class RunDirectory:
@@ -76,7 +75,7 @@ class RunDirectory:
             status["ended"] = utc_now()
         if error:
             status["error"] = error
-        _write_json(self.path / "status.json", status)
+        save(self.path / "status.json", status)
 
     def status(self) -> dict[str, Any]:
         try:
@@ -85,9 +84,8 @@ class RunDirectory:
             return {}
 
     def write_json(self, name: str, data: Any) -> Path:
-        path = self.path / name
-        _write_json(path, data)
-        return path
+        """`data` (a record such as a `ResultsDocument`, or JSON values) as `name`, atomically."""
+        return save(self.path / name, data)
 
     def write_csv(self, name: str, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Path:
         path = self.path / name
@@ -129,198 +127,98 @@ class ResultsFormatError(ConfigError, ValueError):
     """A results file this hdbbench does not read (another format_version, another kind, not results)."""
 
 
-@dataclass
-class ResultsDocument:
-    """The envelope every results file shares; `results` holds the kind's records (below)."""
+@dataclass(frozen=True, kw_only=True)
+class ResultsDocument(Generic[R]):
+    """The envelope every results file shares, in the order it is written; `results` is the record of
+    the kind (hdbbench.results.kinds.KINDS)."""
 
-    kind: str
-    scenario: dict[str, Any]
-    environment: dict[str, Any]
-    results: dict[str, Any]
-    created: str = field(default_factory=utc_now)
     format_version: int = FORMAT_VERSION
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"format_version": self.format_version, "kind": self.kind, "created": self.created,
-                "scenario": self.scenario, "environment": self.environment, "results": self.results}
-
-    @classmethod
-    def from_dict(cls, data: Any, source: Path | str, kind: str | None = None) -> ResultsDocument:
-        if not isinstance(data, dict) or "results" not in data:
-            raise ResultsFormatError(f"{source}: not an hdbbench results file")
-        version = data.get("format_version")
-        if version != FORMAT_VERSION:
-            advice = (f"run `hdbbench migrate {Path(source).parent}` to convert" if version in MIGRATED_FORMATS
-                      else "re-run the measurement with this version")
-            raise ResultsFormatError(
-                f"{source}: results format {version!r}, this hdbbench reads format {FORMAT_VERSION} only; {advice}")
-        if kind is not None and data.get("kind") != kind:
-            raise ResultsFormatError(f"{source}: holds results of kind {data.get('kind')!r}, not {kind!r}")
-        document = cls(str(data["kind"]), dict(data.get("scenario") or {}), dict(data.get("environment") or {}),
-                       dict(data["results"]), str(data.get("created", "")), int(version))
-        _check_records(document, source)
-        return document
+    kind: str
+    created: str = field(default_factory=utc_now)
+    scenario: dict[str, Any]         # the resolved scenario (or the command's settings), as recorded
+    environment: dict[str, Any]      # environment_facts (below), as recorded
+    results: R
 
 
 def results_document(kind: str, scenario: Mapping[str, Any], environment: Mapping[str, Any],
-                     results: Mapping[str, Any]) -> dict[str, Any]:
-    """The envelope every results file shares, as written."""
-    return ResultsDocument(kind, dict(scenario), dict(environment), dict(results)).to_dict()
+                     results: ResultRecord | Mapping[str, Any]) -> ResultsDocument[ResultRecord]:
+    """The envelope of a producer's results, to write (RunDirectory.write_json). `results` is the
+    record of `kind`, or a producer's JSON of it, read into the record here (strictly: a key the
+    record lacks, or one it needs and does not find, is a RecordError before anything is written)."""
+    record = KINDS[kind]
+    if isinstance(results, Mapping):
+        results = read(record, results, "results")
+    if not isinstance(results, record):
+        raise TypeError(f"results of kind {kind!r} are a {record.__name__}, not a {type(results).__name__}")
+    return ResultsDocument(kind=kind, scenario=dict(scenario), environment=dict(environment), results=results)
 
 
-def read_results(path: Path, kind: str | None = None) -> ResultsDocument:
+def parse_results(data: Any, source: Path | str, kind: str | None = None) -> ResultsDocument[ResultRecord]:
+    """The document of a results file's JSON (of `kind` when given): every key checked against its
+    record; ResultsFormatError in one line, naming `source`, the key and the problem, otherwise."""
+    if not isinstance(data, Mapping) or "results" not in data:
+        raise ResultsFormatError(f"{source}: not an hdbbench results file")
+    version = data.get("format_version")
+    if version != FORMAT_VERSION:
+        advice = (f"run `hdbbench migrate {Path(source).parent}` to convert" if version in MIGRATED_FORMATS
+                  else "re-run the measurement with this version")
+        raise ResultsFormatError(
+            f"{source}: results format {version!r}, this hdbbench reads format {FORMAT_VERSION} only; {advice}")
+    if kind is not None and data.get("kind") != kind:
+        raise ResultsFormatError(f"{source}: holds results of kind {data.get('kind')!r}, not {kind!r}")
+    record = KINDS.get(str(data.get("kind")))
+    if record is None:
+        raise ResultsFormatError(f"{source}: kind: {data.get('kind')!r} is no kind of results this hdbbench "
+                                 f"reads ({', '.join(KINDS)})")
+    # Every key of the envelope is written by every producer: one that is absent is refused, not defaulted.
+    if lacking := [f.name for f in fields(ResultsDocument) if f.name not in data]:
+        raise ResultsFormatError(f"{source}: a results file lacks {', '.join(lacking)}")
+    try:
+        envelope = read(ResultsDocument, data)  # `results` is a type variable: read as it is, then as the kind's
+        return ResultsDocument(format_version=envelope.format_version, kind=envelope.kind, created=envelope.created,
+                               scenario=envelope.scenario, environment=envelope.environment,
+                               results=read(record, envelope.results, "results"))
+    except RecordError as exc:
+        raise ResultsFormatError(f"{source}: {exc}") from None
+
+
+def read_results(path: Path, kind: str | None = None) -> ResultsDocument[ResultRecord]:
     """A results file of this format (and of `kind` when given); ResultsFormatError in one line otherwise."""
     try:
         data = json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
         raise ResultsFormatError(f"{path}: cannot be read: {exc}") from None
-    return ResultsDocument.from_dict(data, path, kind)
+    return parse_results(data, path, kind)
+
+
+def peek_results(path: Path) -> tuple[int | None, str | None]:
+    """The format_version and kind a results file says it holds, without reading its records ((None,
+    None) when it is not a JSON object); to choose which file to read, or what to tell of one."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None, None
+    if not isinstance(data, Mapping):
+        return None, None
+    version, kind = data.get("format_version"), data.get("kind")
+    return (version if isinstance(version, int) else None), (kind if isinstance(kind, str) else None)
+
+
+def read_kind(path: Path, record: type[R]) -> ResultsDocument[R]:
+    """`read_results` of the kind whose record is `record`, typed as such."""
+    kind = next(k for k, cls in KINDS.items() if cls is record)
+    return cast(ResultsDocument[R], read_results(path, kind))
 
 
 def load_results(path: Path, kind: str | None = None) -> dict[str, Any]:
-    """`read_results` as the plain document the producers wrote."""
-    return read_results(path, kind).to_dict()
+    """A results file, checked by `read_results`, as the JSON its producer wrote (for tools that take JSON)."""
+    return dict(write(read_results(path, kind)))
 
 
-def insertion_results(document: ResultsDocument) -> InsertionResults:
-    """The typed results of an insertion document (its trials as `TrialSummary` records)."""
-    if document.kind != "insertion":
-        raise ResultsFormatError(f"results of kind {document.kind!r} hold no insertion trials")
-    try:
-        return InsertionResults.from_dict(document.results)
-    except RecordError as exc:
-        raise ResultsFormatError(f"results: {exc}") from None
-
-
-def read_trials(path: Path) -> tuple[ResultsDocument, InsertionResults]:
+def read_trials(path: Path) -> tuple[ResultsDocument[InsertionResults], InsertionResults]:
     """An insertion results file and its typed trials, as written (ResultsFormatError in one line otherwise)."""
-    document = read_results(path, "insertion")
-    return document, insertion_results(document)
-
-
-# --- the records the report reads, as the producers write them -------------------------------
-def _fields_of(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
-    """The fields of dataclass `cls` from `data`: every field without a default must be there, no other key."""
-    if not isinstance(data, Mapping):
-        raise ResultsFormatError(f"a {cls.__name__} record must be an object, got {type(data).__name__}")
-    known = {f.name: f for f in fields(cls)}
-    unknown = sorted(set(data) - set(known))
-    missing = [name for name, f in known.items() if name not in data
-               and f.default is MISSING and f.default_factory is MISSING]
-    if unknown or missing:
-        raise ResultsFormatError(f"a {cls.__name__} record " + "; ".join(
-            ([f"lacks {', '.join(missing)}"] if missing else []) + ([f"has unknown {', '.join(unknown)}"] if unknown else [])))
-    return {name: data[name] for name in known if name in data}
-
-
-@dataclass(frozen=True)
-class TimeStats:
-    """count, median, 95th percentile and maximum of a set of times (seconds)."""
-
-    count: int
-    p50: float
-    p95: float
-    max: float
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TimeStats:
-        data = _fields_of(cls, data)
-        return cls(int(data["count"]), float(data["p50"]), float(data["p95"]), float(data["max"]))
-
-
-@dataclass(frozen=True)
-class QuerySummary:
-    """extraction.json ``results.summary[]``: one backend x variant x layout x group x interval x cache state."""
-
-    backend: str
-    variant: str
-    state: str          # unclustered | clustered
-    group: str
-    interval_s: float
-    temperature: str    # cold | warm
-    client_s: TimeStats
-    server_s: TimeStats
-    rows_mean: float
-    pages_read_mean: float | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> QuerySummary:
-        data = _fields_of(cls, data)
-        return cls(str(data["backend"]), str(data["variant"]), str(data["state"]), str(data["group"]),
-                   float(data["interval_s"]), str(data["temperature"]), TimeStats.from_dict(data["client_s"]),
-                   TimeStats.from_dict(data["server_s"]), float(data["rows_mean"]),
-                   None if data.get("pages_read_mean") is None else float(data["pages_read_mean"]))
-
-
-@dataclass(frozen=True)
-class CaseSize:
-    """disk.json ``results.cases[]``: the figures of one case the report reads (the file holds more)."""
-
-    backend: str
-    variant: str
-    case_type: str
-    case_format: str
-    case_write: str
-    case_elements: int
-    table: str
-    events: int
-    bytes_per_event: float
-    data_per_event: float
-    index_per_event: float
-    toast_per_event: float
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> CaseSize:
-        if not isinstance(data, Mapping):
-            raise ResultsFormatError(f"a CaseSize record must be an object, got {type(data).__name__}")
-        missing = [f.name for f in fields(cls) if f.name not in data]
-        if missing:  # the file holds more per case; these it must hold
-            raise ResultsFormatError(f"a CaseSize record lacks {', '.join(missing)}")
-        return cls(**{f.name: data[f.name] for f in fields(cls)})
-
-
-@dataclass(frozen=True)
-class Projection:
-    """sizing.json ``results.projections[]`` (hdbbench.parts.disk.sizing.project): disk of an inventory on one variant."""
-
-    backend: str
-    variant: str
-    complete: bool
-    bytes_per_day: float
-    bytes_per_month: float
-    bytes_per_year: float
-    bytes_at_retention: float
-    log_bytes_per_day: dict[str, float]
-    groups: list[dict[str, Any]]
-    replicas: float = 1.0            # copies kept (primary + replicas); total_bytes counts them all
-    log_retention_days: float = 0.0  # days of WAL / binary log kept
-    log_bytes_retained: float = 0.0
-    total_bytes: float | None = None  # (bytes at retention + logs kept) x replicas
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Projection:
-        return cls(**_fields_of(cls, data))
-
-
-# The records of each kind of results file: where they are and their dataclass.
-RECORDS: dict[str, tuple[str, Any]] = {"insertion": ("trials", TrialSummary), "extraction": ("summary", QuerySummary),
-                                       "disk": ("cases", CaseSize), "disk-plan": ("projections", Projection)}
-
-
-def _check_records(document: ResultsDocument, source: Path | str) -> None:
-    """Every record of the document fits its dataclass; else ResultsFormatError naming the record."""
-    key, record = RECORDS.get(document.kind, ("", None))
-    for index, item in enumerate(document.results.get(key) or [] if record else []):
-        try:
-            record.from_dict(item)
-        except (ResultsFormatError, TypeError, ValueError) as exc:
-            raise ResultsFormatError(f"{source}: results.{key}[{index}]: {exc}") from None
+    document = read_kind(path, InsertionResults)
+    return document, document.results
 
 
 # --- environment facts ------------------------------------------------------------------------

@@ -1,17 +1,17 @@
 # SPDX-License-Identifier: Apache-2.0
 """The records the maintenance part writes (results.json kind "insertion", key `maintenance`).
 
-Typed records (hdbbench.model.records): read exactly as written. Times are seconds on the trial's clock
+Typed records (hdbbench.model.records): read exactly as written. They live in the results stage, beside
+the other records of a results file, so that the report and ``hdbbench migrate`` read them without
+importing the part (hdbbench.parts.maintenance) that measures them. Times are seconds on the trial's clock
 (t_s = 0 when the load started), rates events per second; a figure that could not be read is null.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from hdbbench.model.records import omitted, read, write
+from hdbbench.model.records import omitted
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,10 +92,3 @@ class MaintenanceResults:
     trials: list[MaintenanceTrial]
     jobs: list[MaintenanceRecord]
     extraction: list[AggregateQuery]
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(write(self))
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> MaintenanceResults:
-        return read(cls, data)

@@ -11,9 +11,15 @@ Format 1 kept the extraction and disk parts of ``hdbbench run`` as run directori
 (``extraction/<time>-extract-<name>/``, ``disk/<time>-disk/``) whose ``results.json`` the runner
 copied beside the insertion results as ``extraction.json`` and ``disk.json``. Format 2 has one
 layout: the parts write ``<part>.json`` and ``<part>-<name>.csv`` into the run's directory
-(hdbbench.results.document.RunPart), and every record is checked against its dataclass (`RECORDS`).
+(hdbbench.results.document.RunPart), and every record is checked against its dataclass (the one
+table of kinds, hdbbench.results.kinds.KINDS).
 
-The migration carries figures exactly: it never recomputes or invents one. A record's key that
+The migration carries figures exactly: it never recomputes or invents one. An older file is JSON
+of an older shape, converted key by key into today's; the result is read as today's typed records
+(hdbbench.results.document.parse_results: strictly, so a file that does not make today's records is
+refused, not carried half-read) and written, as converted, by the one writer (hdbbench.model.records.save).
+It is the converted JSON that is written, not the records written anew: a figure nested in a record
+that the older format did not record stays absent, where the record would write its default (null). A record's key that
 format 2 has no place for is dropped; a figure format 2 has and format 1 did not record is left out
 (or null, for a field every record must hold); a disk case without the figures every case must hold
 is left out, and a disk case of format 1, measured at one size, keeps its average as format 2's
@@ -30,23 +36,32 @@ import os
 import re
 import shutil
 import tempfile
+import typing
 from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, Field, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import hdbbench.parts.faults.results  # noqa: F401  (registers the faults records, so they are checked too)
+from hdbbench.model.records import ABSENT, omitted, save
+from hdbbench.results.document import (
+    FORMAT_VERSION,
+    MIGRATED_FORMATS,
+    ResultsFormatError,
+    parse_results,
+)
+from hdbbench.results.kinds import KINDS
 from hdbbench.subscribers.kinds import OURS
-from hdbbench.results.document import FORMAT_VERSION, MIGRATED_FORMATS, RECORDS, ResultsDocument, ResultsFormatError
 
 FROM_FORMAT = 1  # the format whose layout differs (parts in run directories of their own)
 MIGRATION_FILE = "migration.json"
-RESULTS_FILES = ("results.json", "extraction.json", "disk.json", "sizing.json", "faults.json")
+RESULTS_FILES = ("results.json", "extraction.json", "disk.json", "sizing.json", "faults.json", "replica.json")
 RUN_FILES = ("scenario.json", "environment.json", "status.json")  # carried as they are, JSON objects
 PARTS = ("extraction", "disk")  # format 1's sub-run directories, each one run directory of its own
 REPORT_OUTPUTS = ("report.html", "disk-cases.csv")  # written by the report; `hdbbench report` writes them anew
-# Records whose file may hold more keys than the dataclass reads (CaseSize: disk.json keeps every figure).
-_OPEN_RECORDS = ("disk",)
+# The list of records in each kind's ``results`` that format 1 and 2 wrote in another shape: these are
+# converted record by record (the rest of a file was written then as it is now).
+_RECORD_LISTS = {"insertion": "trials", "extraction": "summary", "disk": "cases", "disk-plan": "projections",
+                 "faults": "trials", "replica": "trials"}
 # The fields that say what a record is: a record without them is not a format-1 record (malformed).
 _IDENTITY = {"insertion": ("backend", "label"), "disk-plan": ("backend", "variant"),
              "extraction": ("backend", "variant", "state", "group", "interval_s", "temperature"),
@@ -61,31 +76,33 @@ _AVERAGE_NOTE = ("null: format 1 measured one size and fitted no marginal; its b
                  "the averages format 1 recorded; fixed_bytes, slack_bytes, fit_r2 were not recorded")
 
 
-@dataclass
-class MigrationLog:
-    """What migration.json says: what could not be carried (dropped), what the older format did not
-    record (defaulted, derived) and the logs of earlier migrations of the same run (earlier)."""
+@dataclass(frozen=True, kw_only=True)
+class LogEntry:
+    """One key of one file that could not be carried, or that the older format did not record."""
 
-    source: str
-    dropped: list[dict[str, Any]] = field(default_factory=list)
-    defaulted: list[dict[str, Any]] = field(default_factory=list)
+    file: str
+    key: str
+    why: str
+    records: int | None = omitted()  # how many records it concerns, when it concerns records
+
+
+@dataclass(kw_only=True)
+class MigrationLog:
+    """migration.json: what could not be carried (dropped), what the older format did not record
+    (defaulted, derived) and the logs of earlier migrations of the same run (earlier, as they were written)."""
+
     from_format: int = FROM_FORMAT
-    earlier: list[Any] = field(default_factory=list)
+    to_format: int = FORMAT_VERSION
+    source: str
+    dropped: list[LogEntry] = field(default_factory=list)
+    defaulted: list[LogEntry] = field(default_factory=list)
+    earlier: list[Any] | None = omitted()
 
     def drop(self, file: str, key: str, why: str, records: int | None = None) -> None:
-        self.dropped.append(_entry(file, key, why, records))
+        self.dropped.append(LogEntry(file=file, key=key, why=why, records=records))
 
     def default(self, file: str, key: str, how: str, records: int | None = None) -> None:
-        self.defaulted.append(_entry(file, key, how, records))
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {"from_format": self.from_format, "to_format": FORMAT_VERSION, "source": self.source,
-               "dropped": self.dropped, "defaulted": self.defaulted}
-        return out | ({"earlier": self.earlier} if self.earlier else {})
-
-
-def _entry(file: str, key: str, text: str, records: int | None) -> dict[str, Any]:
-    return {"file": file, "key": key, "why": text} | ({"records": records} if records is not None else {})
+        self.defaulted.append(LogEntry(file=file, key=key, why=how, records=records))
 
 
 # --- the run directory -----------------------------------------------------------------------------
@@ -105,12 +122,12 @@ def migrate_run(src: Path, dest: Path) -> MigrationLog:
         raise ResultsFormatError(f"{dest}: already exists; give another destination with --to")
     if not dest.parent.is_dir():
         raise ResultsFormatError(f"{dest.parent}: no such directory to write the migrated run into")
-    log = MigrationLog(str(src.resolve()))
+    log = MigrationLog(source=str(src.resolve()))
     work = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".migrating", dir=dest.parent))
     try:
         _migrate_into(src, work, log)
         os.chmod(work, src.stat().st_mode & 0o7777)  # the run's own permissions, not the temporary's 0700
-        (work / MIGRATION_FILE).write_text(json.dumps(log.to_dict(), indent=2) + "\n")
+        save(work / MIGRATION_FILE, log)
         os.rename(work, dest)  # one step: `dest` is complete or absent
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
@@ -140,7 +157,7 @@ def _migrate_into(src: Path, work: Path, log: MigrationLog) -> None:
         if entry.name in REPORT_OUTPUTS:
             log.drop(entry.name, "", "written by the report of format 1; `hdbbench report` writes it anew")
         elif entry.name == MIGRATION_FILE:  # migrated before, to an older format: its log goes into ours
-            log.earlier.append(_read_json(entry))
+            log.earlier = [*(log.earlier or []), _read_json(entry)]
         else:
             _copy(entry, work / entry.name)  # scenario, environment, status, logs, series, CSVs: as they are
     for part_dir in parts:  # after the run's own files, beside which the parts' files go
@@ -149,7 +166,7 @@ def _migrate_into(src: Path, work: Path, log: MigrationLog) -> None:
 
 def _note_sizing_from_averages(src: Path, log: MigrationLog) -> None:
     """The projections of format 1 multiplied its one-size averages: carried as they are, but said."""
-    if (src / "sizing.json").is_file() and any(d["file"] == "disk.json" and d["key"].endswith("bytes_per_event")
+    if (src / "sizing.json").is_file() and any(d.file == "disk.json" and d.key.endswith("bytes_per_event")
                                                for d in log.defaulted):
         log.default("sizing.json", "results.projections[]", "carried as format 1 computed them: from the "
                     "one-size averages of disk.json, not from fitted marginals")
@@ -216,27 +233,32 @@ def _read_json(path: Path) -> Any:
         raise ResultsFormatError(f"{path}: cannot be read as JSON: {str(exc).splitlines()[0]}") from None
 
 
-def _write_document(path: Path, document: Mapping[str, Any]) -> None:
-    path.write_text(json.dumps(document, indent=2, default=str) + "\n")
+def _write_document(path: Path, document: dict[str, Any]) -> None:
+    save(path, document)
 
 
 # --- one results file ------------------------------------------------------------------------------
 def convert_document(data: Any, source: Path, log: MigrationLog, name: str) -> dict[str, Any]:
-    """The format-3 document of a format-1, -2 (or -3) results file; ResultsFormatError in one line
-    naming the file, the key and the problem otherwise."""
+    """The format-3 JSON of a format-1, -2 (or -3) results file, read as today's records
+    (`parse_results`); ResultsFormatError in one line naming the file, the key and the problem otherwise."""
     if not isinstance(data, dict):
         raise ResultsFormatError(f"{source}: not a JSON object, so not an hdbbench results file")
     version = data.get("format_version")
     if version == FORMAT_VERSION:
-        return ResultsDocument.from_dict(data, source).to_dict()  # checked, carried as it is
+        parse_results(data, source)
+        return data  # checked, carried as it is
     if version not in MIGRATED_FORMATS:
         raise ResultsFormatError(f"{source}: format_version: {version!r} is not a results format this hdbbench "
                                  f"migrates ({', '.join(map(str, MIGRATED_FORMATS))}) or reads ({FORMAT_VERSION})")
     for key, kind in (("kind", str), ("results", dict), ("scenario", dict), ("environment", dict)):
         if not isinstance(data.get(key), kind):
             raise ResultsFormatError(f"{source}: {key}: missing or not a{'n object' if kind is dict else ' string'}")
+    if data["kind"] not in KINDS:
+        raise ResultsFormatError(f"{source}: kind: {data['kind']!r} is no kind of results this hdbbench "
+                                 f"reads ({', '.join(KINDS)})")
     results = dict(data["results"])
-    record_key, record = RECORDS.get(data["kind"], ("", None))
+    record_key = _RECORD_LISTS.get(data["kind"], "")
+    record = _item_record(data["kind"], record_key)
     if record is not None and record_key in results:
         items = _checked_records(data["kind"], record_key, results[record_key], source, version)
         if data["kind"] == "insertion":
@@ -246,9 +268,17 @@ def convert_document(data: Any, source: Path, log: MigrationLog, name: str) -> d
         results[record_key] = items
     if version == FROM_FORMAT:
         _note_absent_results_keys(data["kind"], results, log, name)
-    document = ResultsDocument(data["kind"], data["scenario"], data["environment"], results,
-                               str(data.get("created") or ""))
-    return ResultsDocument.from_dict(document.to_dict(), source).to_dict()  # what format 3 reads, or one line
+    envelope = {"format_version": FORMAT_VERSION, "kind": data["kind"], "created": str(data.get("created") or ""),
+                "scenario": data["scenario"], "environment": data["environment"], "results": results}
+    parse_results(envelope, source)  # today's records, read strictly, or one line
+    return envelope
+
+
+def _item_record(kind: str, key: str) -> type | None:
+    """The record class of the items of ``results.<key>`` of `kind` (a ``list[...]`` field of the kind's record)."""
+    hints = typing.get_type_hints(KINDS[kind])
+    args = typing.get_args(hints.get(key))
+    return args[0] if args else None
 
 
 def _checked_records(kind: str, key: str, items: Any, source: Path, version: int) -> list[dict[str, Any]]:
@@ -266,22 +296,24 @@ def _checked_records(kind: str, key: str, items: Any, source: Path, version: int
 
 def _convert_records(kind: str, key: str, record: Any, items: list[dict[str, Any]], log: MigrationLog,
                      name: str) -> list[dict[str, Any]]:
-    """Format 1's records in format 3's shape: keys it has no field for dropped, required ones it lacks null."""
+    """Format 1's records in format 3's shape: keys it has no field for dropped, required ones it lacks
+    null (a disk case lacking one is left out instead: `_keep_complete`)."""
     known = {f.name: f for f in fields(record)}
     required = [n for n, f in known.items() if f.default is MISSING and f.default_factory is MISSING]
     where = f"results.{key}[]"
-    if kind in _OPEN_RECORDS:
-        return _keep_complete(items, required, log, name, where)
+    if kind == "disk":
+        items = _unfitted_cases(items, log, name, where)
     unknown: dict[str, int] = {}
-    out = []
     for item in items:
         for extra in set(item) - set(known):
             unknown[extra] = unknown.get(extra, 0) + 1
-        out.append({k: item.get(k) for k in known if k in item or k in required})
     for extra, count in sorted(unknown.items()):
         log.drop(name, f"{where}.{extra}", f"format {FORMAT_VERSION}'s {record.__name__} has no such field", count)
+    if kind == "disk":
+        return _keep_complete([{k: v for k, v in item.items() if k in known} for item in items], required, log,
+                              name, where)
     _note_absent(items, known, required, log, name, where)
-    return out
+    return [{k: item.get(k) for k in known if k in item or k in required} for item in items]
 
 
 # --- what a trial measured: its label said so until format 3 -------------------------------------
@@ -338,9 +370,9 @@ def _note_absent(items: list[dict[str, Any]], known: Mapping[str, Any], required
         log.default(name, f"{where}.{key}", how, count)
 
 
-def _default_of(f: Any) -> str:
-    value = f.default if f.default is not MISSING else f.default_factory()
-    return "null (missing figure)" if value is None else f"{value!r}"
+def _default_of(f: Field[Any]) -> str:
+    value = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
+    return "it as not recorded" if value is None or value is ABSENT else f"{value!r}"
 
 
 def _keep_complete(items: list[dict[str, Any]], required: list[str], log: MigrationLog, name: str,
@@ -352,12 +384,19 @@ def _keep_complete(items: list[dict[str, Any]], required: list[str], log: Migrat
         missing = sorted({k for item in items for k in required if k not in item})
         log.drop(name, where, f"cases without {', '.join(missing)} (format 2 and later need them to show a case)",
                  len(items) - len(kept))
-    averages = [i for i, item in enumerate(kept) if not {"fit_sizes", "fit_ok", "average_bytes_per_event"} & set(item)]
+    return kept
+
+
+def _unfitted_cases(items: list[dict[str, Any]], log: MigrationLog, name: str, where: str) -> list[dict[str, Any]]:
+    """The cases, those of format 1 measured at one size with their average where format 2 keeps it."""
+    averages = [i for i, item in enumerate(items) if "bytes_per_event" in item
+                and not {"fit_sizes", "fit_ok", "average_bytes_per_event"} & set(item)]
+    out = list(items)
     for i in averages:
-        kept[i] = _unfitted_case(kept[i])
+        out[i] = _unfitted_case(items[i])
     if averages:
         log.default(name, f"{where}.bytes_per_event", _AVERAGE_NOTE, len(averages))
-    return kept
+    return out
 
 
 def _unfitted_case(case: Mapping[str, Any]) -> dict[str, Any]:
@@ -377,7 +416,7 @@ def _note_absent_results_keys(kind: str, results: Mapping[str, Any], log: Migrat
 def summary_line(dest: Path, log: MigrationLog) -> str:
     """The one line `hdbbench migrate` prints."""
     files = sorted(p.name for p in dest.iterdir() if p.name in RESULTS_FILES)
-    dropped = "; ".join(f"{d['file']} {d['key']}".strip() for d in log.dropped) or "nothing"
+    dropped = "; ".join(f"{d.file} {d.key}".strip() for d in log.dropped) or "nothing"
     return (f"wrote {dest} (results format {FORMAT_VERSION}: {', '.join(files) or 'no results files'}); "
             f"dropped: {dropped}; {len(log.defaulted)} note(s) on figures format {log.from_format} did not record "
             f"in {MIGRATION_FILE}")

@@ -16,14 +16,13 @@ settings. Its `label` names its series file and nothing else is read from it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from hdbbench.parts.aging.records import AgingResults
-from hdbbench.parts.maintenance.records import MaintenanceResults
+from hdbbench.results.aging import AgingResults
+from hdbbench.results.maintenance import MaintenanceResults
 from hdbbench.model.measure import Distribution
-from hdbbench.model.records import omitted, read, write
+from hdbbench.model.records import omitted, write
 
 TrialKind = Literal["throughput", "batch_sweep", "subscriber_sweep", "saturation", "sustained", "growth"]
 TRIAL_KINDS: tuple[TrialKind, ...] = ("throughput", "batch_sweep", "subscriber_sweep", "saturation", "sustained",
@@ -269,10 +268,6 @@ class PlacementRecord:
     machine_cpus: str
     archiving_path: ArchivingPath | None = None
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PlacementRecord:
-        return read(cls, data)
-
 
 # --- the trial ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -331,13 +326,6 @@ class TrialSummary:
     # throughput trial's): that trial's label; its figures and series are that trial's, not run again.
     same_as: str | None = omitted()
 
-    def to_dict(self) -> dict[str, Any]:
-        return dict(write(self))
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TrialSummary:
-        return read(cls, data)
-
 
 @dataclass(frozen=True, kw_only=True)
 class InsertionResults:
@@ -350,10 +338,3 @@ class InsertionResults:
     aging: AgingResults | None = omitted()
     # Maintenance jobs run while archiving, and the aggregate-vs-raw extraction (hdbbench.parts.maintenance).
     maintenance: MaintenanceResults | None = omitted()
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(write(self))
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> InsertionResults:
-        return read(cls, data)

@@ -30,6 +30,7 @@ from hdbbench.stack.placement import Placement, PlacementControl
 from hdbbench.parts.faults.part import FaultsPlan
 from hdbbench.scenario.plan import DiskPlan, ExtractionPlan, RunOptions, RunPlan, plan_run
 from hdbbench.trials.progress import PhaseProgress, TrialProgress, trial_line
+from hdbbench.model.records import write
 from hdbbench.results.document import RunDirectory, RunPart, environment_facts, results_document
 from hdbbench.scenario.scenario import Scenario
 from hdbbench.stack.servers import registry as servers
@@ -153,10 +154,10 @@ def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadT
     results: dict[str, Any] = {"device_engine": plan.devices.engine, "hosts": hosts_layout.describe(plan.hosts),
                                "trials": []}
     if aging is not None:
-        results["aging"] = dataclasses.replace(aging.results, confinement=list(confinement)).to_dict()
+        results["aging"] = write(dataclasses.replace(aging.results, confinement=list(confinement)))
         write_csvs(run, aging.results)
     elif confinement:
-        results["aging"] = confinement_only(list(confinement)).to_dict()
+        results["aging"] = write(confinement_only(list(confinement)))
     fleet_factory = {"fleet_factory": hosts_layout.HostedSubscribers} if hosted else {}
     ran: dict[str, tuple[Any, Any]] = {}  # a plain trial's settings (label and kind aside) -> its summary, series
     recorded: list[openmetrics.RecordedSeries] = []  # the series so far, for metrics.om
@@ -170,7 +171,7 @@ def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadT
                 summary = dataclasses.replace(same[0], label=settings.label, kind=settings.trial_kind,
                                               same_as=same[0].label)
                 _write_series(run, settings.label, *same[1])
-                results["trials"].append(summary.to_dict())
+                results["trials"].append(write(summary))
                 run.write_json("results.json", results_document(RESULTS_KIND, plan.recorded, environment, results))
                 console.print(trial_line(summary), highlight=False, soft_wrap=True)
                 continue
@@ -188,7 +189,7 @@ def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadT
                 openmetrics.write(run.path, recorded)
             if settings.trial_kind in ("throughput", "sustained") and settings.history is None:
                 ran.setdefault(_same_load(settings), (summary, (header, rows)))
-            results["trials"].append(summary.to_dict())  # hdbbench.results.trials: the file's contract
+            results["trials"].append(write(summary))  # hdbbench.results.trials: the file's contract
             growth.keep_record(results, trial, lambda name, head, body: _write_csv(run, name, head, body))
             run.write_json("results.json", results_document(RESULTS_KIND, plan.recorded, environment, results))
             console.print(trial_line(summary), highlight=False, soft_wrap=True)

@@ -146,12 +146,11 @@ def sustainable_from_run(run_dir: Path, backend: str, kind: str) -> tuple[float,
     """One subscriber's sustainable rate on `backend` from a run's saturation search (its last
     sustainable rate over the trial's subscribers), and the words saying so; ConfigError when the run
     has no such figure."""
-    from hdbbench.results.document import read_results
-    from hdbbench.results.trials import InsertionResults
+    from hdbbench.results.document import read_trials
 
     path = Path(run_dir) / "results.json"
     try:
-        results = InsertionResults.from_dict(read_results(path, "insertion").results)
+        _, results = read_trials(path)
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such results file") from None
     found = [t for t in results.trials if t.backend == backend and t.saturation is not None

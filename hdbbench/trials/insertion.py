@@ -41,7 +41,7 @@ from hdbbench.backends import backend_for_stack
 from hdbbench.backends.registry import server_of
 from hdbbench.subscribers.kinds import DEFAULT_KIND, SubscriberKind, unproven_cause
 from hdbbench.stack.placement import PlacementControl, archiving_path_per_core
-from hdbbench.model.records import write
+from hdbbench.model.records import read, write
 from hdbbench.model.sampling import Sampler, TimeSeries, machine_probe, process_probe, thread_probe
 from hdbbench.trials.search import next_rate
 from hdbbench.trials.settings import TrialSettings
@@ -182,7 +182,7 @@ class Trial:
         placement = None
         if seen.placement is not None:
             path = archiving_path_per_core(write(figures.cpu), seen.placement, server_of(s.backend))
-            placement = PlacementRecord.from_dict({**seen.placement, "archiving_path": path})
+            placement = read(PlacementRecord, {**seen.placement, "archiving_path": path})
         return TrialSummary(
             backend=s.backend, label=s.label, kind=s.trial_kind, batch_size=s.batch_size, offered_rate=s.rate,
             subscribers=s.subscribers, lib_overrides=dict(s.lib_overrides), duration_s=s.duration_s,

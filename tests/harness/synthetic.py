@@ -1,19 +1,23 @@
 # SPDX-License-Identifier: Apache-2.0
 """A synthetic run directory for report tests: insertion trials of three backends in the shapes
 hdbbench writes them (TrialSummary), the extraction, disk and sizing results beside them, and the
-sections a report page has. Shared by tests/test_report.py and tests/test_migration.py."""
+sections a report page has; `run_with`: the report's sections of such a run with more results in it.
+Shared by tests/test_report.py, tests/test_migration.py and the report section tests."""
 
 from __future__ import annotations
 
 import csv
 import json
 import re
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from hdbbench.model.records import read, write
 from hdbbench.parts.disk import reference
-from hdbbench.results.document import CaseSize, Projection, QuerySummary, TimeStats, results_document
+from hdbbench.results.disk import CaseSize, TableBytes
+from hdbbench.results.document import results_document
+from hdbbench.results.extraction import QuerySummary, TimeStats
+from hdbbench.results.sizing import Projection
 from hdbbench.results.trials import TrialSummary
 
 MEDIANS = {"timescaledb": 1900.0, "postgresql": 1500.0, "mysql": 1200.0}  # stored events/s, by backend
@@ -48,7 +52,7 @@ def synthetic_trial(backend: str, suffix: str, median: float, kind: str, batch_s
             "archiving_path": {"cores": "0-1", "core_count": 2, "us_per_event": 50.0,
                                "us_per_event_per_core": 25.0, "utilisation_per_core": 0.1}},
     )
-    return TrialSummary.from_dict(figures | extra).to_dict()
+    return dict(write(read(TrialSummary, figures | extra)))
 
 
 def backend_trials(backend: str) -> list[dict[str, Any]]:
@@ -87,7 +91,7 @@ def make_run(root: Path, with_others: bool = True) -> Path:
     write_json(run / "scenario.json", scenario)
     write_json(run / "environment.json", env)
     write_json(run / "status.json", {"state": "completed", "started": "x", "ended": "y"})
-    write_json(run / "results.json", results_document("insertion", scenario, env, {"trials": trials}))
+    write_json(run / "results.json", write(results_document("insertion", scenario, env, {"trials": trials})))
     for t in trials:
         with open(run / "series" / f"{t['label']}.csv", "w", newline="") as out:
             writer = csv.writer(out)
@@ -100,7 +104,7 @@ def make_run(root: Path, with_others: bool = True) -> Path:
 
 
 def write_others(run: Path, scenario: dict[str, Any], env: dict[str, Any]) -> None:
-    """extraction.json, disk.json and sizing.json in the shapes their producers write (hdbbench.results.document)."""
+    """extraction.json, disk.json and sizing.json in the shapes their producers write (hdbbench.results.kinds)."""
     def times(p95: float) -> TimeStats:
         return TimeStats(100, p95 / 2, p95, p95 * 1.5)
 
@@ -108,14 +112,17 @@ def write_others(run: Path, scenario: dict[str, Any], env: dict[str, Any]) -> No
                             "cold" if cold else "warm", times(base * i / 3600), times(base * i / 7200), 1000.0, None)
                for b, base in (("timescaledb", 0.01), ("postgresql", 0.02), ("mysql", 0.04))
                for i in (3600, 86400, 604800) for cold in (True, False) for cl in (True, False)]
-    write_json(run / "extraction.json", results_document("extraction", scenario, env,
-                                                     {"summary": [q.to_dict() for q in summary]}))
+    extraction = {"cold_mode": "server restarted", "os_cache_dropped": True, "loads": [], "clustering": [],
+                  "validation": {"status": "skipped", "queries": 0, "checksums": {}}, "summary": write(summary),
+                  "fits": [], "queries": []}
+    write_json(run / "extraction.json", write(results_document("extraction", scenario, env, extraction)))
     cases = disk_cases()
-    write_json(run / "disk.json", results_document("disk", scenario, env, {
-        "cases": cases, "reference": reference.compare(cases),
-        "variants": [{"backend": "mysql", "variant": "pk,myrocks", "unavailable": "MyRocks: not loaded"}]}))
-    write_json(run / "sizing.json", results_document("disk-plan", {"inventory": {"name": "test-facility"}}, env,
-                                                 {"projections": projections()}))
+    write_json(run / "disk.json", write(results_document("disk", scenario, env, {
+        "cases": cases, "fits": [], "reference": write(reference.compare([read(CaseSize, c) for c in cases])),
+        "variants": [{"backend": "mysql", "variant": "pk,myrocks", "unavailable": "MyRocks: not loaded"}],
+        "inventory_runs": [], "raw_bytes": "8 + 4 + 1 + value bytes"})))
+    write_json(run / "sizing.json", write(results_document("disk-plan", {"inventory": {"name": "test-facility"}}, env,
+                                                       {"projections": projections(), "checks": []})))
 
 
 DISK = {"timescaledb": 60.0, "postgresql": 70.0, "mysql": 90.0}   # data bytes per event of scalar devdouble
@@ -123,13 +130,28 @@ DISK = {"timescaledb": 60.0, "postgresql": 70.0, "mysql": 90.0}   # data bytes p
 
 def disk_case(backend: str, type_: str, data_bytes: float, fmt: str = "scalar", elements: int = 1,
               fit_ok: bool = True) -> dict[str, Any]:
-    """One case as `size measure` writes it: the CaseSize fields and the fit's figures beside them."""
-    base = asdict(CaseSize(backend, "pk+2", type_, fmt, "ro", elements, f"att_{fmt}_{type_}_ro", 10000, data_bytes * 1.5,
-                           data_bytes, data_bytes / 2, 0.0))
-    return base | {"marginal_bytes_per_event": data_bytes * 1.5, "fixed_bytes": 65536.0, "fit_r2": 0.9999,
-                   "fit_max_residual": 0.004 if fit_ok else 0.15, "fit_sizes": [100, 1000, 10000], "fit_ok": fit_ok,
-                   "fit_note": "" if fit_ok else "not a line: 15.0 % off at 1000 events", "slack_bytes": 8.0 * 2 ** 20,
-                   "average_bytes_per_event": data_bytes * 1.5 + 6553.6, "case_string_chars": 20}
+    """One case as `size measure` writes it (hdbbench.results.disk.CaseSize): its marginal, and the fit's figures."""
+    table, events, marginal = f"att_{fmt}_{type_}_ro", 10000, data_bytes * 1.5
+    empty = TableBytes(table=table, data_bytes=0, index_bytes=8192, toast_bytes=0, free_bytes=0, total_bytes=8192,
+                       allocated_bytes=None, engine="heap", parts=1, disk_bytes=8192)
+    full = TableBytes(table=table, data_bytes=int(data_bytes * events), index_bytes=int(data_bytes / 2 * events),
+                      toast_bytes=0, free_bytes=0, total_bytes=int(marginal * events), allocated_bytes=None,
+                      engine="heap", parts=1, disk_bytes=int(marginal * events))
+    raw = 13.0 + 8 * elements
+    case = CaseSize(
+        backend=backend, variant="pk+2", case_label=f"{fmt}_{type_}_ro", case_type=type_, case_format=fmt,
+        case_write="ro", case_elements=elements, case_dim_x=elements, case_dim_y=0, case_events=events,
+        case_attributes=10, case_period_s=1.0, case_string_chars=20, case_span=100.0, case_sizes=[100, 1000, 10000],
+        table=table, engine="heap", parts=1, events=events, rows=events, raw_bytes=int(raw * events), before=empty,
+        after=full, sizes=[], bytes_per_event=marginal, marginal_bytes_per_event=marginal, fixed_bytes=65536.0,
+        fit_r2=0.9999, fit_max_residual=0.004 if fit_ok else 0.15, fit_sizes=[100, 1000, 10000], fit_span=100.0,
+        fit_linear=fit_ok, fit_ok=fit_ok, fit_note="" if fit_ok else "not a line: 15.0 % off at 1000 events",
+        average_bytes_per_event=marginal + 6553.6, data_per_event=data_bytes, index_per_event=data_bytes / 2,
+        toast_per_event=0.0, slack_bytes=8 * 2 ** 20, free_per_event=0.0, allocated_blocks=False,
+        total_per_event=marginal, raw_per_event=raw, ratio_disk_to_raw=marginal / raw, overhead_per_event=marginal - raw,
+        data_per_row=data_bytes, documented_min_row_bytes=None, row_overhead_bytes=None, log_bytes={"wal": None},
+        log_per_event={"wal": None})
+    return dict(write(case))
 
 
 def disk_cases() -> list[dict[str, Any]]:
@@ -151,8 +173,9 @@ def projections() -> list[dict[str, Any]]:
                   for label, share, parts in (("readbacks", 0.75, 53), ("states", 0.25, 27))]
         logs = per_day * 0.5 * 7
         at_retention = per_day * 730
-        out.append(Projection(backend, "pk+2", True, per_day, per_day * 30.44, per_day * 365, at_retention,
-                              {"wal": per_day * 0.5}, groups, 2.0, 7.0, logs, (at_retention + logs) * 2).to_dict())
+        out.append(dict(write(Projection(backend, "pk+2", True, per_day, per_day * 30.44, per_day * 365, at_retention,
+                                         {"wal": per_day * 0.5}, groups, 2.0, 7.0, logs,  # type: ignore[arg-type]
+                                         (at_retention + logs) * 2))))
     return out
 
 

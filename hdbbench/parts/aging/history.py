@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from hdbbench.parts.aging.records import HistoryRecord
+from hdbbench.results.aging import HistoryRecord
 from hdbbench.stack.servers.confine.records import ServerConfinement, StorageClassName
 from hdbbench.parts.aging.settings import HistorySize
 from hdbbench.backends.base import Backend
@@ -151,7 +151,7 @@ def _exact_rows(atts: list[GenAttribute], rows: int) -> list[GenAttribute]:
 
 @dataclass(frozen=True)
 class Confinement:
-    """The server's memory and storage as the run recorded them (hdbbench.parts.aging.records.ServerConfinement)."""
+    """The server's memory and storage as the run recorded them (hdbbench.results.aging.ServerConfinement)."""
 
     memory_limit_bytes: int | None = None
     storage_class: StorageClassName = "ram"

@@ -45,7 +45,7 @@ from hdbbench.parts.aging.history import (
     cold_start,
     layout_ops,
 )
-from hdbbench.parts.aging.records import HistoryRecord, LoadOrderRecord
+from hdbbench.results.aging import HistoryRecord, LoadOrderRecord
 from hdbbench.backends.base import extraction_of
 from hdbbench.backends.registry import backend_for_stack
 from hdbbench.model.columnar import ColumnBatch

@@ -16,6 +16,7 @@ from hdbbench.backends.base import Backend
 from hdbbench.load.emitter import TYPES, AttrSpec, EventStream, stream_key
 from hdbbench.parts.disk.fit import geometric_sizes
 from hdbbench.model.errors import ConfigError
+from hdbbench.results.disk import CaseShape
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType, as_encoded, parse_type
 
 RAW_FIXED_BYTES = 8 + 4 + 1  # data_time + att_conf_id + quality
@@ -78,11 +79,12 @@ class Case:
             return f"{base}_{self.dim_x}x{self.dim_y}"
         return base
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"label": self.label, "type": self.type.suffix, "format": self.format.name.lower(),
-                "write": self.side, "elements": self.elements, "dim_x": self.dim_x, "dim_y": self.dim_y,
-                "events": self.events, "attributes": self.attributes, "period_s": self.period_s,
-                "string_chars": self.string_chars, "span": self.span, "sizes": list(self.sizes)}
+    def shape(self) -> CaseShape:
+        """The case as results record it (a disk case's case_* fields, an inventory run's groups)."""
+        return CaseShape(label=self.label, type=self.type.suffix, format=self.format.name.lower(), write=self.side,
+                         elements=self.elements, dim_x=self.dim_x, dim_y=self.dim_y, events=self.events,
+                         attributes=self.attributes, period_s=self.period_s, string_chars=self.string_chars,
+                         span=self.span, sizes=list(self.sizes))
 
 
 def parse_case(text: str, events: int, attributes: int, span: float = 1.0) -> Case:

@@ -12,8 +12,9 @@ from typing import Any
 from hdbbench.backends import get_backend
 from hdbbench.backends.model import TableSize
 from hdbbench.parts.disk.cases import Case, Loader, Tally, case_attributes, start_time
-from hdbbench.parts.disk.measure import load_range, size_dict, table_for
+from hdbbench.parts.disk.measure import load_range, table_bytes, table_for
 from hdbbench.parts.disk.variants import MeasureVariant, apply_storage, storage_unavailable
+from hdbbench.results.disk import InventoryGroup, InventoryLoad, TableChange
 
 
 # ------------------------------------------------------------------------- inventory runs
@@ -25,7 +26,7 @@ class InventoryRun:
 
     backend: str
     variant: str
-    groups: list[dict[str, Any]]  # label, case, events stored
+    groups: list[InventoryGroup]
     before: list[TableSize]
     after: list[TableSize]
     unavailable: str | None = None
@@ -40,10 +41,12 @@ class InventoryRun:
         """Whole files, slack included."""
         return sum(a.disk_bytes - b.disk_bytes for a, b in zip(self.after, self.before))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"backend": self.backend, "variant": self.variant, "groups": self.groups,
-                "tables": [{"before": size_dict(b), "after": size_dict(a)} for b, a in zip(self.before, self.after)],
-                "measured_bytes": self.measured_bytes, "disk_bytes": self.disk_bytes, "unavailable": self.unavailable}
+    def record(self) -> InventoryLoad:
+        """The run as disk.json keeps it (``results.inventory_runs[]``)."""
+        return InventoryLoad(backend=self.backend, variant=self.variant, groups=list(self.groups),
+                             tables=[TableChange(before=table_bytes(b), after=table_bytes(a))
+                                     for b, a in zip(self.before, self.after)],
+                             measured_bytes=self.measured_bytes, disk_bytes=self.disk_bytes, unavailable=self.unavailable)
 
 
 def used_bytes(size: TableSize) -> int:
@@ -74,7 +77,7 @@ def measure_inventory(backend_name: str, endpoint: Any, variant_text: str, group
         for label, case in groups:
             infos = case_attributes(case, f"tango://disk:10000/{uuid.uuid4().hex[:8]}")
             stored = load_range(backend, case, infos, seed, t0, 0, case.events, Tally(), loader)
-            run.groups.append({"label": label, "case": case.to_dict(), "events": stored})
+            run.groups.append(InventoryGroup(label=label, case=case.shape(), events=stored))
         if variant.clustered:
             backend.cluster()
         run.after = backend.table_sizes(tables)

@@ -13,7 +13,7 @@ import math
 import threading
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +26,7 @@ from hdbbench.parts.disk.fit import SizeFit, fit_sizes, part_marginals, relative
 from hdbbench.parts.disk.variants import MeasureVariant, apply_storage, storage_unavailable
 from hdbbench.model.errors import ConfigError, HdbbenchError, SchemaError
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo
+from hdbbench.results.disk import ArrayFit, CaseSize, MeasuredSize, TableBytes
 
 
 # ---------------------------------------------------------------------------------- tables
@@ -121,7 +122,8 @@ class CaseResult:
         weights = relative_weights([self.measured(pt.size) for pt in self.points])
         return part_marginals(events, {p: [self.delta(p, pt.size) for pt in self.points] for p in parts}, weights)
 
-    def to_dict(self) -> dict[str, Any]:
+    def record(self) -> CaseSize:
+        """The case as disk.json keeps it (hdbbench.results.disk.CaseSize)."""
         ev = self.events or 1
         fit = self.fit()
         marginal = fit.marginal_bytes_per_event
@@ -129,41 +131,40 @@ class CaseResult:
         rows_per_event = self.rows / ev
         raw = self.raw_bytes / ev
         data_per_row = parts["data_bytes"] / rows_per_event if rows_per_event else math.nan
-        return {
-            "backend": self.backend, "variant": self.variant, **{f"case_{k}": v for k, v in self.case.to_dict().items()},
-            "table": self.table, "engine": self.after.engine, "parts": self.after.parts,
-            "events": self.events, "rows": self.rows, "raw_bytes": self.raw_bytes,
-            "before": size_dict(self.before), "after": size_dict(self.after),
-            "sizes": [self._point_dict(p) for p in self.points],
+        shape = self.case.shape()
+        return CaseSize(
+            backend=self.backend, variant=self.variant, case_label=shape.label, case_type=shape.type,
+            case_format=shape.format, case_write=shape.write, case_elements=shape.elements, case_dim_x=shape.dim_x,
+            case_dim_y=shape.dim_y, case_events=shape.events, case_attributes=shape.attributes,
+            case_period_s=shape.period_s, case_string_chars=shape.string_chars, case_span=shape.span,
+            case_sizes=shape.sizes, table=self.table, engine=self.after.engine, parts=self.after.parts,
+            events=self.events, rows=self.rows, raw_bytes=self.raw_bytes,
+            before=table_bytes(self.before), after=table_bytes(self.after), sizes=[self._point(p) for p in self.points],
             # The headline figures are marginal: what one more event costs once the table is large.
-            "bytes_per_event": marginal, "marginal_bytes_per_event": marginal, "fixed_bytes": fit.fixed_bytes,
-            "fit_r2": fit.r2, "fit_max_residual": fit.max_residual, "fit_sizes": list(fit.sizes), "fit_span": fit.span,
-            "fit_linear": fit.linear, "fit_ok": fit.linear,
-            "fit_note": fit.note,
-            "average_bytes_per_event": self.delta("disk_bytes") / ev,
-            "data_per_event": parts["data_bytes"], "index_per_event": parts["index_bytes"],
-            "toast_per_event": parts["toast_bytes"],
-            "slack_bytes": self.delta("free_bytes"), "free_per_event": self.per_event("free_bytes"),
-            "allocated_blocks": self.after.allocated_bytes is not None,
-            "total_per_event": self.per_event("total_bytes"),
-            "raw_per_event": raw,
-            "ratio_disk_to_raw": marginal / raw if raw else math.nan,
-            "overhead_per_event": marginal - raw,
-            "data_per_row": data_per_row,
-            "documented_min_row_bytes": self.min_row_bytes,
-            "row_overhead_bytes": data_per_row - self.min_row_bytes if self.min_row_bytes is not None else None,
-            "log_bytes": dict(self.logs),
-            "log_per_event": {k: (v / ev if v is not None else None) for k, v in self.logs.items()},
-        }
+            bytes_per_event=marginal, marginal_bytes_per_event=marginal, fixed_bytes=fit.fixed_bytes, fit_r2=fit.r2,
+            fit_max_residual=fit.max_residual, fit_sizes=list(fit.sizes), fit_span=fit.span, fit_linear=fit.linear,
+            fit_ok=fit.linear, fit_note=fit.note, average_bytes_per_event=self.delta("disk_bytes") / ev,
+            data_per_event=parts["data_bytes"], index_per_event=parts["index_bytes"],
+            toast_per_event=parts["toast_bytes"], slack_bytes=self.delta("free_bytes"),
+            free_per_event=self.per_event("free_bytes"), allocated_blocks=self.after.allocated_bytes is not None,
+            total_per_event=self.per_event("total_bytes"), raw_per_event=raw,
+            ratio_disk_to_raw=marginal / raw if raw else math.nan, overhead_per_event=marginal - raw,
+            data_per_row=data_per_row, documented_min_row_bytes=self.min_row_bytes,
+            row_overhead_bytes=data_per_row - self.min_row_bytes if self.min_row_bytes is not None else None,
+            log_bytes=dict(self.logs), log_per_event={k: (v / ev if v is not None else None) for k, v in self.logs.items()})
 
-    def _point_dict(self, p: SizePoint) -> dict[str, Any]:
-        return {"events": p.events, "rows": p.rows, "raw_bytes": p.raw_bytes, "measured_bytes": self.measured(p.size),
-                **{k: self.delta(k, p.size) for k in ("data_bytes", "index_bytes", "toast_bytes", "free_bytes",
-                                                       "total_bytes", "disk_bytes")}}
+    def _point(self, p: SizePoint) -> MeasuredSize:
+        return MeasuredSize(events=p.events, rows=p.rows, raw_bytes=p.raw_bytes, measured_bytes=self.measured(p.size),
+                            **{k: self.delta(k, p.size) for k in ("data_bytes", "index_bytes", "toast_bytes",
+                                                                   "free_bytes", "total_bytes", "disk_bytes")})
 
 
-def size_dict(size: TableSize) -> dict[str, Any]:
-    return asdict(size) | {"disk_bytes": size.disk_bytes}
+def table_bytes(size: TableSize) -> TableBytes:
+    """A table's size as results record it."""
+    return TableBytes(table=size.table, data_bytes=size.data_bytes, index_bytes=size.index_bytes,
+                      toast_bytes=size.toast_bytes, free_bytes=size.free_bytes, total_bytes=size.total_bytes,
+                      allocated_bytes=size.allocated_bytes, engine=size.engine, parts=size.parts,
+                      disk_bytes=size.disk_bytes)
 
 
 def _log_delta(before: dict[str, int | None], after: dict[str, int | None]) -> dict[str, int | None]:
@@ -284,22 +285,22 @@ def _is_server_error(exc: Exception) -> bool:
 # ------------------------------------------------------------------------------ array fits
 
 
-def array_fits(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def array_fits(rows: Sequence[CaseSize]) -> list[ArrayFit]:
     """marginal bytes/event = a + b * elements per (backend, variant, type, format, write), from >= 2
     array sizes whose own fits are linear."""
     from hdbbench.model.measure import fit_line
 
-    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    groups: dict[tuple[str, ...], list[CaseSize]] = {}
     for r in rows:
-        if r["case_format"] != "scalar" and r.get("fit_ok", True):
-            key = (r["backend"], r["variant"], r["case_type"], r["case_format"], r["case_write"])
+        if r.case_format != "scalar" and r.usable:
+            key = (r.backend, r.variant, r.case_type, r.case_format, r.case_write)
             groups.setdefault(key, []).append(r)
     fits = []
     for key, items in sorted(groups.items()):
-        sizes = sorted({i["case_elements"] for i in items})
+        sizes = sorted({i.case_elements for i in items})
         if len(sizes) < 2:
             continue
-        fit = fit_line([i["case_elements"] for i in items], [i["bytes_per_event"] for i in items])
-        fits.append({"backend": key[0], "variant": key[1], "type": key[2], "format": key[3], "write": key[4],
-                     "elements": sizes, "a_bytes": fit.intercept, "b_bytes_per_element": fit.slope, "r2": fit.r2})
+        fit = fit_line([i.case_elements for i in items], [i.bytes_per_event or 0.0 for i in items])
+        fits.append(ArrayFit(backend=key[0], variant=key[1], type=key[2], format=key[3], write=key[4], elements=sizes,
+                             a_bytes=fit.intercept, b_bytes_per_element=fit.slope, r2=fit.r2))
     return fits

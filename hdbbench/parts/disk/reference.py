@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from hdbbench.backends.registry import published_as
+from hdbbench.results.disk import CaseSize, ReferenceComparison
 
 ROWS = 4_082_099_171
 DIFFERS = 0.30
@@ -58,23 +58,24 @@ REASONS = {
 }
 
 
-def compare(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def compare(rows: Sequence[CaseSize]) -> list[ReferenceComparison]:
     """One entry per published figure whose table and index choice we measured (scalar devdouble READ),
     ours being the marginal bytes per event loaded in time order."""
-    ours = {(r["backend"], r["variant"]): r for r in rows
-            if (r.get("case_type"), r.get("case_format"), r.get("case_write")) == ("devdouble", "scalar", "ro")}
+    ours = {(r.backend, r.variant): r for r in rows
+            if (r.case_type, r.case_format, r.case_write) == ("devdouble", "scalar", "ro")}
     out = []
     for ref in REFERENCES:
         backend = published_as(ref.engine)
         row = ours.get((backend, ref.variant))
-        if row is None or not row.get("fit_ok", True):
+        if row is None or row.bytes_per_event is None or not row.usable:
             continue
-        mine = float(row["bytes_per_event"])
+        mine = float(row.bytes_per_event)
         ratio = mine / ref.bytes_per_row
         far = abs(ratio - 1.0) > DIFFERS
-        out.append({"backend": backend, "variant": ref.variant, "published": ref.published, "order": ref.order,
-                    "published_bytes_per_row": ref.bytes_per_row, "ours_bytes_per_event": mine, "ratio": ratio,
-                    "differs": far, "why": REASONS.get(ref.engine, "") if far else "", "setup": SETUP})
+        out.append(ReferenceComparison(backend=backend, variant=ref.variant, published=ref.published, order=ref.order,
+                                       published_bytes_per_row=ref.bytes_per_row, ours_bytes_per_event=mine,
+                                       ratio=ratio, differs=far, why=REASONS.get(ref.engine, "") if far else "",
+                                       setup=SETUP))
     return out
 
 

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,10 @@ from hdbbench.parts.disk.cases import clear_made
 from hdbbench.parts.disk.inventory import measure_inventory
 from hdbbench.parts.disk.measure import array_fits, measure_variant
 from hdbbench.parts.disk.sizing import group_case
-from hdbbench.results.document import RunDirectory, RunPart, environment_facts, results_document
+from hdbbench.model.records import write
 from hdbbench.parts.side_by_side import GroupProgress, ItemProgress, side_by_side
+from hdbbench.results.disk import CaseSize, DiskResults, InventoryLoad, VariantRun
+from hdbbench.results.document import RunDirectory, RunPart, environment_facts, results_document
 
 
 # ------------------------------------------------------------------------------ run output
@@ -32,10 +35,18 @@ CSV_COLUMNS = (
 LOG_NAMES = ("wal", "redo", "binlog")
 
 
-def csv_row(row: dict[str, Any]) -> list[Any]:
-    logs = row.get("log_per_event") or {}
-    cells = [" ".join(map(str, v)) if isinstance(v, list) else v for v in (row.get(c) for c in CSV_COLUMNS)]
-    return cells + [logs.get(k) for k in LOG_NAMES]
+def csv_row(case: CaseSize) -> list[Any]:
+    cells = [" ".join(map(str, v)) if isinstance(v, list) else v for v in (getattr(case, c) for c in CSV_COLUMNS)]
+    return cells + [case.log_per_event.get(k) for k in LOG_NAMES]
+
+
+@dataclass
+class _Measured:
+    """What one backend's variants gave: their cases, whether each was measured, their inventory runs."""
+
+    rows: list[CaseSize] = field(default_factory=list)
+    variants: list[VariantRun] = field(default_factory=list)
+    inventory_runs: list[InventoryLoad] = field(default_factory=list)
 
 
 def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[Any], seed: int, runs_root: Path,
@@ -61,9 +72,9 @@ def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[An
                           inventory_run=inventory_run)
         done = side_by_side(list(by_server.values()), measure, tally)
         measured = {backend: part for parts in done for backend, part in parts.items()}
-        rows = [r for b in chosen for r in measured[b]["rows"]]
-        variants = [v for b in chosen for v in measured[b]["variants"]]
-        inv_runs = [i for b in chosen for i in measured[b]["inventory_runs"]]
+        rows = [r for b in chosen for r in measured[b].rows]
+        variants = [v for b in chosen for v in measured[b].variants]
+        inv_runs = [i for b in chosen for i in measured[b].inventory_runs]
         _write_measure(run, endpoints, chosen, cases, seed, rows, variants, inv_runs, inventory_run)
         run.set_status("completed")
     except BaseException as exc:
@@ -74,7 +85,7 @@ def run_measure(endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[An
 
 def _measure_backends(backends: Sequence[str], progress: ItemProgress, stop: Any, *, chosen: dict[str, list[str]],
                       endpoints: Any, cases: Sequence[Any], seed: int,
-                      inventory_run: tuple[Any, float, float] | None) -> dict[str, dict[str, list[Any]]]:
+                      inventory_run: tuple[Any, float, float] | None) -> dict[str, _Measured]:
     """The backends of one server, one after the other: rows, variants and inventory runs of each.
     `stop` (an event, or None): set by the caller, the measurement ends at its next step."""
     try:
@@ -85,15 +96,14 @@ def _measure_backends(backends: Sequence[str], progress: ItemProgress, stop: Any
 
 def _measure_each(backends: Sequence[str], progress: ItemProgress, stop: Any, chosen: dict[str, list[str]],
                   endpoints: Any, cases: Sequence[Any], seed: int,
-                  inventory_run: tuple[Any, float, float] | None) -> dict[str, dict[str, list[Any]]]:
-    out: dict[str, dict[str, list[Any]]] = {}
+                  inventory_run: tuple[Any, float, float] | None) -> dict[str, _Measured]:
+    out: dict[str, _Measured] = {}
     for backend in backends:
-        part: dict[str, list[Any]] = {"rows": [], "variants": [], "inventory_runs": []}
-        out[backend] = part
+        part = out[backend] = _Measured()
         endpoint = endpoint_for(backend, endpoints)
         if endpoint is None:
-            part["variants"] = [{"backend": backend, "variant": v, "unavailable": "no server in the stack"}
-                                for v in chosen[backend]]
+            part.variants = [VariantRun(backend=backend, variant=v, unavailable="no server in the stack")
+                             for v in chosen[backend]]
             continue
         for v in chosen[backend]:
             who = f"{backend} {v}"
@@ -103,45 +113,44 @@ def _measure_each(backends: Sequence[str], progress: ItemProgress, stop: Any, ch
                 progress.tick(f"{who}: {case.label} measured")
 
             outcome = measure_variant(backend, endpoint, v, cases, seed, stop=stop, tick=measured)
-            part["variants"].append({"backend": backend, "variant": outcome.variant, "unavailable": outcome.unavailable})
-            part["rows"] += [r.to_dict() for r in outcome.results]
+            part.variants.append(VariantRun(backend=backend, variant=outcome.variant, unavailable=outcome.unavailable))
+            part.rows += [r.record() for r in outcome.results]
             if inventory_run:
-                part["inventory_runs"].append(_inventory_run(backend, endpoint, v, inventory_run, seed, progress))
+                part.inventory_runs += _inventory_run(backend, endpoint, v, inventory_run, seed, progress)
                 progress.tick(f"{backend} {v}: inventory measured")
     return out
 
 
 def _inventory_run(backend: str, endpoint: Any, variant: str, spec: tuple[Any, float, float],
-                   seed: int, progress: Callable[[str], None]) -> dict[str, Any]:
+                   seed: int, progress: Callable[[str], None]) -> list[InventoryLoad]:
     inv, simulated_s, scale = spec
     groups = [(g.label, group_case(g, simulated_s, scale)) for g in inv.groups]
     progress(f"{backend} {variant}: inventory {inv.name}")
     runs = measure_inventory(backend, endpoint, variant, groups, seed, then_clustered=True)
-    return {"runs": [r.to_dict() for r in runs]}
+    return [r.record() for r in runs]
 
 
 def _write_measure(run: RunDirectory | RunPart, endpoints: Any, chosen: dict[str, list[str]], cases: Sequence[Any], seed: int,
-                   rows: list[dict[str, Any]], variants: list[dict[str, Any]], inv_runs: list[dict[str, Any]],
+                   rows: list[CaseSize], variants: list[VariantRun], inv_runs: list[InventoryLoad],
                    inventory_run: tuple[Any, float, float] | None) -> None:
-    flat_inv = [r for item in inv_runs for r in item["runs"]]
-    scenario = {"variants": chosen, "cases": [c.to_dict() for c in cases], "seed": seed,
+    scenario = {"variants": chosen, "cases": [write(c.shape()) for c in cases], "seed": seed,
                 "loader": "column loader (binary COPY / LOAD DATA) for scalar numeric types, bulk writer otherwise",
                 "inventory": inventory_run[0].to_dict() if inventory_run else None,
                 "simulated_s": inventory_run[1] if inventory_run else None,
                 "scale": inventory_run[2] if inventory_run else None}
-    results = {"cases": rows, "fits": array_fits(rows), "reference": compare_with_reference(rows), "variants": variants,
-               "inventory_runs": flat_inv,
-               "raw_bytes": "8 (timestamp) + 4 (attribute id) + 1 (quality) + value bytes of each side present",
-               "bytes_per_event": "marginal: slope of bytes = fixed + marginal x events over the case's sizes "
-                                  "(pages in use; allocated blocks for sparse files); slack reported apart"}
+    results = DiskResults(
+        cases=rows, fits=array_fits(rows), reference=compare_with_reference(rows), variants=variants,
+        inventory_runs=inv_runs,
+        raw_bytes="8 (timestamp) + 4 (attribute id) + 1 (quality) + value bytes of each side present",
+        bytes_per_event="marginal: slope of bytes = fixed + marginal x events over the case's sizes "
+                        "(pages in use; allocated blocks for sparse files); slack reported apart")
     run.write_json("results.json", results_document("disk", scenario, environment_facts(server_facts(endpoints)),
                                                     results))
     log_cols = [f"{k}_per_event" for k in LOG_NAMES]
     run.write_csv("sizes.csv", [*CSV_COLUMNS, *log_cols], (csv_row(r) for r in rows))
     run.write_csv("fits.csv", ["backend", "variant", "type", "format", "write", "elements", "a_bytes",
                                "b_bytes_per_element", "r2"],
-                  ([f[k] if k != "elements" else " ".join(map(str, f[k])) for k in
-                    ("backend", "variant", "type", "format", "write", "elements", "a_bytes", "b_bytes_per_element", "r2")]
-                   for f in results["fits"]))
+                  ([f.backend, f.variant, f.type, f.format, f.write, " ".join(map(str, f.elements)), f.a_bytes,
+                    f.b_bytes_per_element, f.r2] for f in results.fits))
     run.write_csv("inventory.csv", ["backend", "variant", "measured_bytes", "unavailable"],
-                  ([r["backend"], r["variant"], r["measured_bytes"], r["unavailable"]] for r in flat_inv))
+                  ([r.backend, r.variant, r.measured_bytes, r.unavailable] for r in inv_runs))

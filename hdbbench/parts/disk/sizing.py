@@ -56,7 +56,8 @@ from hdbbench.parts.disk.variants import MeasureVariant
 from hdbbench.parts.disk.cases import Case
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
-from hdbbench.results.document import Projection
+from hdbbench.model.records import write
+from hdbbench.results.sizing import Projection
 from hdbbench.model.tomlfile import Table, from_values, read_document, suggestion
 
 DAYS_PER_MONTH = 30.44
@@ -185,8 +186,8 @@ def _totals(backend: str, variant: str, groups: list[dict[str, Any]], complete: 
     for g in groups:
         for k, v in g["log_bytes_per_day"].items():
             logs[k] = logs.get(k, 0.0) + v
-    return Projection(backend, variant, complete, per_day, per_day * DAYS_PER_MONTH, per_day * DAYS_PER_YEAR,
-                      at_retention, logs, groups).to_dict()
+    return write(Projection(backend, variant, complete, per_day, per_day * DAYS_PER_MONTH, per_day * DAYS_PER_YEAR,
+                            at_retention, logs, groups))  # type: ignore[arg-type]  # groups: dicts, written as they are
 
 
 # ------------------------------------------------------------------------------------ check

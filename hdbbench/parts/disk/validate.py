@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from hdbbench.parts.disk.inventory import used_bytes
 from hdbbench.parts.disk.measure import measure_variant, table_for
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.hdbtypes import TangoType
+from hdbbench.results.disk import SizeValidation, ValidateResults
 from hdbbench.results.document import RunDirectory, environment_facts, results_document
 
 TOLERANCE = 0.10
@@ -58,10 +59,15 @@ class Validation:
     def within_tolerance(self) -> bool:
         return abs(self.error) <= TOLERANCE
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self) | {"error": self.error, "file_error": self.file_error,
-                               "measured_bytes_per_event": self.measured_bytes / self.rows if self.rows else None,
-                               "within_tolerance": self.within_tolerance}
+    def record(self) -> SizeValidation:
+        """As results.json keeps it."""
+        return SizeValidation(backend=self.backend, variant=self.variant, order=self.order, rows=self.rows,
+                              fixed_bytes=self.fixed_bytes, marginal_bytes_per_event=self.marginal_bytes_per_event,
+                              fit_sizes=list(self.fit_sizes), projected_bytes=self.projected_bytes,
+                              measured_bytes=self.measured_bytes, file_bytes=self.file_bytes, error=self.error,
+                              file_error=self.file_error,
+                              measured_bytes_per_event=self.measured_bytes / self.rows if self.rows else None,
+                              within_tolerance=self.within_tolerance)
 
 
 def default_scale_fit(backend: str, endpoint: Any, variant: str, fit_events: int, span: float, attributes: int,
@@ -123,11 +129,12 @@ def write_validation(runs_root: Path, name: str, endpoints: Any, settings: dict[
     from hdbbench.backends.registry import server_facts
 
     run = RunDirectory.create(runs_root, name)
-    rows = [v.to_dict() for v in results]
+    rows = [v.record() for v in results]
     run.write_json("results.json", results_document(
         "disk-validate", settings, environment_facts(server_facts(endpoints)),
-        {"validations": rows, "tolerance": TOLERANCE,
-         "measured": "pages in use (allocated blocks of sparse files); file_bytes: whole files, slack included"}))
-    run.write_csv("validate.csv", CSV_COLUMNS, ([r[c] for c in CSV_COLUMNS] for r in rows))
+        ValidateResults(validations=rows, tolerance=TOLERANCE,
+                        measured="pages in use (allocated blocks of sparse files); file_bytes: whole files, slack "
+                                 "included")))
+    run.write_csv("validate.csv", CSV_COLUMNS, ([getattr(r, c) for c in CSV_COLUMNS] for r in rows))
     run.set_status("completed")
     return run.path

@@ -19,6 +19,7 @@ from typing import Any
 from hdbbench.backends.base import ExtractionBackend
 from hdbbench.model.errors import HdbbenchError
 from hdbbench.parts.extraction.queries import BoundQuery
+from hdbbench.results.extraction import Checksum as ChecksumRecord
 
 REL_TOL = 1e-9
 
@@ -95,8 +96,10 @@ class Checksum:
     def describe(self) -> str:
         return f"{self.items} values ({self.nulls} NULL), time sum {self.time_us_sum} us, value sum {self.value_sum:.12g}"
 
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+    def record(self, reference: str) -> ChecksumRecord:
+        """As results.json keeps it, with the backend/variant it came from."""
+        return ChecksumRecord(reference=reference, rows=self.rows, items=self.items, nulls=self.nulls,
+                              time_us_sum=self.time_us_sum, value_sum=self.value_sum)
 
 
 def checksum(backend: ExtractionBackend, conn: Any, bq: BoundQuery, fetch_rows: int) -> Checksum:
@@ -120,5 +123,6 @@ class Validator:
             raise ValidationError(f"query {query_id}: {ref_who} and {who} return different rows: "
                                   f"{ref.describe()} vs {got.describe()}")
 
-    def to_dict(self) -> dict[str, Any]:
-        return {qid: {"reference": who} | c.to_dict() for qid, (who, c) in self.reference.items()}
+    def records(self) -> dict[str, ChecksumRecord]:
+        """Each query's reference checksum, by query id."""
+        return {qid: c.record(who) for qid, (who, c) in self.reference.items()}

@@ -43,15 +43,24 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench.backends import DEFAULT_BACKENDS, SchemaVariant, backend_for_stack, endpoint_for, server_of
-from hdbbench.backends.registry import cold_notes, server_kind
-from hdbbench.backends.base import ColdRestart, ExtractionBackend, extraction_of
+from hdbbench.backends.registry import backend_class, cold_notes, server_kind
+from hdbbench.backends.base import ExtractionBackend, extraction_of
 from hdbbench.parts.extraction.checksums import ValidationError, Validator
 from hdbbench.parts.datagen import ORDERS
 from hdbbench.model.errors import ConfigError, ServerError
 from hdbbench.parts.extraction.loads import Loaded, database_name, load_all, table_sizes
 from hdbbench.model.measure import fit_line, percentile
 from hdbbench.parts.extraction.queries import BoundQuery, Query, QuerySet, attribute_ids, bind, catalog_of, resolve
-from hdbbench.results.document import QuerySummary, RunDirectory, RunPart, TimeStats, environment_facts, results_document
+from hdbbench.results.document import RunDirectory, RunPart, environment_facts, results_document
+from hdbbench.results.extraction import (
+    Clustering,
+    DataLoad,
+    ExtractionResults,
+    IntervalFit,
+    QuerySummary,
+    TimeStats,
+    Validation,
+)
 
 DROP_CACHES = Path("/proc/sys/vm/drop_caches")
 CSV_COLUMNS = ("backend", "variant", "state", "query", "group", "kind", "att_name", "interval_s", "temperature",
@@ -90,11 +99,12 @@ class ColdStarter:
         if server is None:
             raise ServerError(f"cold runs restart the {name} server, and the stack does not own one (external server?)")
         before = server.meta().get("port")
-        if isinstance(backend, ColdRestart):
-            backend.before_cold_stop()
+        cold = backend_class(backend.name).cold_restart()  # what its server keeps warm across a restart
+        if cold is not None:
+            cold.before_cold_stop(backend)
         server.down()
-        if isinstance(backend, ColdRestart):
-            backend.after_cold_stop(server.data_dir)
+        if cold is not None:
+            cold.after_cold_stop(backend, server.data_dir)
         self._drop()
         endpoint = server.up()
         if before and endpoint.port != before:
@@ -193,7 +203,7 @@ def _stats(values: list[float]) -> TimeStats:
     return TimeStats(len(values), percentile(values, 50), percentile(values, 95), max(values) if values else math.nan)
 
 
-def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def summarise(records: list[dict[str, Any]]) -> list[QuerySummary]:
     """p50/p95/max of client and server time per backend, variant, state, group, interval and temperature."""
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
     for r in records:
@@ -204,24 +214,23 @@ def summarise(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         reads = [int(r["pages_read"]) for r in rs if r["pages_read"] is not None]
         out.append(QuerySummary(
             backend, variant, state, group, interval, temp, _stats([r["client_s"] for r in rs]), _stats(server),
-            sum(r["rows"] for r in rs) / len(rs), sum(reads) / len(reads) if reads else None).to_dict())
+            sum(r["rows"] for r in rs) / len(rs), sum(reads) / len(reads) if reads else None))
     return out
 
 
-def fits(summary: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def fits(summary: list[QuerySummary]) -> list[IntervalFit]:
     """p95 client time against interval length, per backend, variant, state, group and temperature."""
-    series: dict[tuple[Any, ...], list[tuple[float, float]]] = defaultdict(list)
+    series: dict[tuple[str, str, str, str, str], list[tuple[float, float]]] = defaultdict(list)
     for s in summary:
-        series[(s["backend"], s["variant"], s["state"], s["group"], s["temperature"])].append(
-            (s["interval_s"], s["client_s"]["p95"]))
+        series[(s.backend, s.variant, s.state, s.group, s.temperature)].append((s.interval_s, s.client_s.p95))
     out = []
     for (backend, variant, state, group, temp), points in series.items():
         if len({x for x, _ in points}) < 2:
             continue
         fit = fit_line([x for x, _ in points], [y for _, y in points])
-        out.append({"backend": backend, "variant": variant, "state": state, "group": group, "temperature": temp,
-                    "points": len(points), "slope_s_per_s": fit.slope, "intercept_s": fit.intercept, "r2": fit.r2,
-                    "inverse_slope": 1 / fit.slope if fit.slope and math.isfinite(fit.slope) else None})
+        out.append(IntervalFit(backend=backend, variant=variant, state=state, group=group, temperature=temp,
+                               points=len(points), slope_s_per_s=fit.slope, intercept_s=fit.intercept, r2=fit.r2,
+                               inverse_slope=1 / fit.slope if fit.slope and math.isfinite(fit.slope) else None))
     return out
 
 
@@ -276,8 +285,8 @@ LOADS, CLUSTERING, CLUSTERED = 0.35, 0.55, 0.65
 @dataclass
 class _State:
     records: list[dict[str, Any]] = field(default_factory=list)
-    loads: list[dict[str, Any]] = field(default_factory=list)
-    clustering: list[dict[str, Any]] = field(default_factory=list)
+    loads: list[DataLoad] = field(default_factory=list)
+    clustering: list[Clustering] = field(default_factory=list)
     queries: list[Query] | None = None
     validator: Validator = field(default_factory=Validator)
 
@@ -406,7 +415,7 @@ def _measure_all(ctx: Context, bound: list[BoundQuery], state: _State, say: _Pro
         state.records.extend(measure_query(ctx, bq))
 
 
-def _cluster(backend: ExtractionBackend, variant: str, tables: list[str]) -> dict[str, Any]:
+def _cluster(backend: ExtractionBackend, variant: str, tables: list[str]) -> Clustering:
     backend.refresh_statistics()
     before = backend.size_bytes()
     tables_before = table_sizes(backend, tables)
@@ -415,9 +424,10 @@ def _cluster(backend: ExtractionBackend, variant: str, tables: list[str]) -> dic
     seconds = time.perf_counter() - started
     backend.refresh_statistics()
     after = backend.size_bytes()
-    return {"backend": backend.name, "variant": variant, "seconds": seconds, "size_before": before, "size_after": after,
-            "size_change": after - before, "table_sizes_before": tables_before, "table_sizes_after": table_sizes(backend, tables),
-            "actions": len(actions), "note": actions[0] if len(actions) == 1 else None}
+    return Clustering(backend=backend.name, variant=variant, seconds=seconds, size_before=before, size_after=after,
+                      size_change=after - before, table_sizes_before=tables_before,
+                      table_sizes_after=table_sizes(backend, tables), actions=len(actions),
+                      note=actions[0] if len(actions) == 1 else None)
 
 
 def _write_results(run: RunDirectory | RunPart, qs: QuerySet, options: ExtractionOptions, starter: ColdStarter,
@@ -426,16 +436,11 @@ def _write_results(run: RunDirectory | RunPart, qs: QuerySet, options: Extractio
     settings = stack.settings_in_force() if stack is not None else {}
     env = environment_facts(settings=settings) | {"cold_mode": starter.mode()}
     scenario = {"query_set": qs.to_dict(), "options": options.__dict__ | {"order": options.order or (qs.data.order if qs.data else None)}}
-    results = {
-        "cold_mode": starter.mode(),
-        "os_cache_dropped": bool(starter.dropped),
-        "loads": state.loads,
-        "clustering": state.clustering,
-        "validation": {"status": "ok" if options.validate else "skipped", "queries": len(state.validator.reference),
-                       "checksums": state.validator.to_dict()},
-        "summary": summary,
-        "fits": fits(summary),
-        "queries": [q.to_dict() for q in state.queries or []],
-    }
+    results = ExtractionResults(
+        cold_mode=starter.mode(), os_cache_dropped=bool(starter.dropped), loads=state.loads,
+        clustering=state.clustering,
+        validation=Validation(status="ok" if options.validate else "skipped", queries=len(state.validator.reference),
+                              checksums=state.validator.records()),
+        summary=summary, fits=fits(summary), queries=[q.record() for q in state.queries or []])
     run.write_json("results.json", results_document("extraction", scenario, env, results))
     run.write_csv("queries.csv", CSV_COLUMNS, ([r[c] for c in CSV_COLUMNS] for r in state.records))

@@ -32,6 +32,7 @@ from hdbbench.parts.datagen import generate
 from hdbbench.model.errors import HdbbenchError
 from hdbbench.parts.extraction.queries import Query, QuerySet, attribute_ids, bind, catalog_of, resolve
 from hdbbench.parts.side_by_side import GroupProgress, ItemProgress, side_by_side
+from hdbbench.results.extraction import DataLoad
 
 
 @dataclass
@@ -41,7 +42,7 @@ class Loaded:
 
     backend: str
     variant: str
-    load: dict[str, Any]
+    load: DataLoad
     queries: list[Query]
     checksums: list[tuple[str, Checksum]] = field(default_factory=list)
 
@@ -90,7 +91,9 @@ def _load_one(qs: QuerySet, endpoints: Any, name: str, variant: str, options: An
     progress(f"{name} {variant}: generating {qs.data.expected_rows()} events")
     result = generate(backend, qs.data, options.order)
     tables = sorted({backend.table_for(a.info) for a in qs.data.attributes()})
-    load = result.to_dict() | {"variant": variant, "table_sizes": table_sizes(backend, tables)}
+    load = DataLoad(backend=result.backend, database=result.database, order=result.order, events=result.events,
+                    seconds=result.seconds, wall_s=result.wall_s, events_per_s=result.events_per_s,
+                    size_bytes=result.size_bytes, variant=variant, table_sizes=table_sizes(backend, tables))
     queries = resolve(qs, catalog_of(backend))
     progress.tick(f"{name} {variant}: loaded")
     if not options.validate:

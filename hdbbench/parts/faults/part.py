@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hdbbench.model.tomlfile import suggestion
-from hdbbench.results.faults import DATABASE_FAULTS
+from hdbbench.results.faults import DATABASE_FAULTS as DATABASE_FAULTS
 from hdbbench.subscribers.kinds import SubscriberKind
 
 if TYPE_CHECKING:

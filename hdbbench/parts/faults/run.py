@@ -31,10 +31,11 @@ from hdbbench.parts.faults.accounting import KillSnapshot
 from hdbbench.parts.faults.emission import Emission, numbers, peak_memory_bytes
 from hdbbench.parts.faults.part import FaultsPart
 from hdbbench.parts.faults.processes import DeviceKill, SubscriberKill
-from hdbbench.parts.faults.results import NAMES_KEPT, RESULTS_KIND, TABLE_COLUMNS, TABLE_CSV, FaultTrial, table_rows
+from hdbbench.parts.faults.results import NAMES_KEPT, RESULTS_KIND, TABLE_COLUMNS, TABLE_CSV, table_rows
 from hdbbench.load.offered import LoadTarget
 from hdbbench.parts.faults.part import FaultsPlan, FaultTrialPlan
 from hdbbench.results.document import RunDirectory, RunPart, results_document
+from hdbbench.results.faults import FaultsResults, FaultTrial
 from hdbbench.model.sampling import Sampler, TimeSeries
 from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec, lib_configuration
 
@@ -63,7 +64,7 @@ def run_faults(plan: FaultsPlan, recorded: dict[str, Any], run: RunDirectory, en
         header, rows = series.as_table()
         out.write_csv(f"series-{planned.label}.csv", header, rows)
         out.write_json("results.json", results_document(
-            RESULTS_KIND, recorded, environment, {"trials": [t.to_dict() for t in trials]}))
+            RESULTS_KIND, recorded, environment, FaultsResults(trials=list(trials))))
         out.write_csv(TABLE_CSV, TABLE_COLUMNS, table_rows(trials))
         say(_line(record))
     return trials

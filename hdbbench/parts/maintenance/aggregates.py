@@ -26,7 +26,7 @@ from typing import Any, cast
 
 from hdbbench.backends.base import Backend, ExtractionBackend
 from hdbbench.model.errors import ConfigError
-from hdbbench.parts.maintenance.records import AggregateQuery, AggregateRefresh
+from hdbbench.results.maintenance import AggregateQuery, AggregateRefresh
 
 LEVELS = ("1min", "10min", "1hour", "8hour", "1day")
 LEVEL_SECONDS = {"1min": 60, "10min": 600, "1hour": 3600, "8hour": 8 * 3600, "1day": 86400}

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from hdbbench.parts.maintenance.records import AggregateRefresh
+from hdbbench.results.maintenance import AggregateRefresh
 
 
 @dataclass(frozen=True)

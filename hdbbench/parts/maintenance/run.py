@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench.load.offered import LoadTarget
+from hdbbench.model.records import write
 from hdbbench.parts.maintenance.part import MaintenancePart
-from hdbbench.parts.maintenance.records import (
+from hdbbench.results.maintenance import (
     AggregateQuery,
     MaintenanceRecord,
     MaintenanceResults,
@@ -63,7 +64,7 @@ def run_maintenance(plan: MaintenancePlan, results: dict[str, Any], save: Callab
         finally:
             if history is not None:  # also after a failure or Ctrl-C: a job may have changed it already
                 _forget(run.backend)
-        results["maintenance"] = MaintenanceResults(trials=trials, jobs=jobs, extraction=extraction).to_dict()
+        results["maintenance"] = write(MaintenanceResults(trials=trials, jobs=jobs, extraction=extraction))
         save()
         for line in outcome_lines(outcome):
             say(line)

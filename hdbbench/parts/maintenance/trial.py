@@ -33,7 +33,7 @@ from hdbbench.load.offered import LoadTarget
 from hdbbench.parts.maintenance import jobs as job_registry
 from hdbbench.parts.maintenance.jobs import JobContext, JobOutcome
 from hdbbench.parts.maintenance.part import MaintenancePart
-from hdbbench.parts.maintenance.records import MaintenanceRecord, MaintenanceTrial
+from hdbbench.results.maintenance import MaintenanceRecord, MaintenanceTrial
 from hdbbench.parts.maintenance.windows import Query, window
 from hdbbench.model.sampling import Sampler, TimeSeries
 from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec, lib_configuration

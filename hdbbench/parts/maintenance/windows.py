@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hdbbench.subscribers import statistics as st
-from hdbbench.parts.maintenance.records import WindowFigures
+from hdbbench.results.maintenance import WindowFigures
 from hdbbench.model.sampling import TimeSeries
 
 STORED = f"sub.{st.ROWS_STORED_NUMBER}"
