@@ -21,16 +21,13 @@ from typing import Any
 
 import pytest
 
-from hdbbench.backends import Backend
+from hdbbench.backends import Backend, backend_class
+from hdbbench.backends.abilities.aggregates import LEVELS, cagg_table, refresh_all
 from hdbbench.model.hdbtypes import AttributeInfo, Event, Quality, TangoType, WriteType
 from hdbbench.parts.maintenance.aggregates import (
-    LEVELS,
-    aggregate_ops,
     aggregates_equal,
-    cagg_table,
     compare_extraction,
     drop_aggregates,
-    refresh_all,
     unequal_tables,
 )
 from tests.harness.databases import fresh_backend, sql
@@ -113,9 +110,9 @@ def _write(db: Backend, events: list[Event]) -> None:
         assert writer.write(events) == len(events)
 
 
-def test_a_backend_without_aggregates_has_no_module() -> None:
-    assert aggregate_ops("null") is None
-    assert aggregate_ops("postgresql") is not None
+def test_a_backend_without_aggregates_has_none() -> None:
+    assert backend_class("null").aggregates() is None
+    assert backend_class("postgresql").aggregates() is not None
 
 
 @pytest.mark.parametrize("backend", ["timescaledb", "postgresql", "mysql"])
@@ -196,5 +193,5 @@ def test_aggregates_refresh_incrementally_and_match_the_raw_rows(endpoint_of: Ca
 
         # Dropped, they are built again from the oldest row.
         drop_aggregates(db)
-        assert aggregate_ops(db).materialised(db) == []  # type: ignore[union-attr]
+        assert db.aggregates().materialised(db) == []  # type: ignore[union-attr]
         assert refresh_all(db)[0].rows > 0 and aggregates_equal(db)

@@ -26,7 +26,6 @@ from typing import Any
 import pytest
 
 from hdbbench.backends import Backend
-from hdbbench.backends.base import FaultAbility
 from hdbbench.backends.mysql import MySQLBackend
 from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.model.errors import ConfigError, HdbbenchError
@@ -234,7 +233,8 @@ def test_inserts_fail_with_disk_full_while_the_tables_filesystem_is_full(
         fault_stack: tuple[Path, StackEndpoints], backend_name: str, variant: str | None) -> None:
     state_dir, endpoints = fault_stack
     with fresh_backend(backend_name, endpoint_or_skip(endpoints, backend_name), variant) as backend:
-        assert isinstance(backend, FaultAbility)
+        faults = backend.faults()
+        assert faults is not None
         table = backend.table_for(ATTRIBUTE)
         start = datetime.now(timezone.utc)
         with backend.bulk_writer() as writer:
@@ -260,7 +260,7 @@ def test_inserts_fail_with_disk_full_while_the_tables_filesystem_is_full(
                 injector.disarm()
         error = seen["error"]
         assert error is not None, "inserts kept succeeding on a full filesystem"
-        assert backend.is_disk_full(error), f"not the disk-full error: {error!r}"
+        assert faults.is_disk_full(error), f"not the disk-full error: {error!r}"
         mysql = isinstance(backend, MySQLBackend)  # each server's own code for a full disk
         code = getattr(error, "errno", None) if mysql else getattr(error, "sqlstate", None)
         assert code in ((1114, 1021) if mysql else ("53100",)), f"error code {code}: {error}"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from hdbbench.parts.aging.history import HistorySize, MixAttribute, build_history, layout_ops, reset_history
+from hdbbench.parts.aging.history import HistorySize, MixAttribute, build_history, reset_history
 from hdbbench.parts.aging.load_order import LoadOrderSpec, _make_copy, load_mix, load_rows, run_load_order
 from hdbbench.results.aging import HistoryRecord
 from hdbbench.backends.registry import backend_for_stack
@@ -89,7 +89,7 @@ def _check_layout(backend: str, db: Any, table: str, record: HistoryRecord) -> N
         newest = [r[0] for r in sql(db, f"SELECT data_time FROM {leaves[-1][0]} ORDER BY ctid")]
         assert oldest == sorted(oldest) and newest == sorted(newest)  # reordered on the key; as archived
     else:
-        ops = layout_ops(db)
+        ops = db.aging_layout()
         per_partition = ops.partition_rows(db, table)
         assert per_partition["p000"] == per_partition["future"] == 0
         assert sum(per_partition.values()) == db_rows(db, table)
@@ -119,7 +119,7 @@ def test_a_trials_rows_are_removed_after_it(backend: str, histories: Callable[..
                                             stack_endpoints: Any) -> None:
     record = histories(backend)
     db = backend_for_stack(backend, stack_endpoints, database=record.database)
-    ops = layout_ops(db)
+    ops = db.aging_layout()
     end = datetime.fromisoformat(record.end)
     table = db.table_for(MIX[0].info)
     before = ops.checksum(db, table, end - timedelta(days=60))
@@ -154,7 +154,7 @@ def test_the_load_orders_load_the_same_rows_one_record_each(backend: str, stack_
         sums = []
         for order in ("pk", "time"):
             copy = backend_for_stack(backend, stack_endpoints, database=f"{base.database}_copy")
-            ops = layout_ops(copy)
+            ops = copy.aging_layout()
             try:
                 _make_copy(stack_endpoints, copy, base, mix, HistorySize(rows=6_000), 11, variant(backend),
                            _confined(), None, lambda text, done: None)
@@ -241,7 +241,7 @@ def test_a_history_sized_in_bytes_stops_there_and_is_built_again_alike(
         sums = []
         for r in (record, copy):
             db = backend_for_stack(backend, stack_endpoints, database=r.database)
-            sums.append(layout_ops(db).checksum(db, db.table_for(MIX[0].info), datetime(2000, 1, 1, tzinfo=timezone.utc)))
+            sums.append(db.aging_layout().checksum(db, db.table_for(MIX[0].info), datetime(2000, 1, 1, tzinfo=timezone.utc)))
         assert sums[0] == sums[1]
     finally:
         for r in (record, copy):

@@ -33,7 +33,7 @@ from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, Quality, T
 from hdbbench.load.inventory import archive as archive_mod
 from hdbbench.load.inventory import figures, grouping
 from hdbbench.load.inventory import from_hdb as hdb
-from hdbbench.load.inventory.archive import EventRow
+from hdbbench.backends.abilities.inventory import EventRow
 from hdbbench.load.inventory.model import Group, load_inventory
 from tests.harness import REPO
 from tests.harness.databases import fresh_backend, read_only_account, unique_db_name, url_of
@@ -239,7 +239,7 @@ def test_the_read_only_account_reads_and_writes_nothing(archive: Backend, tmp_pa
 def test_the_session_refuses_writes(archive: Backend) -> None:
     """Even the administrator's session of from-hdb cannot write (read-only transactions)."""
     target = archive_mod.resolve_url(url_of(archive.endpoint, archive.database))
-    session = target.module.open_archive(target.endpoint, target.database, 10.0)
+    session = target.reader.open_archive(target.endpoint, target.database, 10.0)
     try:
         with pytest.raises(ServerError, match="(?i)read.only"):
             session._all("INSERT INTO att_error_desc (error_desc) VALUES ('from-hdb wrote')")

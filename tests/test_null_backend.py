@@ -22,12 +22,12 @@ from click.testing import CliRunner
 
 from hdbbench.subscribers import delivery
 from hdbbench.backends import BACKENDS, DEFAULT_BACKENDS, get_backend
-from hdbbench.backends.base import EXTRACTION, OutsideFigures
+from hdbbench.backends.base import EXTRACTION
 from hdbbench.backends.null import NullBackend
 from hdbbench.backends.registry import lib_configuration
 from hdbbench.cli.check import check
 from hdbbench.model.errors import ConfigError, SchemaError
-from hdbbench.trials.outside import VisibilityWatch
+from hdbbench.trials.outside import VisibilityWatch, outside_reader
 from hdbbench.stack.servers.endpoints import LocalEndpoint
 from hdbbench.subscribers.launcher import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
 from tests.harness import eventually, seen
@@ -150,8 +150,9 @@ def test_counts_read_back_from_the_writers_files(written: Any) -> None:
 
 
 def test_the_outside_reader_sees_the_writers_counter_and_times(written: Any) -> None:
-    assert isinstance(written, OutsideFigures)
-    reader = written.outside_reader()
+    figures = written.outside_figures()
+    assert figures is not None
+    reader = figures.reader(written)
     try:
         assert reader.rows_inserted() == reader.baseline() == 11
         # The file lists the times of the last two rewrite periods: written at close, right after the
@@ -219,7 +220,7 @@ def test_a_subscriber_on_null_counts_every_emitted_event(subscribed: tuple[Any, 
     backend, _, load = subscribed
     burst = 40
     started = datetime.now(timezone.utc)  # the proofs' events are older: counted apart
-    watch = VisibilityWatch(backend.outside_reader(), load.attributes[:2]).start(since=started)
+    watch = VisibilityWatch(outside_reader(backend), load.attributes[:2]).start(since=started)
     try:
         for device, proxy in zip(load.devices, load.proxies()):
             shorts = [a.rpartition("/")[2] for a in load.attributes if a.startswith(f"tango://{load.tango_host}/{device}/")]

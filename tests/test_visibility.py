@@ -19,7 +19,7 @@ import pytest
 from hdbbench.trials import outside
 from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
-from hdbbench.trials.outside import VisibilityWatch
+from hdbbench.trials.outside import VisibilityWatch, outside_reader
 from tests.harness import eventually, seen
 from tests.harness.databases import fresh_backend
 
@@ -50,7 +50,7 @@ def test_the_watch_sees_each_new_row_once_with_its_lag_and_resolution(endpoint_o
         since = datetime.now(timezone.utc)
         # Before `since`: the values sent on subscription, which the watch leaves out.
         writer.write([Event(info.name, since - timedelta(seconds=1), _value(info, 0)) for info in PROBES])
-        watch = VisibilityWatch(db.outside_reader(), [info.name for info in PROBES] + [NEVER_CONFIGURED])
+        watch = VisibilityWatch(outside_reader(db), [info.name for info in PROBES] + [NEVER_CONFIGURED])
         watch.start(since)
         written: list[float] = []  # source times (several attributes share one)
         try:

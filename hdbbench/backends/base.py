@@ -4,10 +4,12 @@
 `Backend` owns one HDB++ database on one server: it creates the schema for a `SchemaVariant`,
 verifies a live database against the same definition, drops it, clusters the data tables, counts
 and sizes what is stored and hands out a `BulkWriter`. `ExtractionBackend` is what data generation,
-dumps and extraction need on top. Abilities only some backends have are small protocols
-(`StorageOptions`, `ColdRestart`): callers ask `isinstance(backend, StorageOptions)`; the parts a
-backend cannot serve at all (a backend without a database has no extraction) it lists in `lacks`,
-which scenario validation asks before anything starts.
+dumps and extraction need on top. Abilities only some backends have are protocols of
+`hdbbench.backends.abilities`, each declared by one class method of `Backend` that returns the
+backend's implementation or None (`aging_layout()`, `maintenance()`, `aggregates()`,
+`inventory_reader()`, `faults()`, `storage_options()`, `cold_restart()`, `outside_figures()`); the
+parts a backend cannot serve at all (a backend without a database has no extraction) it lists in
+`lacks`, which scenario validation asks before anything starts.
 
 The schema model (`SchemaVariant`, `TableDef`, `TableSize`, ...) lives in `model` and is re-exported
 here; the list of backends lives in `registry`.
@@ -18,9 +20,18 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from hdbbench.backends.abilities import (
+    Aggregates,
+    AgingLayout,
+    ColdRestart,
+    InventoryReader,
+    MaintenanceJobs,
+    OutsideFigures,
+    StorageOptions,
+    TableFaults,
+)
 from hdbbench.backends.model import (
     INDEX_VARIANTS,
     ColumnDef,
@@ -36,9 +47,8 @@ from hdbbench.model.hdbtypes import AttParameter, AttributeInfo, Event, TangoTyp
 
 __all__ = [
     "ABILITIES", "DATABASE_FAULTS", "DISK", "EXTRACTION", "INDEX_VARIANTS", "SQL_SCHEMA",
-    "Backend", "BulkWriter", "ColdRestart", "ColumnDef", "ExtractionBackend", "FaultAbility",
-    "ForeignKeyDef", "HeldLock", "IndexDef", "OutsideFigures", "OutsideReader", "SchemaVariant", "StorageOptions", "TableDef", "TableSize",
-    "compare_tables",
+    "Backend", "BulkWriter", "ColumnDef", "ExtractionBackend", "ForeignKeyDef", "IndexDef", "SchemaVariant",
+    "TableDef", "TableSize", "compare_tables",
 ]
 
 # Abilities a backend may lack (`Backend.lacks`). Scenario validation and the commands that need one
@@ -232,6 +242,48 @@ class Backend(abc.ABC):
         """Scripts beside schema.sql in schemas/<backend>/ (roles, users, grants), by file name."""
         return {}
 
+    # --- optional abilities (hdbbench.backends.abilities): the implementation, or None without it.
+    # Class methods: a scenario asks them of a backend's name before any server runs.
+    @classmethod
+    def aging_layout(cls) -> AgingLayout | None:
+        """An aged history's layout (hdbbench.parts.aging); None: it holds no history."""
+        return None
+
+    @classmethod
+    def maintenance(cls) -> MaintenanceJobs | None:
+        """The maintenance jobs facilities run on it (hdbbench.parts.maintenance); None: it has none."""
+        return None
+
+    @classmethod
+    def aggregates(cls) -> Aggregates | None:
+        """HDB++'s aggregates as tables (the maintenance part's `aggregates` job); None: it has none."""
+        return None
+
+    @classmethod
+    def inventory_reader(cls) -> InventoryReader | None:
+        """Read-only sessions on live archives of its server kind (`inventory from-hdb`); None: it reads none."""
+        return None
+
+    @classmethod
+    def faults(cls) -> TableFaults | None:
+        """A held table lock, tables on a filesystem that fills (`table_lock`, `database_full`); None: neither."""
+        return None
+
+    @classmethod
+    def storage_options(cls) -> StorageOptions | None:
+        """Table storage options measured by `size measure` (row formats, engines); None: it has none."""
+        return None
+
+    @classmethod
+    def cold_restart(cls) -> ColdRestart | None:
+        """What to drop around a cold restart of its server; None: a restart leaves nothing warm to drop."""
+        return None
+
+    @classmethod
+    def outside_figures(cls) -> OutsideFigures | None:
+        """Stored rows and visibility read from outside the subscriber; None: only the subscriber tells."""
+        return None
+
 
 @runtime_checkable
 class ExtractionBackend(Protocol):
@@ -258,98 +310,6 @@ class ExtractionBackend(Protocol):
     def table_sizes(self, tables: Sequence[str]) -> list[TableSize]: ...
     def cluster(self) -> list[str]: ...
     def bulk_writer(self) -> BulkWriter: ...
-
-
-@runtime_checkable
-class StorageOptions(Protocol):
-    """Table storage options a backend can switch on per data table (InnoDB row formats, engines)."""
-
-    storage_clauses: ClassVar[Mapping[str, str]]  # option name -> what it changes (e.g. an ALTER clause)
-
-    def storage_unavailable(self, option: str) -> str | None:
-        """Why `option` cannot run on this server, or None when it can."""
-
-    def apply_storage(self, tables: Sequence[str], option: str) -> None: ...
-
-
-@runtime_checkable
-class ColdRestart(Protocol):
-    """A backend whose server keeps warm state across a restart that a cold measurement must drop."""
-
-    def before_cold_stop(self) -> None:
-        """Called while the server still runs, just before it is stopped for a cold run."""
-
-    def after_cold_stop(self, data_dir: Path) -> None:
-        """Called with the server's data directory once it is stopped."""
-
-
-class HeldLock(Protocol):
-    """An exclusive lock on data tables that an admin session holds until `release`."""
-
-    def waiters(self) -> int:
-        """Sessions waiting for this lock right now (the load's inserts, blocked)."""
-
-    def release(self) -> None:
-        """Give the lock up and close its session; idempotent."""
-
-
-@runtime_checkable
-class FaultAbility(Protocol):
-    """What the fault injectors (hdbbench.parts.faults.injectors) need from a backend: hold a lock that makes
-    inserts wait, move data tables onto a filesystem that can be filled and back, and tell the
-    server's disk-full error from others."""
-
-    def hold_table_lock(self, tables: Sequence[str]) -> HeldLock:
-        """Lock `tables` exclusively from a separate session, so inserts into them wait (not fail)."""
-
-    def lock_wait_limits(self) -> dict[str, str]:
-        """The server settings that bound how long a blocked insert waits, as the server reports them."""
-
-    def move_tables(self, tables: Sequence[str], directory: Path) -> None:
-        """Store `tables` (with their chunks/partitions, indexes, and those created later) in
-        `directory`, an empty directory the server's account owns."""
-
-    def restore_tables(self, tables: Sequence[str]) -> None:
-        """Move `tables` back to the server's default place and forget the directory; idempotent."""
-
-    def is_disk_full(self, error: BaseException) -> bool:
-        """True when `error` is the server's "no space" error for a table."""
-
-
-class OutsideReader(Protocol):
-    """One connection that reads what a subscriber stored from outside it: the database's own count of
-    inserted data rows, and the source times of an attribute's rows as they become visible."""
-
-    counter: str  # which counter `rows_inserted` reads and how fresh it is, for the results
-    # How stale the counter can be (s): a rate over a window of w seconds is exact to resolution_s / w.
-    resolution_s: float
-
-    def rows_inserted(self) -> int:
-        """The database's cumulative count of rows inserted into the HDB++ data tables (differences matter)."""
-
-    def baseline(self) -> int:
-        """`rows_inserted` as it should read now, to take a trial's difference from (a database created
-        for the trial may know its rows exactly before its counter has caught up)."""
-
-    def event_times_after(self, after: Mapping[str, datetime]) -> dict[str, list[datetime]]:
-        """Source times (data_time, UTC, ascending) of the rows visible now that are newer than their
-        attribute's bound in `after` (attribute -> bound), by attribute (those with none left out);
-        one statement on the primary-key index, so that it can be polled many times a second."""
-
-    def server_work(self) -> dict[str, float]:
-        """Cumulative counts of the server's own background work that competes with the writers
-        (checkpoints, vacuums, waits for a flush), by name; empty where the server keeps none. A
-        saturation step during which one rose says so (hdbbench.trials.saturation), so that a reader sees
-        which failing steps met such work."""
-
-    def close(self) -> None: ...
-
-
-@runtime_checkable
-class OutsideFigures(Protocol):
-    """A backend whose stored rate and visibility lag can be read without asking the subscriber."""
-
-    def outside_reader(self) -> OutsideReader: ...
 
 
 def extraction_of(backend: Backend) -> ExtractionBackend:

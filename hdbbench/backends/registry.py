@@ -4,15 +4,14 @@
 Adding a backend = its folder beside `postgres/` and `mysql/` + one `BackendEntry` line below.
 Everything else (CLI choices, scenario validation, which server an extraction restarts, whose CPU
 the report adds to the archiving path, the subscriber's LibConfiguration, disk measurement) asks
-this module. It is not part of `base` because it imports the backend folders, which import `base`.
+this module, and a backend's optional abilities its class (hdbbench.backends.abilities). It is not
+part of `base` because it imports the backend folders, which import `base`.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 from hdbbench.backends.base import Backend
@@ -117,15 +116,3 @@ def server_facts(endpoints: Mapping[str, Any]) -> dict[str, Any]:
             facts[e.server] = e.backend_class.server_facts(endpoint)
     return facts
 
-
-def folder_module(backend: Backend | type[Backend] | str, name: str) -> ModuleType | None:
-    """The optional module `name` of a backend's folder (`aging`, `aggregates`, `maintenance`): None
-    when the folder has none. A module that exists but fails to import its own dependencies raises."""
-    cls = backend_class(backend) if isinstance(backend, str) else backend if isinstance(backend, type) else type(backend)
-    module = f"{cls.__module__.rsplit('.', 1)[0]}.{name}"
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name != module:
-            raise
-        return None

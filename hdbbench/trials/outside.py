@@ -4,7 +4,7 @@
 A figure that compares subscribers must not depend on what one of them says about itself:
 
 * **stored rate** — the database's own count of inserted data rows (each backend says which counter
-  and how fresh it is: hdbbench.backends.base.OutsideReader), sampled at 1 Hz into the trial's series
+  and how fresh it is: hdbbench.backends.abilities.outside), sampled at 1 Hz into the trial's series
   as ``db.rows_inserted``;
 * **visibility lag** — a watcher polls the database every `POLL_PERIOD_S` (10 ms) for new rows of a few
   probe attributes (spread over the devices and subscribers), all of them in one statement per poll
@@ -40,14 +40,14 @@ from typing import Any, cast
 
 from hdbbench.model import measure
 from hdbbench.subscribers import statistics as st
-from hdbbench.backends.base import OutsideFigures, OutsideReader
+from hdbbench.backends.abilities.outside import OutsideReader
 from hdbbench.model.sampling import TimeSeries
 from hdbbench.results.trials import KindFigures, OutsideSummary, SubscriberReported, VisibilityLag
 
 POLL_PERIOD_S = 0.01  # half the 20 ms asked for: the resolution adds wake-up delays and a query time
 PROBE_ATTRIBUTES = 8
 COUNTER_COLUMN = "db.rows_inserted"
-SERVER_WORK_PROBE = "srv"  # the server's background work (base.OutsideReader.server_work): srv.<name>
+SERVER_WORK_PROBE = "srv"  # the server's background work (OutsideReader.server_work): srv.<name>
 STORED_EVENTS_COLUMN = "db.stored_events"  # the counter at each sample's instant, in events (`stored_counter`)
 LAG_COLUMN = "vis.lag_s"
 SETTLE_TIMEOUT_S = 5.0
@@ -252,16 +252,24 @@ class SerialReader:
         return in_turn
 
 
+def outside_reader(backend: Any) -> OutsideReader:
+    """A new reader of the backend's outside figures (`Backend.outside_figures()`); TypeError without them."""
+    figures = backend.outside_figures()
+    if figures is None:
+        raise TypeError(f"backend {getattr(backend, 'name', backend)} cannot be read from outside")
+    reader: OutsideReader = figures.reader(backend)
+    return reader
+
+
 class Outside:
     """The outside figures of one trial: the counter probe, the visibility watch and their summary."""
 
     def __init__(self, backend: Any, attributes: Sequence[str]) -> None:
-        if not isinstance(backend, OutsideFigures):
-            raise TypeError(f"backend {getattr(backend, 'name', backend)} cannot be read from outside")
+        counter = outside_reader(backend)
         self.backend = backend
         # The sampler's connection, read also by the flush tracker and by drains.
-        self.counter: OutsideReader = cast(OutsideReader, SerialReader(backend.outside_reader()))
-        self.watch = VisibilityWatch(backend.outside_reader(), probe_attributes(attributes))
+        self.counter: OutsideReader = cast(OutsideReader, SerialReader(counter))
+        self.watch = VisibilityWatch(outside_reader(backend), probe_attributes(attributes))
         self.baseline: int | None = None
         self.total: int | None = None
         self.flushes = FlushTracker(self.counter) if self.resolution_s > 0 else None
@@ -272,7 +280,7 @@ class Outside:
 
     @property
     def resolution_s(self) -> float:
-        """How stale the inserted-row counter can be (hdbbench.backends.base.OutsideReader)."""
+        """How stale the inserted-row counter can be (OutsideReader.resolution_s)."""
         return float(self.counter.resolution_s)
 
     def stored_counter(self, series: TimeSeries) -> tuple[list[float], list[float]]:
@@ -305,7 +313,7 @@ class Outside:
 
     @staticmethod
     def available(backend: Any) -> bool:
-        return isinstance(backend, OutsideFigures)
+        return backend.outside_figures() is not None
 
     def probes(self) -> dict[str, Callable[[], dict[str, float]]]:
         flushes = self.flushes

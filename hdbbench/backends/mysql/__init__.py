@@ -11,6 +11,11 @@
     storage.py     table sizes and free extents, row minimum, storage options, logs, server facts
     backend.py     MySQLBackend
 
+Its optional abilities (hdbbench.backends.abilities), one module each: aging.py (MySQLAgingLayout),
+maintenance.py (MySQLMaintenance), aggregates.py (MySQLAggregates), inventory.py
+(MySQLInventoryReader), faults.py (MySQLTableFaults), outside.py (MySQLOutsideFigures), cold.py
+(MySQLColdRestart); its storage options are in storage.py (MySQLStorageOptions).
+
 MariaDB has no NaN/Infinity, so non-finite floats are stored as NULL (see schemas/README.md).
 """
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""HDB++ aggregates of the MariaDB layout as ordinary tables (hdbbench.parts.maintenance.aggregates).
+"""HDB++ aggregates of the MariaDB layout as ordinary tables (hdbbench.backends.abilities.aggregates).
 
 The same figures as the PostgreSQL ones, per data table `att_scalar_<type>_<ro|rw>`: tables
 `cagg_scalar_<type>_<ro|rw>_<level>`, buckets FLOOR(UNIX_TIMESTAMP(data_time) / s) * s (sessions run
@@ -97,123 +97,119 @@ def _ensure(cur: Any, table: str, cagg: str) -> None:
                 "PRIMARY KEY (att_conf_id, data_time), KEY data_time (data_time)) ENGINE=InnoDB")
 
 
-def data_tables(backend: Any) -> list[str]:
-    """The numeric scalar data tables holding rows (arrays are not aggregated)."""
-    with _session(backend) as cur:
-        return [t for t in SIDES_OF if _one(cur, f"SELECT EXISTS (SELECT 1 FROM {quote_ident(t)})")[0]]
+class MySQLAggregates:
+    """HDB++'s aggregates as tables on MariaDB (hdbbench.backends.abilities.aggregates.Aggregates)."""
 
+    def data_tables(self, backend: Any) -> list[str]:
+        """The numeric scalar data tables holding rows (arrays are not aggregated)."""
+        with _session(backend) as cur:
+            return [t for t in SIDES_OF if _one(cur, f"SELECT EXISTS (SELECT 1 FROM {quote_ident(t)})")[0]]
 
-def refresh(backend: Any, table: str, cagg: str, level: str, seconds: int) -> int:
-    """Replace `cagg`'s buckets from its watermark on (from the oldest row the first time) with the
-    aggregates of the raw rows up to now; returns the rows written."""
-    with _session(backend) as cur:
-        _ensure(cur, table, cagg)
-    with _session(backend, read_committed=True) as cur:  # one transaction: buckets and watermark together
-        mark = _one(cur, f"SELECT watermark FROM {WATERMARKS} WHERE cagg_table = ? FOR UPDATE", (cagg,))
-        hi = _one(cur, "SELECT NOW(6)")[0]
-        if mark is None:
-            first, lo = _one(cur, f"SELECT MIN(data_time), {_bucket('MIN(data_time)', seconds)} "
-                                  f"FROM {quote_ident(table)}")
-            if first is None:
-                return 0
-            _exec(cur, f"INSERT INTO {WATERMARKS} VALUES (?, ?, ?, ?, ?, ?)",
-                  (cagg, table, level, first, lo, lo))
+    def refresh(self, backend: Any, table: str, cagg: str, level: str, seconds: int) -> int:
+        """Replace `cagg`'s buckets from its watermark on (from the oldest row the first time) with the
+        aggregates of the raw rows up to now; returns the rows written."""
+        with _session(backend) as cur:
+            _ensure(cur, table, cagg)
+        with _session(backend, read_committed=True) as cur:  # one transaction: buckets and watermark together
+            mark = _one(cur, f"SELECT watermark FROM {WATERMARKS} WHERE cagg_table = ? FOR UPDATE", (cagg,))
+            hi = _one(cur, "SELECT NOW(6)")[0]
+            if mark is None:
+                first, lo = _one(cur, f"SELECT MIN(data_time), {_bucket('MIN(data_time)', seconds)} "
+                                      f"FROM {quote_ident(table)}")
+                if first is None:
+                    return 0
+                _exec(cur, f"INSERT INTO {WATERMARKS} VALUES (?, ?, ?, ?, ?, ?)",
+                      (cagg, table, level, first, lo, lo))
+            else:
+                lo = mark[0]
+            _exec(cur, f"DELETE FROM {quote_ident(cagg)} WHERE data_time >= ?", (lo,))
+            columns = ", ".join(("att_conf_id", "data_time", *_columns(table)))
+            rows = _exec(cur, f"INSERT INTO {quote_ident(cagg)} ({columns}) {_select(table, seconds)}", (lo, hi))
+            newest = _one(cur, f"SELECT MAX(data_time) FROM {quote_ident(cagg)} WHERE data_time >= ?", (lo,))[0]
+            # Events are committed after their timestamp (archivers batch): the next refresh goes back over
+            # the last LATE_S too, so one that arrived late is still counted.
+            late = _one(cur, f"SELECT {_bucket(f'? - INTERVAL {LATE_S} SECOND', seconds)}", (hi,))[0]
+            _exec(cur, f"UPDATE {WATERMARKS} SET watermark = ?, refreshed_to = ? WHERE cagg_table = ?",
+                      (min(newest or lo, late), hi, cagg))
+        return rows
+
+    def materialised(self, backend: Any) -> list[tuple[str, str, str]]:
+        """(data table, aggregate table, level) of every aggregate table a refresh made."""
+        with _session(backend) as cur:
+            if _one(cur, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? "
+                         "AND TABLE_NAME = ?", (backend.database, WATERMARKS))[0] == 0:
+                return []
+            cur.execute(f"SELECT data_table, cagg_table, level FROM {WATERMARKS} ORDER BY 2")
+            return [(r[0], r[1], r[2]) for r in cur.fetchall()]
+
+    def check(self, backend: Any, table: str, cagg: str, seconds: int, rel_tol: float) -> bool:
+        """`cagg`'s rows equal the aggregation recomputed now over the raw rows it claims to cover (see the
+        PostgreSQL one). Floats within `rel_tol`, NULL equal to NULL."""
+        with _session(backend, read_committed=True) as cur:
+            first, hi = _one(cur, f"SELECT first_row, refreshed_to FROM {WATERMARKS} WHERE cagg_table = ?",
+                             (cagg,))
+            oldest, oldest_bucket, first_bucket = _one(
+                cur, f"SELECT MIN(data_time), {_bucket('MIN(data_time)', seconds)}, {_bucket('?', seconds)} "
+                     f"FROM {quote_ident(table)}", (first,))
+            if oldest is None:
+                return True  # no raw row left to check against
+            lo = first_bucket if oldest <= first else oldest_bucket + timedelta(seconds=seconds)
+            close = []
+            for c in _columns(table):
+                close.append(f"m.{c} = c.{c}" if c.startswith("count") else
+                             f"((m.{c} IS NULL AND c.{c} IS NULL) OR ABS(m.{c} - c.{c}) <= {rel_tol!r} * "
+                             f"GREATEST(ABS(m.{c}), ABS(c.{c})))")
+            materialised_rows = _one(cur, f"SELECT COUNT(*) FROM {quote_ident(cagg)} "
+                                          "WHERE data_time >= ? AND data_time < ?", (lo, hi))[0]
+            computed, matched = _one(
+                cur, "SELECT COUNT(*), COALESCE(SUM(CASE WHEN m.att_conf_id IS NOT NULL AND "
+                     f"{' AND '.join(close)} THEN 1 ELSE 0 END), 0) FROM ({_select(table, seconds)}) c "
+                     f"LEFT JOIN {quote_ident(cagg)} m "
+                     "ON m.att_conf_id = c.att_conf_id AND m.data_time = c.data_time",
+                (lo, hi))
+        # Both sides are keyed (att_conf_id, bucket): same counts and every computed row matched is equality.
+        return int(materialised_rows) == int(computed) == int(matched)
+
+    def span(self, backend: Any, cagg: str, att_conf_id: int) -> tuple[datetime, datetime] | None:
+        """(the attribute's oldest materialised bucket, the table's watermark), or None (nothing
+        materialised)."""
+        if cagg not in {c for _t, c, _l in self.materialised(backend)}:
+            return None
+        with _session(backend) as cur:
+            row = _one(cur, f"SELECT (SELECT MIN(data_time) FROM {quote_ident(cagg)} WHERE att_conf_id = ?), "
+                            f"(SELECT watermark FROM {WATERMARKS} WHERE cagg_table = ?)", (att_conf_id, cagg))
+        if row[0] is None or row[1] is None:
+            return None
+        return row[0].replace(tzinfo=timezone.utc), row[1].replace(tzinfo=timezone.utc)
+
+    def hourly(self, backend: Any, conn: Any, source: str, table: str, cagg: str, att_conf_id: int,
+               start: datetime, end: datetime) -> list[tuple[Any, ...]]:
+        """(hour, count, mean, min, max) of value_r per hour in [start, end), from the raw rows or the
+        `1hour` aggregate table, on `conn` (the caller times it)."""
+        if source == "aggregate":
+            query = (f"SELECT data_time, count_r, mean_r, min_r, max_r FROM {quote_ident(cagg)} "
+                     "WHERE att_conf_id = ? AND data_time >= ? AND data_time < ? ORDER BY data_time")
         else:
-            lo = mark[0]
-        _exec(cur, f"DELETE FROM {quote_ident(cagg)} WHERE data_time >= ?", (lo,))
-        columns = ", ".join(("att_conf_id", "data_time", *_columns(table)))
-        rows = _exec(cur, f"INSERT INTO {quote_ident(cagg)} ({columns}) {_select(table, seconds)}", (lo, hi))
-        newest = _one(cur, f"SELECT MAX(data_time) FROM {quote_ident(cagg)} WHERE data_time >= ?", (lo,))[0]
-        # Events are committed after their timestamp (archivers batch): the next refresh goes back over
-        # the last LATE_S too, so one that arrived late is still counted.
-        late = _one(cur, f"SELECT {_bucket(f'? - INTERVAL {LATE_S} SECOND', seconds)}", (hi,))[0]
-        _exec(cur, f"UPDATE {WATERMARKS} SET watermark = ?, refreshed_to = ? WHERE cagg_table = ?",
-                  (min(newest or lo, late), hi, cagg))
-    return rows
+            v = "(value_r + 0e0)"
+            query = (f"SELECT {_bucket('data_time', 3600)}, COUNT(value_r), AVG({v}), MIN({v}), MAX({v}) "
+                     f"FROM {quote_ident(table)} WHERE att_conf_id = ? AND data_time >= ? AND data_time < ? "
+                     "GROUP BY 1 ORDER BY 1")
+        cur = conn.cursor()
+        cur.execute(query, (att_conf_id, naive_utc(start), naive_utc(end)))
+        rows = cur.fetchall()
+        conn.commit()
+        return [(r[0].replace(tzinfo=timezone.utc), int(r[1]), *r[2:]) for r in rows]
 
+    def drop(self, backend: Any) -> None:
+        """Drop every aggregate table and the watermarks (a history reset, a fresh start)."""
+        caggs = [c for _t, c, _l in self.materialised(backend)]
+        with _session(backend) as cur:
+            for cagg in caggs:
+                cur.execute(f"DROP TABLE IF EXISTS {quote_ident(cagg)}")
+            cur.execute(f"DROP TABLE IF EXISTS {WATERMARKS}")
 
-def materialised(backend: Any) -> list[tuple[str, str, str]]:
-    """(data table, aggregate table, level) of every aggregate table a refresh made."""
-    with _session(backend) as cur:
-        if _one(cur, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? "
-                     "AND TABLE_NAME = ?", (backend.database, WATERMARKS))[0] == 0:
-            return []
-        cur.execute(f"SELECT data_table, cagg_table, level FROM {WATERMARKS} ORDER BY 2")
-        return [(r[0], r[1], r[2]) for r in cur.fetchall()]
-
-
-def check(backend: Any, table: str, cagg: str, seconds: int, rel_tol: float) -> bool:
-    """`cagg`'s rows equal the aggregation recomputed now over the raw rows it claims to cover (see the
-    PostgreSQL one). Floats within `rel_tol`, NULL equal to NULL."""
-    with _session(backend, read_committed=True) as cur:
-        first, hi = _one(cur, f"SELECT first_row, refreshed_to FROM {WATERMARKS} WHERE cagg_table = ?",
-                         (cagg,))
-        oldest, oldest_bucket, first_bucket = _one(
-            cur, f"SELECT MIN(data_time), {_bucket('MIN(data_time)', seconds)}, {_bucket('?', seconds)} "
-                 f"FROM {quote_ident(table)}", (first,))
-        if oldest is None:
-            return True  # no raw row left to check against
-        lo = first_bucket if oldest <= first else oldest_bucket + timedelta(seconds=seconds)
-        close = []
-        for c in _columns(table):
-            close.append(f"m.{c} = c.{c}" if c.startswith("count") else
-                         f"((m.{c} IS NULL AND c.{c} IS NULL) OR ABS(m.{c} - c.{c}) <= {rel_tol!r} * "
-                         f"GREATEST(ABS(m.{c}), ABS(c.{c})))")
-        materialised_rows = _one(cur, f"SELECT COUNT(*) FROM {quote_ident(cagg)} "
-                                      "WHERE data_time >= ? AND data_time < ?", (lo, hi))[0]
-        computed, matched = _one(
-            cur, "SELECT COUNT(*), COALESCE(SUM(CASE WHEN m.att_conf_id IS NOT NULL AND "
-                 f"{' AND '.join(close)} THEN 1 ELSE 0 END), 0) FROM ({_select(table, seconds)}) c "
-                 f"LEFT JOIN {quote_ident(cagg)} m "
-                 "ON m.att_conf_id = c.att_conf_id AND m.data_time = c.data_time",
-            (lo, hi))
-    # Both sides are keyed (att_conf_id, bucket): same counts and every computed row matched is equality.
-    return int(materialised_rows) == int(computed) == int(matched)
-
-
-def span(backend: Any, cagg: str, att_conf_id: int) -> tuple[datetime, datetime] | None:
-    """(the attribute's oldest materialised bucket, the table's watermark), or None (nothing
-    materialised)."""
-    if cagg not in {c for _t, c, _l in materialised(backend)}:
-        return None
-    with _session(backend) as cur:
-        row = _one(cur, f"SELECT (SELECT MIN(data_time) FROM {quote_ident(cagg)} WHERE att_conf_id = ?), "
-                        f"(SELECT watermark FROM {WATERMARKS} WHERE cagg_table = ?)", (att_conf_id, cagg))
-    if row[0] is None or row[1] is None:
-        return None
-    return row[0].replace(tzinfo=timezone.utc), row[1].replace(tzinfo=timezone.utc)
-
-
-def hourly(backend: Any, conn: Any, source: str, table: str, cagg: str, att_conf_id: int,
-           start: datetime, end: datetime) -> list[tuple[Any, ...]]:
-    """(hour, count, mean, min, max) of value_r per hour in [start, end), from the raw rows or the
-    `1hour` aggregate table, on `conn` (the caller times it)."""
-    if source == "aggregate":
-        query = (f"SELECT data_time, count_r, mean_r, min_r, max_r FROM {quote_ident(cagg)} "
-                 "WHERE att_conf_id = ? AND data_time >= ? AND data_time < ? ORDER BY data_time")
-    else:
-        v = "(value_r + 0e0)"
-        query = (f"SELECT {_bucket('data_time', 3600)}, COUNT(value_r), AVG({v}), MIN({v}), MAX({v}) "
-                 f"FROM {quote_ident(table)} WHERE att_conf_id = ? AND data_time >= ? AND data_time < ? "
-                 "GROUP BY 1 ORDER BY 1")
-    cur = conn.cursor()
-    cur.execute(query, (att_conf_id, naive_utc(start), naive_utc(end)))
-    rows = cur.fetchall()
-    conn.commit()
-    return [(r[0].replace(tzinfo=timezone.utc), int(r[1]), *r[2:]) for r in rows]
-
-
-def drop(backend: Any) -> None:
-    """Drop every aggregate table and the watermarks (a history reset, a fresh start)."""
-    caggs = [c for _t, c, _l in materialised(backend)]
-    with _session(backend) as cur:
-        for cagg in caggs:
-            cur.execute(f"DROP TABLE IF EXISTS {quote_ident(cagg)}")
-        cur.execute(f"DROP TABLE IF EXISTS {WATERMARKS}")
-
-
-def oldest_raw(backend: Any, table: str, att_conf_id: int) -> datetime | None:
-    """The attribute's oldest raw row (an index lookup): retention may have removed what the aggregates keep."""
-    with _session(backend) as cur:
-        row = _one(cur, f"SELECT MIN(data_time) FROM {quote_ident(table)} WHERE att_conf_id = ?", (att_conf_id,))
-    return None if row[0] is None else row[0].replace(tzinfo=timezone.utc)
+    def oldest_raw(self, backend: Any, table: str, att_conf_id: int) -> datetime | None:
+        """The attribute's oldest raw row (an index lookup): retention may have removed what the aggregates keep."""
+        with _session(backend) as cur:
+            row = _one(cur, f"SELECT MIN(data_time) FROM {quote_ident(table)} WHERE att_conf_id = ?", (att_conf_id,))
+        return None if row[0] is None else row[0].replace(tzinfo=timezone.utc)

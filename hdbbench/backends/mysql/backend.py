@@ -10,27 +10,30 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any, TypeVar
 
 from hdbbench.backends.base import Backend
 from hdbbench.backends.model import SchemaVariant, TableDef, TableSize, compare_tables
 from hdbbench.backends.accounts import as_account
+from hdbbench.backends.mysql.aggregates import MySQLAggregates
+from hdbbench.backends.mysql.aging import MySQLAgingLayout
+from hdbbench.backends.mysql.cold import MySQLColdRestart
 from hdbbench.backends.mysql.ddl import render_schema, statements, users_sql
 from hdbbench.backends.mysql.extraction import MySQLExtraction
-from hdbbench.backends.mysql.faults import MySQLFaults
-from hdbbench.backends.mysql.outside import MySQLOutsideReader
+from hdbbench.backends.mysql.faults import MySQLTableFaults
+from hdbbench.backends.mysql.inventory import MySQLInventoryReader
+from hdbbench.backends.mysql.maintenance import MySQLMaintenance
+from hdbbench.backends.mysql.outside import MySQLOutsideFigures
 from hdbbench.backends.mysql.reader import fetch_events
 from hdbbench.backends.mysql.storage import (
-    STORAGE_CLAUSES,
+    MySQLStorageOptions,
     documented_row_minimum,
     log_positions,
     prepare_sizes,
     server_facts,
-    storage_unavailable,
     table_size,
 )
-from hdbbench.backends.mysql.tables import RO_USER, RW_USER, all_tables, quote_ident
+from hdbbench.backends.mysql.tables import MYSQL, RO_USER, RW_USER, all_tables, quote_ident
 from hdbbench.backends.mysql.verify import read_catalog, verify_partitions, verify_rows_and_users
 from hdbbench.backends.mysql.writer import MySQLBulkWriter
 from hdbbench.model.errors import ConfigError, SchemaError
@@ -43,15 +46,14 @@ LIBNAME = "libhdb++mysql.so.7"
 INTEGER_KEYS = ("port", "batch_size", "ignore_duplicates", "lightschema", "json_array")
 
 
-class MySQLBackend(MySQLFaults, MySQLExtraction, Backend):
-    name = "mysql"
+class MySQLBackend(MySQLExtraction, Backend):
+    name = MYSQL
     default_indexes = "pk"  # libhdbpp-mysql has no secondary index on data tables
     disk_variants = ("pk", "pk+2", "pk,compressed", "pk,page_compressed", "pk,myrocks")
     separate_clustering = False  # InnoDB tables are always clustered by their primary key
     published_as = "MySQL"
     cold_note = "MariaDB without buffer-pool dump/load"
     row_per_element = True  # arrays are stored one row per element
-    storage_clauses = STORAGE_CLAUSES
     client_packages = ("mariadb",)
 
     def check_variant(self, variant: SchemaVariant) -> None:
@@ -233,33 +235,45 @@ class MySQLBackend(MySQLFaults, MySQLExtraction, Backend):
     def prepare_sizes(self, tables: Sequence[str]) -> None:
         self._with_cursor(lambda cur: prepare_sizes(cur, tables))
 
-    # --- storage options (StorageOptions)
-    def storage_unavailable(self, option: str) -> str | None:
-        if option not in self.storage_clauses:
-            return f"unknown storage option {option!r} (known: {', '.join(self.storage_clauses)})"
-        return self._with_cursor(lambda cur: storage_unavailable(cur, option), database=None)
+    # --- optional abilities (hdbbench.backends.abilities)
+    @classmethod
+    def aging_layout(cls) -> MySQLAgingLayout:
+        return MySQLAgingLayout()
 
-    def apply_storage(self, tables: Sequence[str], option: str) -> None:
-        """`ALTER TABLE <t> <clause>` for each table (ROW_FORMAT, PAGE_COMPRESSED, ENGINE)."""
-        def alter(cur: Any) -> None:
-            for table in tables:
-                cur.execute(f"ALTER TABLE {quote_ident(table)} {self.storage_clauses[option]}")
-        self._with_cursor(alter)
+    @classmethod
+    def maintenance(cls) -> MySQLMaintenance:
+        return MySQLMaintenance()
 
-    # --- cold runs (ColdRestart)
-    def before_cold_stop(self) -> None:
-        """InnoDB dumps its buffer pool at shutdown and reloads it at start: a cold start must not."""
-        self._with_cursor(lambda cur: cur.execute("SET GLOBAL innodb_buffer_pool_dump_at_shutdown = OFF"), database=None)
+    @classmethod
+    def aggregates(cls) -> MySQLAggregates:
+        return MySQLAggregates()
 
-    def after_cold_stop(self, data_dir: Path) -> None:
-        (data_dir / "ib_buffer_pool").unlink(missing_ok=True)
+    @classmethod
+    def inventory_reader(cls) -> MySQLInventoryReader:
+        return MySQLInventoryReader()
+
+    @classmethod
+    def faults(cls) -> MySQLTableFaults:
+        return MySQLTableFaults()
+
+    @classmethod
+    def storage_options(cls) -> MySQLStorageOptions:
+        return MySQLStorageOptions()
+
+    @classmethod
+    def cold_restart(cls) -> MySQLColdRestart:
+        return MySQLColdRestart()
+
+    @classmethod
+    def outside_figures(cls) -> MySQLOutsideFigures:
+        return MySQLOutsideFigures()
 
     # --- facts about the server and the subscriber
     @classmethod
     def subscriber_configuration(cls, endpoint: Any, database: str) -> dict[str, str]:
         """libhdb++mysql needs host, port, user, password and dbname; `libname` is its installed file name."""
         subscriber = as_account(endpoint, RW_USER)  # HDB++'s event-subscriber user: no DELETE, no DROP
-        return {"backend": "mysql", "libname": LIBNAME, "host": endpoint.host, "port": str(endpoint.port),
+        return {"backend": cls.name, "libname": LIBNAME, "host": endpoint.host, "port": str(endpoint.port),
                 "user": subscriber.user, "password": subscriber.password, "dbname": database}
 
     @classmethod
@@ -270,10 +284,6 @@ class MySQLBackend(MySQLFaults, MySQLExtraction, Backend):
             if value is not None and not re.fullmatch(r"\s*[+-]?\d+\s*", str(value)):
                 return f"{key}={value!r}: libhdb++mysql reads {key} as an integer (another value crashes it)"
         return None
-
-    def outside_reader(self) -> MySQLOutsideReader:
-        """Inserted rows and visible rows read from outside the subscriber (base.OutsideFigures)."""
-        return MySQLOutsideReader(self.connect(self.database, autocommit=True))
 
     @staticmethod
     def server_facts(endpoint: Any) -> dict[str, Any]:

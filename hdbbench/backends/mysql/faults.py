@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""What the fault injectors need from MariaDB (base.FaultAbility).
+"""What the fault injectors need from MariaDB (hdbbench.backends.abilities.faults.TableFaults).
 
 - Table lock: `LOCK TABLES ... WRITE` in an admin session. Other sessions' inserts wait for the
   table's metadata lock ("Waiting for table metadata lock"), bounded by `lock_wait_timeout`, which
@@ -21,12 +21,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from hdbbench.backends.mysql.tables import quote_ident
 from hdbbench.model.errors import HdbbenchError
 
-T = TypeVar("T")
 DISK_FULL_ERRORS = (1114, 1021)  # ER_RECORD_FILE_FULL, ER_DISK_FULL
 _LOCK_WAIT_SETTINGS = ("lock_wait_timeout", "innodb_lock_wait_timeout")
 _TAKE_LOCK_WITHIN_S = 60  # the admin session waits this long for running inserts to commit
@@ -71,47 +70,46 @@ class MySQLHeldLock:
             conn.close()
 
 
-class MySQLFaults:
-    """FaultAbility of MariaDB; mixed into MySQLBackend."""
+class MySQLTableFaults:
+    """The table faults of MariaDB; `backend` is a MySQLBackend."""
 
-    database: str
-    connect: Callable[..., Any]
-    _with_cursor: Callable[..., Any]
-
-    def hold_table_lock(self, tables: Sequence[str]) -> MySQLHeldLock:
+    def hold_table_lock(self, backend: Any, tables: Sequence[str]) -> MySQLHeldLock:
         import mariadb
 
-        conn = self.connect(self.database)
+        conn = backend.connect(backend.database)
         try:
             cur = conn.cursor()
             cur.execute(f"SET SESSION lock_wait_timeout = {_TAKE_LOCK_WITHIN_S}")
             cur.execute("LOCK TABLES " + ", ".join(f"{quote_ident(t)} WRITE" for t in tables))
         except mariadb.Error as exc:
             conn.close()
-            raise HdbbenchError(f"cannot lock {', '.join(tables)} in {self.database}: {exc}") from None
-        return MySQLHeldLock(conn, self.database, lambda: self.connect(self.database))
+            raise HdbbenchError(f"cannot lock {', '.join(tables)} in {backend.database}: {exc}") from None
+        return MySQLHeldLock(conn, backend.database, lambda: backend.connect(backend.database))
 
-    def lock_wait_limits(self) -> dict[str, str]:
+    def lock_wait_limits(self, backend: Any) -> dict[str, str]:
         def read(cur: Any) -> dict[str, str]:
             cur.execute("SELECT " + ", ".join(f"@@GLOBAL.{name}" for name in _LOCK_WAIT_SETTINGS))
             return {name: str(value) for name, value in zip(_LOCK_WAIT_SETTINGS, cur.fetchone())}
-        return self._with_cursor(read)  # type: ignore[no-any-return]
+        return backend._with_cursor(read)  # type: ignore[no-any-return]
 
-    def move_tables(self, tables: Sequence[str], directory: Path) -> None:
+    def move_tables(self, backend: Any, tables: Sequence[str], directory: Path) -> None:
         place = str(directory)
         if "'" in place or "\\" in place:
             raise HdbbenchError(f"cannot place tables in {place}: quotes and backslashes are not allowed in the path")
-        self._rebuild_each(tables, lambda ddl: None if _DATA_DIRECTORY.search(ddl) else with_data_directory(ddl, place),
+        self._rebuild_each(backend, tables,
+                           lambda ddl: None if _DATA_DIRECTORY.search(ddl) else with_data_directory(ddl, place),
                            f"moving to {place}")
 
-    def restore_tables(self, tables: Sequence[str]) -> None:
-        self._rebuild_each(tables, lambda ddl: without_data_directory(ddl) if _DATA_DIRECTORY.search(ddl) else None,
+    def restore_tables(self, backend: Any, tables: Sequence[str]) -> None:
+        self._rebuild_each(backend, tables,
+                           lambda ddl: without_data_directory(ddl) if _DATA_DIRECTORY.search(ddl) else None,
                            "moving back to the data directory")
 
     def is_disk_full(self, error: BaseException) -> bool:
         return getattr(error, "errno", None) in DISK_FULL_ERRORS
 
-    def _rebuild_each(self, tables: Sequence[str], new_ddl: Callable[[str], str | None], what: str) -> None:
+    def _rebuild_each(self, backend: Any, tables: Sequence[str], new_ddl: Callable[[str], str | None],
+                      what: str) -> None:
         import mariadb
 
         def rebuild(cur: Any) -> None:
@@ -123,9 +121,9 @@ class MySQLFaults:
                     _replace_table(cur, table, ddl)
 
         try:
-            self._with_cursor(rebuild)
+            backend._with_cursor(rebuild)
         except mariadb.Error as exc:
-            raise HdbbenchError(f"{what}: rebuilding {', '.join(tables)} of {self.database} failed: {exc}") from None
+            raise HdbbenchError(f"{what}: rebuilding {', '.join(tables)} of {backend.database} failed: {exc}") from None
 
 
 def _replace_table(cur: Any, table: str, ddl: str) -> None:

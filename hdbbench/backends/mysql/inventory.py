@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """A live HDB++ archive on MySQL/MariaDB (the libhdbpp-mysql layout) read for an inventory
-(`hdbbench inventory from-hdb`; hdbbench.load.inventory.archive says what this module gives).
+(`hdbbench inventory from-hdb`; hdbbench.backends.abilities.inventory says what this module gives).
 
 The session only reads: `SET SESSION TRANSACTION READ ONLY` (the server refuses any write), every
 statement a transaction of its own (no read view is held across the read, so purge is not held
@@ -17,25 +17,29 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from hdbbench.backends.mysql.backend import MySQLBackend
+from hdbbench.backends.abilities.inventory import LENGTH, NUMBER, ArchivedAttribute, EventRow, open_session
 from hdbbench.backends.mysql.encoders import naive_utc
-from hdbbench.backends.mysql.tables import quote_ident
+from hdbbench.backends.mysql.tables import MYSQL, quote_ident
 from hdbbench.model.errors import ConfigError, ServerError, first_line
 from hdbbench.model.hdbtypes import AttrFormat, TangoType
-from hdbbench.load.inventory.archive import LENGTH, NUMBER, ArchivedAttribute, EventRow, open_session
 
-URL_FORM = "mysql://user:password@host:port/database"
 TIMEOUT_ERRNOS = (1969, 3024)   # MariaDB ER_STATEMENT_TIMEOUT, MySQL ER_QUERY_TIMEOUT
 MIN_EVENTS = 3                  # whole array events read at least, whatever the row limit
 
 
-def open_archive(endpoint: Any, database: str, statement_timeout_s: float) -> MySQLArchiveSession:
-    import mariadb
+class MySQLInventoryReader:
+    """Live archives on MariaDB/MySQL servers (hdbbench.backends.abilities.inventory.InventoryReader)."""
 
-    where = f"MariaDB at {endpoint.host}:{endpoint.port}"
-    return open_session(lambda: endpoint.connect(database),
-                        lambda conn: MySQLArchiveSession(conn, f"database {database!r} on {where}", statement_timeout_s),
-                        mariadb.Error, where, database)
+    url_form = "mysql://user:password@host:port/database"
+
+    def open_archive(self, endpoint: Any, database: str, statement_timeout_s: float) -> MySQLArchiveSession:
+        import mariadb
+
+        where = f"MariaDB at {endpoint.host}:{endpoint.port}"
+        return open_session(lambda: endpoint.connect(database),
+                            lambda conn: MySQLArchiveSession(conn, f"database {database!r} on {where}",
+                                                             statement_timeout_s),
+                            mariadb.Error, where, database)
 
 
 def _utc(at: datetime) -> datetime:
@@ -43,9 +47,9 @@ def _utc(at: datetime) -> datetime:
 
 
 class MySQLArchiveSession:
-    """A read-only session on one HDB++ database (hdbbench.load.inventory.archive.ArchiveSession)."""
+    """A read-only session on one HDB++ database (hdbbench.backends.abilities.inventory.ArchiveSession)."""
 
-    backend = MySQLBackend.name
+    backend = MYSQL
 
     def __init__(self, conn: Any, where: str, statement_timeout_s: float) -> None:
         import mariadb

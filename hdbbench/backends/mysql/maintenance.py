@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The maintenance jobs of the MariaDB layout (hdbbench.parts.maintenance.jobs), as MySQL facilities run them.
+"""The maintenance jobs of the MariaDB layout (hdbbench.backends.abilities.maintenance), as MySQL facilities run them.
 
 * ``retention``: the oldest monthly partition that holds rows dropped (`ALTER TABLE … DROP PARTITION`),
   as the HDB++ MySQL project's partition script and ALBA do, since deleting rows is too heavy; only
   partitions that end before the trial started.
 * ``partition_rotation``: next month's partition added by reorganising the catch-all `future` into it
   and a new `future` (`REORGANIZE PARTITION`), as the partition script does ahead of each month.
-* ``aggregates``: the official five levels materialised as tables (hdbbench.parts.maintenance.aggregates).
+* ``aggregates``: the official five levels materialised as tables (hdbbench.backends.abilities.aggregates).
 * ``optimize``: `OPTIMIZE TABLE` of each data table that holds rows (InnoDB: recreate and analyze).
 * ``backup``: `mariadb-backup --backup` of the live server (a physical copy of the data directory).
 
@@ -16,31 +16,15 @@ InnoDB keeps every table in primary-key order by itself: there is no reorder job
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable
 from datetime import date, timezone
 from pathlib import Path
 from typing import Any
 
+from hdbbench.backends.abilities.maintenance import Job, JobContext, JobOutcome, Stopwatch, aggregates_job
 from hdbbench.backends.mysql.aging import _data_tables, _run
 from hdbbench.backends.mysql.tables import RW_USER, quote_ident
-from hdbbench.parts.maintenance.jobs import JobContext, JobOutcome, Stopwatch
 
 BACKUP_TIMEOUT_S = 3600
-
-
-def jobs(name: str) -> dict[str, Callable[[Any, JobContext], JobOutcome]]:
-    return {"retention": retention, "partition_rotation": partition_rotation, "aggregates": aggregates,
-            "optimize": optimize, "backup": backup}
-
-
-def lock_waiters(backend: Any) -> int:
-    """Sessions of the event subscriber's account waiting on a metadata or row lock now."""
-    def work(cur: Any) -> int:
-        cur.execute("SELECT COUNT(*) FROM information_schema.PROCESSLIST p WHERE p.USER = ? AND p.DB = ? AND "
-                    "(p.STATE LIKE 'Waiting for%lock%' OR p.ID IN (SELECT trx_mysql_thread_id FROM "
-                    "information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'))", (RW_USER, backend.database))
-        return int(cur.fetchone()[0])
-    return _run(backend, work, database=False)  # type: ignore[no-any-return]
 
 
 def _with_rows(cur: Any, database: str) -> list[str]:
@@ -110,14 +94,6 @@ def partition_rotation(backend: Any, ctx: JobContext) -> JobOutcome:
     return JobOutcome(f"the next month's partition added to {len(done)} tables by REORGANIZE PARTITION of the catch-all")
 
 
-def aggregates(backend: Any, ctx: JobContext) -> JobOutcome:
-    from hdbbench.parts.maintenance.aggregates import refresh_all
-
-    levels = refresh_all(backend)
-    return JobOutcome(f"{len(levels)} aggregate levels refreshed, {sum(r.rows for r in levels):,} rows written",
-                      levels=levels)
-
-
 def optimize(backend: Any, ctx: JobContext) -> JobOutcome:
     def work(cur: Any) -> list[str]:
         tables = _with_rows(cur, backend.database)
@@ -150,3 +126,20 @@ def backup(backend: Any, ctx: JobContext) -> JobOutcome:
 
 def _bytes_under(directory: Path) -> int:
     return sum(p.stat().st_size for p in directory.rglob("*") if p.is_file())
+
+
+class MySQLMaintenance:
+    """The maintenance jobs of MariaDB (hdbbench.backends.abilities.maintenance.MaintenanceJobs)."""
+
+    def jobs(self) -> dict[str, Job]:
+        return {"retention": retention, "partition_rotation": partition_rotation, "aggregates": aggregates_job,
+                "optimize": optimize, "backup": backup}
+
+    def lock_waiters(self, backend: Any) -> int:
+        """Sessions of the event subscriber's account waiting on a metadata or row lock now."""
+        def work(cur: Any) -> int:
+            cur.execute("SELECT COUNT(*) FROM information_schema.PROCESSLIST p WHERE p.USER = ? AND p.DB = ? AND "
+                        "(p.STATE LIKE 'Waiting for%lock%' OR p.ID IN (SELECT trx_mysql_thread_id FROM "
+                        "information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'))", (RW_USER, backend.database))
+            return int(cur.fetchone()[0])
+        return _run(backend, work, database=False)  # type: ignore[no-any-return]

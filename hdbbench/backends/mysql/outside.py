@@ -120,3 +120,11 @@ class MySQLOutsideReader:
 
     def close(self) -> None:
         self.conn.close()
+
+
+class MySQLOutsideFigures:
+    """The outside figures of MariaDB (hdbbench.backends.abilities.outside.OutsideFigures)."""
+
+    def reader(self, backend: Any) -> MySQLOutsideReader:
+        """Inserted rows and visible rows read from outside the subscriber, on a connection of its own."""
+        return MySQLOutsideReader(backend.connect(backend.database, autocommit=True))

@@ -97,6 +97,24 @@ def storage_unavailable(cur: Any, option: str) -> str | None:
     return f"MyRocks: the ROCKSDB engine is not loaded in this server ({where})"
 
 
+class MySQLStorageOptions:
+    """The storage options of MariaDB (hdbbench.backends.abilities.storage.StorageOptions)."""
+
+    clauses = STORAGE_CLAUSES
+
+    def unavailable(self, backend: Any, option: str) -> str | None:
+        if option not in self.clauses:
+            return f"unknown storage option {option!r} (known: {', '.join(self.clauses)})"
+        return backend._with_cursor(lambda cur: storage_unavailable(cur, option), database=None)  # type: ignore[no-any-return]
+
+    def apply(self, backend: Any, tables: Sequence[str], option: str) -> None:
+        """`ALTER TABLE <t> <clause>` for each table (ROW_FORMAT, PAGE_COMPRESSED, ENGINE)."""
+        def alter(cur: Any) -> None:
+            for table in tables:
+                cur.execute(f"ALTER TABLE {quote_ident(table)} {self.clauses[option]}")
+        backend._with_cursor(alter)
+
+
 def log_positions(cur: Any) -> dict[str, int | None]:
     """Binary log bytes (None when off) and the InnoDB redo LSN."""
     cur.execute("SELECT @@global.log_bin")

@@ -17,6 +17,9 @@ from datetime import date, datetime, timedelta, timezone
 from hdbbench.backends.model import ColumnDef, IndexDef, SchemaVariant, TableDef
 from hdbbench.model.hdbtypes import AttrFormat, TangoType, WriteType
 
+# The backend's registry name (its class's `name`), here so that the reader of a live archive
+# (inventory.py) names it without importing the class.
+MYSQL = "mysql"
 
 VALUE_TYPES: dict[TangoType, str] = {
     TangoType.DEV_BOOLEAN: "tinyint(1) unsigned",

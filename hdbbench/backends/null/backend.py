@@ -26,7 +26,7 @@ from hdbbench.backends.null.counts import (
     count_by_attribute,
     count_errors,
 )
-from hdbbench.backends.null.outside import NullOutsideReader
+from hdbbench.backends.null.outside import NullOutsideFigures
 from hdbbench.model.errors import ConfigError, SchemaError
 from hdbbench.model.hdbtypes import AttributeInfo, Event
 from hdbbench.stack.servers.endpoints import (
@@ -126,9 +126,11 @@ class NullBackend(Backend):
     def size_bytes(self) -> int:
         return 0  # no table stores an event: the count files are the backend's bookkeeping
 
-    def outside_reader(self) -> NullOutsideReader:
-        """Inserted and visible events read from outside the subscribers (base.OutsideFigures)."""
-        return NullOutsideReader(self._existing())
+    @classmethod
+    def outside_figures(cls) -> NullOutsideFigures:
+        """Inserted and visible events read from outside the subscribers, from their count files (the
+        one optional ability it has: hdbbench.backends.abilities)."""
+        return NullOutsideFigures()
 
     # --- the subscriber and the server
     @classmethod

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from hdbbench.backends.null.counts import COUNTS, JOURNAL, CountsFile, JournalReader, from_us, stems, to_us
 
@@ -63,3 +64,11 @@ class NullOutsideReader:
 
     def close(self) -> None:
         self._journals.clear()
+
+
+class NullOutsideFigures:
+    """The outside figures of the null backend (hdbbench.backends.abilities.outside.OutsideFigures)."""
+
+    def reader(self, backend: Any) -> NullOutsideReader:
+        """Inserted and visible events read from outside the subscribers, from their count files."""
+        return NullOutsideReader(backend._existing())

@@ -12,6 +12,10 @@ hypertables.
     extraction.py  ExtractionBackend methods and the column loader of data generation
     storage.py     table sizes, documented row minimum, WAL position, server facts
     backend.py     PostgresBackend (postgresql); timescaledb.py: TimescaleBackend
+
+Its optional abilities (hdbbench.backends.abilities), one module each: aging.py (PgAgingLayout),
+maintenance.py (PgMaintenance), aggregates.py (PgAggregates), inventory.py (PgInventoryReader),
+faults.py (PgTableFaults, TimescaleTableFaults), outside.py (PgOutsideFigures).
 """
 
 from hdbbench.backends.postgres.backend import PostgresBackend

@@ -18,14 +18,26 @@ from psycopg import sql
 from hdbbench.backends.accounts import as_account
 from hdbbench.backends.base import Backend
 from hdbbench.backends.model import SchemaVariant, TableDef, TableSize, compare_tables
+from hdbbench.backends.postgres.aggregates import PgAggregates
+from hdbbench.backends.postgres.aging import PgAgingLayout
 from hdbbench.backends.postgres.ddl import grants_sql, render_schema, roles_sql
 from hdbbench.backends.postgres.extraction import PgExtraction
-from hdbbench.backends.postgres.faults import PgFaults
-from hdbbench.backends.postgres.outside import PgOutsideReader
+from hdbbench.backends.postgres.faults import PgTableFaults
+from hdbbench.backends.postgres.inventory import PgInventoryReader
+from hdbbench.backends.postgres.maintenance import PgMaintenance
+from hdbbench.backends.postgres.outside import PgOutsideFigures
 from hdbbench.backends.postgres.reader import fetch_events
 from hdbbench.backends.postgres.storage import (documented_row_minimum, hold_autovacuum, plain_table_size, server_facts,
                                                 wal_position)
-from hdbbench.backends.postgres.tables import ROLES, WRITER_USER, all_tables, chunk_days, data_table_name, quote_ident
+from hdbbench.backends.postgres.tables import (
+    POSTGRESQL,
+    ROLES,
+    WRITER_USER,
+    all_tables,
+    chunk_days,
+    data_table_name,
+    quote_ident,
+)
 from hdbbench.backends.postgres.verify import read_catalog, verify_common, verify_partitioning
 from hdbbench.backends.postgres.writer import PgBulkWriter
 from hdbbench.model.errors import SchemaError
@@ -35,14 +47,14 @@ from hdbbench.model.hdbtypes import AttrFormat, Event, TangoType
 LIBNAME = "libhdb++timescale.so.2"
 
 
-class PostgresBackend(PgFaults, PgExtraction, Backend):
+class PostgresBackend(PgExtraction, Backend):
     """HDB++ on plain PostgreSQL: the TimescaleDB layout without hypertables, which isolates what
     TimescaleDB adds. Variant `partitioned` turns every data table into a native range-partitioned
     table on data_time, with partitions as wide as the HDB++ chunks (28 days, 14 for
     att_scalar_devdouble, or `interval=<N>d`): four before and four after today plus a DEFAULT
     partition that catches everything else."""
 
-    name = "postgresql"
+    name = POSTGRESQL
     timescale = False  # the table model's hypertables
     default_indexes = "pk+2"
     published_as = "PostgreSQL"
@@ -225,9 +237,31 @@ class PostgresBackend(PgFaults, PgExtraction, Backend):
         subscriber = as_account(endpoint, WRITER_USER)  # HDB++'s event-subscriber role: no DELETE, no DROP
         return {"backend": cls.name, "libname": LIBNAME, "connect_string": subscriber.conninfo(database)}
 
-    def outside_reader(self) -> PgOutsideReader:
-        """Inserted rows and visible rows read from outside the subscriber (base.OutsideFigures)."""
-        return PgOutsideReader(self.connect(autocommit=True))
+    # --- optional abilities (hdbbench.backends.abilities); no storage options, and a restart leaves
+    # nothing warm that the cache drop of a cold run does not (no cold_restart)
+    @classmethod
+    def aging_layout(cls) -> PgAgingLayout:
+        return PgAgingLayout()
+
+    @classmethod
+    def maintenance(cls) -> PgMaintenance:
+        return PgMaintenance()
+
+    @classmethod
+    def aggregates(cls) -> PgAggregates:
+        return PgAggregates()
+
+    @classmethod
+    def inventory_reader(cls) -> PgInventoryReader:
+        return PgInventoryReader()
+
+    @classmethod
+    def faults(cls) -> PgTableFaults:
+        return PgTableFaults()
+
+    @classmethod
+    def outside_figures(cls) -> PgOutsideFigures:
+        return PgOutsideFigures()
 
     @staticmethod
     def server_facts(endpoint: Any) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import psycopg
 from psycopg import sql
 
 from hdbbench.backends.accounts import as_account
+from hdbbench.backends.postgres.maintenance import vacuum_analyze_tables
 from hdbbench.backends.postgres.tables import READER_USER, data_table_name, quote_ident
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
 
@@ -143,8 +144,6 @@ class PgExtraction:
         """VACUUM (ANALYZE) of the data tables that hold rows: loaded data as a facility's is, vacuumed
         (its visibility map set) and with the planner's statistics (our servers autoanalyze only
         after a million rows), the same however soon the queries or sizes follow the load."""
-        from hdbbench.backends.postgres.maintenance import vacuum_analyze_tables
-
         with self.connect(autocommit=True) as conn:
             vacuum_analyze_tables(conn)
 

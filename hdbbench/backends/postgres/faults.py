@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""What the fault injectors need from PostgreSQL and TimescaleDB (base.FaultAbility).
+"""What the fault injectors need from PostgreSQL and TimescaleDB (hdbbench.backends.abilities.faults.TableFaults).
 
 - Table lock: `LOCK TABLE ... IN ACCESS EXCLUSIVE MODE` in an open transaction of an admin session.
   The lock recurses to the children of a table (TimescaleDB chunks, partitions), and an INSERT takes
@@ -74,51 +74,48 @@ class PgHeldLock:
             conn.close()
 
 
-class PgFaults:
-    """FaultAbility of the PostgreSQL family; mixed into PostgresBackend (TimescaleDB: `TimescaleFaults`)."""
+class PgTableFaults:
+    """The table faults of plain PostgreSQL (TimescaleDB's: `TimescaleTableFaults`); `backend` is a
+    PostgresBackend."""
 
-    database: str
-    connect: Callable[..., psycopg.Connection[Any]]
-    _admin: Callable[[], psycopg.Connection[Any]]
-
-    def hold_table_lock(self, tables: Sequence[str]) -> PgHeldLock:
-        conn = self.connect()
+    def hold_table_lock(self, backend: Any, tables: Sequence[str]) -> PgHeldLock:
+        conn = backend.connect()
         try:
             conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(_TAKE_LOCK_WITHIN)))
             conn.execute(sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(
                 sql.SQL(", ").join(sql.Identifier(t) for t in tables)))
         except psycopg.Error as exc:
             conn.close()
-            raise HdbbenchError(f"cannot lock {', '.join(tables)} in {self.database}: {_first_line(exc)}") from None
-        return PgHeldLock(conn, lambda: self.connect(autocommit=True))
+            raise HdbbenchError(f"cannot lock {', '.join(tables)} in {backend.database}: {_first_line(exc)}") from None
+        return PgHeldLock(conn, lambda: backend.connect(autocommit=True))
 
-    def lock_wait_limits(self) -> dict[str, str]:
-        with self.connect(autocommit=True) as conn:
+    def lock_wait_limits(self, backend: Any) -> dict[str, str]:
+        with backend.connect(autocommit=True) as conn:
             rows = conn.execute("SELECT name, current_setting(name) FROM unnest(%s::text[]) AS name",
                                 (list(_LOCK_WAIT_SETTINGS),)).fetchall()
         return {str(name): str(value) for name, value in rows}
 
-    def move_tables(self, tables: Sequence[str], directory: Path) -> None:
-        self._create_tablespace(directory)
+    def move_tables(self, backend: Any, tables: Sequence[str], directory: Path) -> None:
+        self._create_tablespace(backend, directory)
         target = sql.Identifier(TABLESPACE)
         try:
-            with self.connect(autocommit=True) as conn:
+            with backend.connect(autocommit=True) as conn:
                 for table in tables:
                     for relation, _depth in conn.execute(_TREE_SQL, (table,)).fetchall():
                         conn.execute(sql.SQL("ALTER TABLE {} SET TABLESPACE {}").format(sql.SQL(relation), target))
                         for (index,) in conn.execute(_INDEXES_SQL, (relation,)).fetchall():
                             conn.execute(sql.SQL("ALTER INDEX {} SET TABLESPACE {}").format(sql.SQL(index), target))
         except psycopg.Error as exc:
-            raise HdbbenchError(f"moving {', '.join(tables)} of {self.database} to {directory} failed: "
+            raise HdbbenchError(f"moving {', '.join(tables)} of {backend.database} to {directory} failed: "
                                 f"{_first_line(exc)}") from None
 
-    def restore_tables(self, tables: Sequence[str]) -> None:
-        with self._admin() as admin:
+    def restore_tables(self, backend: Any, tables: Sequence[str]) -> None:
+        with backend._admin() as admin:
             if admin.execute("SELECT 1 FROM pg_tablespace WHERE spcname = %s", (TABLESPACE,)).fetchone() is None:
                 return
         default = sql.Identifier("pg_default")
         try:
-            with self.connect(autocommit=True) as conn:
+            with backend.connect(autocommit=True) as conn:
                 for table in tables:  # a hypertable takes its chunks along
                     if _exists(conn, table):
                         conn.execute(sql.SQL("ALTER TABLE {} SET TABLESPACE {}").format(sql.Identifier(table), default))
@@ -126,20 +123,20 @@ class PgFaults:
                     kind = "INDEX" if is_index else "TABLE"
                     conn.execute(sql.SQL(f"ALTER {kind} {{}} SET TABLESPACE {{}}").format(sql.SQL(relation), default))
                 self._forget_tablespace(conn, [t for t in tables if _exists(conn, t)])
-            with self._admin() as admin:
+            with backend._admin() as admin:
                 admin.execute(sql.SQL("DROP TABLESPACE {}").format(sql.Identifier(TABLESPACE)))
                 # Crash recovery replays a CREATE TABLESPACE after the last checkpoint, and fails once
                 # its directory (the unmounted tmpfs) is gone: start recovery after the drop instead.
                 admin.execute("CHECKPOINT")
         except psycopg.Error as exc:
-            raise HdbbenchError(f"moving {', '.join(tables)} of {self.database} back from tablespace {TABLESPACE} "
+            raise HdbbenchError(f"moving {', '.join(tables)} of {backend.database} back from tablespace {TABLESPACE} "
                                 f"failed: {_first_line(exc)}") from None
 
     def is_disk_full(self, error: BaseException) -> bool:
         return getattr(error, "sqlstate", None) == DISK_FULL
 
-    def _create_tablespace(self, directory: Path) -> None:
-        with self._admin() as admin:
+    def _create_tablespace(self, backend: Any, directory: Path) -> None:
+        with backend._admin() as admin:
             row = admin.execute("SELECT pg_tablespace_location(oid) FROM pg_tablespace WHERE spcname = %s",
                                 (TABLESPACE,)).fetchone()
             if row is not None:
@@ -157,7 +154,7 @@ class PgFaults:
         """Drop what still points at the tablespace besides relations (nothing in plain PostgreSQL)."""
 
 
-class TimescaleFaults(PgFaults):
+class TimescaleTableFaults(PgTableFaults):
     """TimescaleDB keeps the tablespaces attached to a hypertable in its catalog (where new chunks go)."""
 
     def _forget_tablespace(self, conn: psycopg.Connection[Any], tables: Sequence[str]) -> None:

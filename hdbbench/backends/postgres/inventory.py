@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """A live HDB++ archive on PostgreSQL or TimescaleDB read for an inventory (`hdbbench inventory
-from-hdb`; hdbbench.load.inventory.archive says what this module gives).
+from-hdb`; hdbbench.backends.abilities.inventory says what this module gives).
 
 The session only reads: `default_transaction_read_only` is on for the session and every transaction
 begins READ ONLY (a write would be refused by the server), every statement is a transaction of its
@@ -19,27 +19,32 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from hdbbench.backends.postgres.backend import PostgresBackend
-from hdbbench.backends.postgres.timescaledb import TimescaleBackend
+from hdbbench.backends.abilities.inventory import LENGTH, NUMBER, ArchivedAttribute, EventRow, open_session
+from hdbbench.backends.postgres.tables import POSTGRESQL, TIMESCALEDB
 from hdbbench.model.errors import ConfigError, ServerError, first_line
 from hdbbench.model.hdbtypes import AttrFormat, TangoType
-from hdbbench.load.inventory.archive import LENGTH, NUMBER, ArchivedAttribute, EventRow, open_session
 
-URL_FORM = "postgresql://user:password@host:port/database"
 CONNECT_TIMEOUT_S = 10
 APPLICATION_NAME = "hdbbench inventory from-hdb"
 
 
-def open_archive(endpoint: Any, database: str, statement_timeout_s: float) -> PgArchiveSession:
-    where = f"PostgreSQL at {endpoint.host}:{endpoint.port}"
-    return open_session(lambda: psycopg.connect(endpoint.conninfo(database), autocommit=True,
-                                                connect_timeout=CONNECT_TIMEOUT_S, application_name=APPLICATION_NAME),
-                        lambda conn: PgArchiveSession(conn, f"database {database!r} on {where}", statement_timeout_s),
-                        psycopg.Error, where, database)
+class PgInventoryReader:
+    """Live archives on PostgreSQL servers, either flavour (hdbbench.backends.abilities.inventory.InventoryReader)."""
+
+    url_form = "postgresql://user:password@host:port/database"
+
+    def open_archive(self, endpoint: Any, database: str, statement_timeout_s: float) -> PgArchiveSession:
+        where = f"PostgreSQL at {endpoint.host}:{endpoint.port}"
+        return open_session(lambda: psycopg.connect(endpoint.conninfo(database), autocommit=True,
+                                                    connect_timeout=CONNECT_TIMEOUT_S,
+                                                    application_name=APPLICATION_NAME),
+                            lambda conn: PgArchiveSession(conn, f"database {database!r} on {where}",
+                                                          statement_timeout_s),
+                            psycopg.Error, where, database)
 
 
 class PgArchiveSession:
-    """A read-only session on one HDB++ database (hdbbench.load.inventory.archive.ArchiveSession)."""
+    """A read-only session on one HDB++ database (hdbbench.backends.abilities.inventory.ArchiveSession)."""
 
     def __init__(self, conn: psycopg.Connection[Any], where: str, statement_timeout_s: float) -> None:
         self.conn = conn
@@ -52,7 +57,7 @@ class PgArchiveSession:
             if self._one("SELECT to_regclass('att_conf') IS NOT NULL") is not True:
                 raise ConfigError(f"{where} is not an HDB++ archive: it has no att_conf table")
             timescale = self._one("SELECT count(*) FROM pg_extension WHERE extname = 'timescaledb'")
-            self.backend = TimescaleBackend.name if timescale else PostgresBackend.name
+            self.backend = TIMESCALEDB if timescale else POSTGRESQL
             self.tables = {r[0] for r in self._all(
                 "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
                 "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v')")}

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The maintenance jobs of the PostgreSQL layout and TimescaleDB's (hdbbench.parts.maintenance.jobs).
+"""The maintenance jobs of the PostgreSQL layout and TimescaleDB's (hdbbench.backends.abilities.maintenance).
 
 What each job is, as facilities run them:
 
@@ -11,7 +11,7 @@ What each job is, as facilities run them:
 * ``retention``: TimescaleDB: the oldest chunk dropped (`drop_chunks`), as the official TTL job does;
   plain PostgreSQL: `DELETE` of the oldest period (one chunk interval of the official schema), to
   show why nobody does it. Neither touches rows stamped after the trial started.
-* ``aggregates``: the official five levels materialised as tables (hdbbench.parts.maintenance.aggregates).
+* ``aggregates``: the official five levels materialised as tables (hdbbench.backends.abilities.aggregates).
 * ``vacuum_analyze``: `VACUUM (ANALYZE)` of each data table that holds rows.
 * ``backup``: `pg_basebackup` of the live server (tar format, WAL streamed, an immediate checkpoint),
   as facilities back up.
@@ -21,32 +21,18 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from psycopg import sql
 
+from hdbbench.backends.abilities.maintenance import Job, JobContext, JobOutcome, Stopwatch, aggregates_job
 from hdbbench.backends.model import SchemaVariant
 from hdbbench.backends.postgres.aging import _cluster_leaf, _data_tables
 from hdbbench.backends.postgres.tables import WRITER_USER, chunk_days
-from hdbbench.parts.maintenance.jobs import JobContext, JobOutcome, Stopwatch
 
 BACKUP_TIMEOUT_S = 3600
-
-
-def jobs(name: str) -> dict[str, Callable[[Any, JobContext], JobOutcome]]:
-    return {"reorder": reorder, "retention": retention, "aggregates": aggregates,
-            "vacuum_analyze": vacuum_analyze, "backup": backup}
-
-
-def lock_waiters(backend: Any) -> int:
-    """Sessions of the event subscriber's account waiting on a heavyweight lock now."""
-    with backend.connect(autocommit=True) as conn:
-        row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND usename = %s "
-                           "AND wait_event_type = 'Lock'", (backend.database, WRITER_USER)).fetchone()
-    return int(row[0]) if row else 0
 
 
 def _tables_with_rows(conn: Any) -> list[str]:
@@ -122,14 +108,6 @@ def retention(backend: Any, ctx: JobContext) -> JobOutcome:
     return JobOutcome("; ".join(done) if done else "nothing older than the trial to remove", seconds=clock.seconds)
 
 
-def aggregates(backend: Any, ctx: JobContext) -> JobOutcome:
-    from hdbbench.parts.maintenance.aggregates import refresh_all
-
-    levels = refresh_all(backend)
-    return JobOutcome(f"{len(levels)} aggregate levels refreshed, {sum(r.rows for r in levels):,} rows written",
-                      levels=levels)
-
-
 def vacuum_analyze_tables(conn: Any) -> list[str]:
     """VACUUM (ANALYZE) of each data table that holds rows (`conn` in autocommit); the tables."""
     tables = _tables_with_rows(conn)
@@ -162,3 +140,18 @@ def backup(backend: Any, ctx: JobContext) -> JobOutcome:
 
 def _bytes_under(directory: Path) -> int:
     return sum(p.stat().st_size for p in directory.rglob("*") if p.is_file())
+
+
+class PgMaintenance:
+    """The maintenance jobs of the PostgreSQL family (hdbbench.backends.abilities.maintenance.MaintenanceJobs)."""
+
+    def jobs(self) -> dict[str, Job]:
+        return {"reorder": reorder, "retention": retention, "aggregates": aggregates_job,
+                "vacuum_analyze": vacuum_analyze, "backup": backup}
+
+    def lock_waiters(self, backend: Any) -> int:
+        """Sessions of the event subscriber's account waiting on a heavyweight lock now."""
+        with backend.connect(autocommit=True) as conn:
+            row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND usename = %s "
+                               "AND wait_event_type = 'Lock'", (backend.database, WRITER_USER)).fetchone()
+        return int(row[0]) if row else 0

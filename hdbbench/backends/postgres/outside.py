@@ -140,3 +140,11 @@ class PgOutsideReader:
 
     def close(self) -> None:
         self.conn.close()
+
+
+class PgOutsideFigures:
+    """The outside figures of the PostgreSQL family (hdbbench.backends.abilities.outside.OutsideFigures)."""
+
+    def reader(self, backend: Any) -> PgOutsideReader:
+        """Inserted rows and visible rows read from outside the subscriber, on a connection of its own."""
+        return PgOutsideReader(backend.connect(autocommit=True))

@@ -14,6 +14,9 @@ from typing import Any
 from hdbbench.backends.model import ColumnDef, ForeignKeyDef, IndexDef, SchemaVariant, TableDef
 from hdbbench.model.hdbtypes import AttrFormat, TangoType
 
+# The registry names of the family's two backends (their classes' `name`), here so that the reader of a
+# live archive (inventory.py) tells which one a database is without importing the classes.
+POSTGRESQL, TIMESCALEDB = "postgresql", "timescaledb"
 
 # Tango type -> (column type as the catalog spells it, binary COPY type of the value).
 VALUE_TYPES: dict[TangoType, tuple[str, str]] = {

@@ -16,8 +16,9 @@ import psycopg
 
 from hdbbench.backends.model import SchemaVariant, TableDef, TableSize
 from hdbbench.backends.postgres.backend import PostgresBackend
-from hdbbench.backends.postgres.faults import TimescaleFaults
+from hdbbench.backends.postgres.faults import TimescaleTableFaults
 from hdbbench.backends.postgres.storage import hypertable_size
+from hdbbench.backends.postgres.tables import TIMESCALEDB
 from hdbbench.backends.postgres.verify import verify_hypertables
 from hdbbench.model.errors import ConfigError
 
@@ -26,8 +27,8 @@ from hdbbench.model.errors import ConfigError
 BUILT_VERSION_FILE = Path(__file__).resolve().parents[3] / ".cache" / "setup" / "timescaledb-version"
 
 
-class TimescaleBackend(TimescaleFaults, PostgresBackend):
-    name = "timescaledb"
+class TimescaleBackend(PostgresBackend):
+    name = TIMESCALEDB
     timescale = True
     published_as = "TimescaleDB"
     build_fact_labels = {"timescaledb_built": "TimescaleDB built"}
@@ -39,6 +40,10 @@ class TimescaleBackend(TimescaleFaults, PostgresBackend):
         except OSError:
             built = None  # not built here (an external server, or setup not run)
         return {"timescaledb_built": built}
+
+    @classmethod
+    def faults(cls) -> TimescaleTableFaults:
+        return TimescaleTableFaults()
 
     def check_variant(self, variant: SchemaVariant) -> None:
         if variant.partitioned:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from hdbbench.model.hdbtypes import AttrFormat, Quality, TangoType
-from hdbbench.load.inventory.archive import LENGTH, NUMBER, EventRow
+from hdbbench.backends.abilities.inventory import LENGTH, NUMBER, EventRow
 
 NUMERIC_TYPES = frozenset({
     TangoType.DEV_SHORT, TangoType.DEV_USHORT, TangoType.DEV_LONG, TangoType.DEV_ULONG, TangoType.DEV_LONG64,

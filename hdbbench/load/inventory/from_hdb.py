@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """An inventory read from a live HDB++ archive (`hdbbench inventory from-hdb URL --output FILE`).
 
-Which archive: hdbbench.load.inventory.archive resolves the URL to a server kind and the backend folder's
-`inventory` module that recognises the database (PostgreSQL with the timescaledb extension is
-`timescaledb`). The SQL lives in those modules; this module reads, measures and warns without any.
+Which archive: hdbbench.load.inventory.archive resolves the URL to a server kind and the inventory reader
+of its backends (`Backend.inventory_reader()`), whose session recognises the database (PostgreSQL with
+the timescaledb extension is `timescaledb`). The SQL lives in the backend folders; this module reads,
+measures and warns without any.
 
 What is read, per attribute of att_conf, in a read-only session:
 1. its newest data_time (an index lookup). The newest of all ends the window (default 24 h), so an
@@ -52,9 +53,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from hdbbench.backends.abilities.inventory import ArchivedAttribute, ArchiveSession
 from hdbbench.model.errors import ConfigError, HdbbenchError
 from hdbbench.model.hdbtypes import AttrFormat, TangoType, WriteType
-from hdbbench.load.inventory.archive import Archive, ArchivedAttribute, ArchiveSession, resolve_url
+from hdbbench.load.inventory.archive import Archive, resolve_url
 from hdbbench.load.inventory.figures import attribute_rate, tally, value_mode
 from hdbbench.load.inventory.grouping import AttributeShape, group_shapes, shape_of
 from hdbbench.load.inventory.write import inventory_text, write_inventory
@@ -194,7 +196,7 @@ def read_archive(url: str, *, window_h: float = DEFAULT_WINDOW_H, max_seconds: f
     timeout = min(STATEMENT_TIMEOUT_S, max_seconds)
     where = f"database {archive.database!r} ({archive.url})"
     try:
-        session: ArchiveSession = archive.module.open_archive(archive.endpoint, archive.database, timeout)
+        session: ArchiveSession = archive.reader.open_archive(archive.endpoint, archive.database, timeout)
     except TimeoutError:
         if time.monotonic() - started >= max_seconds - 0.5:
             raise _Clock.stopped_before(max_seconds) from None

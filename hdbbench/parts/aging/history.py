@@ -6,9 +6,10 @@ rates, so the trials' subscribers find them in `att_conf` and continue them) wri
 writes it: every attribute advancing together in time order, each at its own rate, in batches that
 cover consecutive time slices (hdbbench.parts.datagen's time-ordered chunks), through the fast column
 loaders (binary COPY, LOAD DATA) for the numeric scalars and the bulk writer for the rest, ending
-shortly before now. The layout is the facilities' (the backend folder's `aging.py`): TimescaleDB
-hypertables at the official chunk intervals with every chunk but the newest reordered as the official
-reorder job does, MariaDB monthly range partitions over the whole span plus `future`, PostgreSQL plain.
+shortly before now. The layout is the facilities' (the backend's `aging_layout()`,
+hdbbench.backends.abilities.aging): TimescaleDB hypertables at the official chunk intervals with every
+chunk but the newest reordered as the official reorder job does, MariaDB monthly range partitions
+over the whole span plus `future`, PostgreSQL plain.
 
 It is identified by a key (backend, variant, mix digest, size, seed, clustering) and lives in the
 database `hdbhist_<key>`; a table `hdbbench_history` in it holds the key and the `HistoryRecord`,
@@ -26,14 +27,14 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from hdbbench.results.aging import HistoryRecord
 from hdbbench.stack.servers.confine.records import ServerConfinement, StorageClassName
-from hdbbench.parts.aging.settings import HistorySize
+from hdbbench.parts.aging.settings import HistorySize, history_refusal
+from hdbbench.backends.abilities.aging import AgingLayout
 from hdbbench.backends.base import Backend
 from hdbbench.backends.registry import backend_for_stack, server_of
 from hdbbench.parts.datagen import US, AttributeGroup, DataSet, GenAttribute, chunks, mix64, time_window_us
@@ -55,24 +56,6 @@ class MixAttribute:
     info: AttributeInfo
     rate_hz: float
     size: int = 1           # spectrum elements
-
-
-def layout_ops(backend: Backend | type[Backend] | str) -> ModuleType | None:
-    """The `aging` module of the backend's folder (None: the backend keeps no history)."""
-    from hdbbench.backends.registry import folder_module
-
-    return folder_module(backend, "aging")
-
-
-def history_refusal(backend: str) -> str | None:
-    """One line when `backend` cannot hold a history (no database, no column loader), else None."""
-    from hdbbench.backends.base import EXTRACTION
-    from hdbbench.backends.registry import backend_class
-
-    why = backend_class(backend).refusal(EXTRACTION)
-    if why is None and layout_ops(backend) is None:
-        why = f"backend {backend} has no history layout (no aging.py in its folder)"
-    return why
 
 
 # --- the mix ------------------------------------------------------------------------------------
@@ -183,7 +166,7 @@ def build_history(endpoints: Any, backend_name: str, variant: str, mix: Sequence
         raise ConfigError("[history]: the scenario's devices publish no attribute to build a history of")
     key = history_key(backend_name, variant, mix, size, seed)
     backend = backend_for_stack(backend_name, endpoints, database=database or database_name(key))
-    ops = layout_ops(backend)
+    ops = backend.aging_layout()
     if ops is None:
         raise ConfigError(history_refusal(backend_name) or f"backend {backend_name} keeps no history")
     found = find_history(backend, key)
@@ -203,7 +186,7 @@ def build_history(endpoints: Any, backend_name: str, variant: str, mix: Sequence
 @contextmanager
 def building(backend: Backend, state_dir: Path | None) -> Iterator[bool]:
     """The server's memory limit and throttle lifted while it builds (a history, a copy of one), and
-    what the backend widens for a build (its `aging.building`, e.g. MariaDB's buffer pool); all put
+    what the backend widens for a build (its `AgingLayout.building`, e.g. MariaDB's buffer pool); all put
     back and the cache dropped on leaving (hdbbench.stack.servers.confine.lifecycle.lifted): the history is
     what a facility has after years, not something to measure while it is written. Yields whether
     anything was lifted (no: a server without a budget or class, or an external one)."""
@@ -211,18 +194,17 @@ def building(backend: Backend, state_dir: Path | None) -> Iterator[bool]:
     if state_dir is None or server is None:
         yield False
         return
-    ops = layout_ops(backend)
+    ops = backend.aging_layout()
     with ExitStack() as undo:
         lifted_now = undo.enter_context(lifted(Path(state_dir).resolve(), server))
-        widen = getattr(ops, "building", None)
-        if lifted_now and widen is not None:
-            undo.enter_context(widen(backend))
+        if lifted_now and ops is not None:
+            undo.enter_context(ops.building(backend))
         yield lifted_now
 
 
 def find_history(backend: Backend, key: str) -> HistoryRecord | None:
     """The finished history with `key` in the backend's database, or None."""
-    ops = layout_ops(backend)
+    ops = backend.aging_layout()
     if ops is None or not ops.exists(backend):
         return None
     marker = ops.read_marker(backend)
@@ -231,7 +213,7 @@ def find_history(backend: Backend, key: str) -> HistoryRecord | None:
     return read(HistoryRecord, json.loads(marker[1]))
 
 
-def _build(backend: Any, ops: ModuleType, variant: str, mix: Sequence[MixAttribute], size: HistorySize, seed: int,
+def _build(backend: Any, ops: AgingLayout, variant: str, mix: Sequence[MixAttribute], size: HistorySize, seed: int,
            key: str, say: Say, copy_of: HistoryRecord | None) -> HistoryRecord:
     started = time.perf_counter()
     atts, last_us = _gen_attributes(mix, seed, size)
@@ -283,9 +265,8 @@ def _load(backend: Any, data: DataSet, atts: list[GenAttribute], say: Say,
     (asked between slices); the rows stored and the time of the last one (µs)."""
     total = sum(a.events for a in atts)
     writer = backend.bulk_writer()
-    ops = layout_ops(backend)
-    fast = getattr(ops, "fast_loader", None)
-    loader = fast(backend) if fast is not None else backend.column_loader()
+    ops = backend.aging_layout()
+    loader = ops.fast_loader(backend) if ops is not None else backend.column_loader()
     done, last_us, window = 0, 0, -1
     width = time_window_us(atts, CHUNK_ROWS) or 1
     began = time.perf_counter()
@@ -334,6 +315,6 @@ def cold_start(state_dir: Path | None, backend_name: str) -> bool:
 def reset_history(backend: Backend, record: HistoryRecord) -> int:
     """Remove what a trial added after the history's end, so the next trial starts from the same
     history; the rows removed."""
-    ops = layout_ops(backend)
+    ops = backend.aging_layout()
     assert ops is not None
     return int(ops.delete_after(backend, datetime.fromisoformat(record.end)))

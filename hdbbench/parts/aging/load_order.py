@@ -43,7 +43,6 @@ from hdbbench.parts.aging.history import (
     build_history,
     building,
     cold_start,
-    layout_ops,
 )
 from hdbbench.results.aging import HistoryRecord, LoadOrderRecord
 from hdbbench.backends.base import extraction_of
@@ -111,7 +110,7 @@ def _one_load(endpoints: Any, base: HistoryRecord, mix: Sequence[MixAttribute], 
               say: Say) -> LoadOrderRecord:
     """One load into a fresh copy of the history; the copy is dropped afterwards, also on failure and Ctrl-C."""
     copy = backend_for_stack(base.backend, endpoints, database=f"{base.database}_copy")
-    ops = layout_ops(copy)
+    ops = copy.aging_layout()
     assert ops is not None
     try:
         _make_copy(endpoints, copy, base, mix, size, seed, variant, confinement, state_dir, say)
@@ -135,12 +134,11 @@ def _make_copy(endpoints: Any, copy: Any, base: HistoryRecord, mix: Sequence[Mix
                seed: int, variant: str, confinement: Confinement, state_dir: Path | None, say: Say) -> None:
     """The history in `copy`'s database: a template copy, or (no templates) built again alike."""
     source = backend_for_stack(base.backend, endpoints, database=base.database)
-    ops = layout_ops(source)
+    ops = source.aging_layout()
     assert ops is not None
-    clone = getattr(ops, "clone", None)  # a database template (PostgreSQL); MariaDB has none
-    if clone is not None:
+    if ops.clones:  # a database template (PostgreSQL); MariaDB has none
         with building(source, state_dir):  # the copy is made unconfined, as the history was
-            clone(source, copy.database)
+            ops.clone(source, copy.database)
         return
     copy.drop_schema()  # a copy an interrupted run left, loaded rows and all
     build_history(endpoints, base.backend, variant, mix, size, seed, state_dir=state_dir, confinement=confinement,

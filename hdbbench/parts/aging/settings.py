@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from hdbbench.backends.base import EXTRACTION
 from hdbbench.backends.model import SchemaVariant
+from hdbbench.backends.registry import backend_class
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.tomlfile import Table
 from hdbbench.model.units import parse_bytes
@@ -64,10 +66,18 @@ class HistoryPart:
     load_order: LoadOrderPart | None = None
 
 
+def history_refusal(backend: str) -> str | None:
+    """One line when `backend` cannot hold a history (no database, no column loader, no aging layout:
+    hdbbench.backends.abilities.aging), else None. Here, not with the history, because the scenario's
+    `[history]` is refused with it before anything is built."""
+    why = backend_class(backend).refusal(EXTRACTION)
+    if why is None and backend_class(backend).aging_layout() is None:
+        why = f"backend {backend} has no history layout (its aging_layout() is None)"
+    return why
+
+
 def parse_history(reader: Table, backends: Sequence[str]) -> HistoryPart:
     """[history]: days or rows (one of them), cluster, load_order; a backend that keeps no history refused."""
-    from hdbbench.parts.aging.history import history_refusal
-
     if reader.has("days") and reader.has("rows"):
         raise reader.fail("rows", "give exactly one of days and rows, not both")
     if not reader.has("days") and not reader.has("rows"):

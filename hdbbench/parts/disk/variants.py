@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hdbbench.backends import BACKENDS, backend_class
-from hdbbench.backends.base import Backend, StorageOptions
+from hdbbench.backends.base import Backend
 from hdbbench.model.errors import ConfigError
 
 # The variants each backend is measured in by default (each backend class says which).
@@ -45,10 +45,10 @@ class MeasureVariant:
 
 
 def storage_owners() -> dict[str, list[str]]:
-    """Storage option name -> the backends that offer it (StorageOptions)."""
+    """Storage option name -> the backends that offer it (`Backend.storage_options()`)."""
     owners: dict[str, list[str]] = {}
     for name in BACKENDS:
-        for option in getattr(backend_class(name), "storage_clauses", {}):
+        for option in storage_of(name):
             owners.setdefault(option, []).append(name)
     return owners
 
@@ -57,15 +57,17 @@ def storage_unavailable(backend: Backend, storage: str) -> str | None:
     """Why a storage option cannot run on this backend's server, or None when it can (or none is asked)."""
     if not storage:
         return None
-    if not isinstance(backend, StorageOptions):
+    options = backend.storage_options()
+    if options is None:
         return f"{backend.name} has no storage options"
-    return backend.storage_unavailable(storage)
+    return options.unavailable(backend, storage)
 
 
 def apply_storage(backend: Backend, tables: Sequence[str], storage: str) -> None:
     if storage:
-        assert isinstance(backend, StorageOptions)  # checked by MeasureVariant.parse and storage_unavailable
-        backend.apply_storage(tables, storage)
+        options = backend.storage_options()
+        assert options is not None  # checked by MeasureVariant.parse and storage_unavailable
+        options.apply(backend, tables, storage)
 
 
 # ------------------------------------------------------------------------------------- runs
@@ -89,4 +91,5 @@ def variants_for(backends: Sequence[str], given: Sequence[str]) -> dict[str, lis
 
 
 def storage_of(backend: str) -> list[str]:
-    return list(getattr(backend_class(backend), "storage_clauses", {}))
+    options = backend_class(backend).storage_options()
+    return [] if options is None else list(options.clauses)

@@ -46,7 +46,8 @@ from typing import Protocol
 import psutil
 
 from hdbbench.backends import registry
-from hdbbench.backends.base import FaultAbility, HeldLock
+from hdbbench.backends.abilities.faults import HeldLock, TableFaults
+from hdbbench.backends.base import Backend
 from hdbbench.model.errors import ConfigError, ServerError
 from hdbbench.stack import mounts
 from hdbbench.stack.servers import registry as servers
@@ -204,12 +205,13 @@ def _wait_port_free(port: int, address: str) -> None:
         time.sleep(0.1)
 
 
-def fault_ability(target: FaultTarget) -> FaultAbility:
-    """The target's backend on the stack's server, as a FaultAbility."""
+def table_faults(target: FaultTarget) -> tuple[Backend, TableFaults]:
+    """The target's backend on the stack's server and its table faults (`Backend.faults()`)."""
     backend = registry.backend_for_stack(target.backend, load_endpoints(target.state_dir), target.database)
-    if not isinstance(backend, FaultAbility):
+    faults = backend.faults()
+    if faults is None:
         raise ConfigError(f"backend {target.backend} does not support table faults (lock, full tables)")
-    return backend
+    return backend, faults
 
 
 def _need_tables(target: FaultTarget, kind: str) -> tuple[str, ...]:
@@ -294,17 +296,17 @@ class TableLock(_Injector):
     def __init__(self, target: FaultTarget) -> None:
         super().__init__(target)
         self.tables = _need_tables(target, self.name)
-        self.ability = fault_ability(target)
+        self.backend, self.faults = table_faults(target)
         self.lock_wait_limits: dict[str, str] = {}
         self._lock: HeldLock | None = None
 
     def arm(self) -> None:
-        self.lock_wait_limits = self.ability.lock_wait_limits()
+        self.lock_wait_limits = self.faults.lock_wait_limits(self.backend)
         super().arm()
 
     def begin(self) -> None:
         self._mark("began")
-        self._lock = self.ability.hold_table_lock(self.tables)
+        self._lock = self.faults.hold_table_lock(self.backend, self.tables)
         self._mark("locked")
 
     def waiters(self) -> int:
@@ -364,7 +366,7 @@ class DatabaseFull(_FillFault):
         super().__init__(target)
         self.tables = _need_tables(target, self.name)
         self.server = StackServer(target, "fill")
-        self.ability = fault_ability(target)
+        self.backend, self.faults = table_faults(target)
 
     def arm(self) -> None:
         data_dir = self.server.data_dir
@@ -372,14 +374,14 @@ class DatabaseFull(_FillFault):
         self.mount_point = data_dir.parent / TABLESPACE_MOUNT
         mounts.mount_tmpfs(self.mount_point, self.target.tmpfs_mb, (info.st_uid, info.st_gid),
                            state_dir=self.target.state_dir)
-        self.ability.move_tables(self.tables, self.mount_point)
+        self.faults.move_tables(self.backend, self.tables, self.mount_point)
         super().arm()
 
     def disarm(self) -> None:
         self._remove_filler()
         try:
             if self.mount_point is not None and mounts.is_mounted(self.mount_point):
-                self.ability.restore_tables(self.tables)
+                self.faults.restore_tables(self.backend, self.tables)
         finally:
             self._unmount(remove_dir=True)
         super().disarm()

@@ -1,18 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
-"""HDB++ aggregates without continuous aggregates: the maintenance part's `aggregates` job.
+"""HDB++ aggregates without continuous aggregates, checked and queried: the maintenance part's
+questions of the aggregate tables the `aggregates` job refreshes.
 
-The HDB++ TimescaleDB project ships continuous aggregates `cagg_scalar_<type>_<level>` per numeric
-scalar type: per attribute and time bucket, count_rows (every row), count_errors, and per value side
-(_r, _w) count (values not NULL), count_nan (NaN and ±Infinity), mean, min, max and stddev (sample)
-with NaN/±Infinity left out. Debian's Apache-only TimescaleDB refuses continuous aggregates, so the
-same figures are materialised as ordinary tables, `cagg_` + the data table's name without `att_` +
-`_<level>`, refreshed incrementally by the backend folder's `aggregates.py` (found as `layout_ops`
-finds `aging.py`): each refresh replaces the buckets from a watermark (the start of the newest bucket
-written last time, which was possibly partial) with the aggregates of the raw rows up to now.
-
-Backend modules provide: data_tables, refresh, materialised, check, span, hourly, drop (see
-hdbbench/backends/postgres/aggregates.py). Arrays are not aggregated: the project's aggregates are
-of scalars only.
+The tables, their levels and their refresh are the backend's `aggregates()` ability
+(hdbbench.backends.abilities.aggregates, where `refresh_all` is, since the job is the backend's):
+`cagg_` + the data table's name without `att_` + `_<level>`, refreshed incrementally from a watermark.
+Here: whether they equal the same aggregation recomputed now over the raw rows (`aggregates_equal`),
+and the same hourly question answered from the raw rows and from the `1hour` tables, cold and warm
+(`compare_extraction`). Arrays are not aggregated: the project's aggregates are of scalars only.
 """
 
 from __future__ import annotations
@@ -21,15 +16,13 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-from types import ModuleType
 from typing import Any, cast
 
+from hdbbench.backends.abilities.aggregates import LEVEL_SECONDS, Aggregates, aggregates_of, cagg_table
 from hdbbench.backends.base import Backend, ExtractionBackend
 from hdbbench.model.errors import ConfigError
-from hdbbench.results.maintenance import AggregateQuery, AggregateRefresh
+from hdbbench.results.maintenance import AggregateQuery
 
-LEVELS = ("1min", "10min", "1hour", "8hour", "1day")
-LEVEL_SECONDS = {"1min": 60, "10min": 600, "1hour": 3600, "8hour": 8 * 3600, "1day": 86400}
 SPAN_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 SOURCES = ("raw", "aggregate")
 # Materialised and recomputed figures sum the same values, perhaps in another order (parallel plans):
@@ -38,43 +31,10 @@ REL_TOL = 1e-9
 Query = tuple[str, str, int, datetime, datetime]  # data table, 1hour table, att_conf_id, start, end
 
 
-def cagg_table(data_table: str, level: str) -> str:
-    """`att_scalar_devdouble` + `1hour` -> `cagg_scalar_devdouble_1hour` (MariaDB: `..._ro_1hour`)."""
-    return f"cagg_{data_table.removeprefix('att_')}_{level}"
-
-
-def aggregate_ops(backend: Backend | type[Backend] | str) -> ModuleType | None:
-    """The `aggregates` module of the backend's folder (None: the backend has none, as `null`)."""
-    from hdbbench.backends.registry import folder_module
-
-    return folder_module(backend, "aggregates")
-
-
-def _ops(backend: Backend) -> ModuleType:
-    ops = aggregate_ops(backend)
-    if ops is None:
-        raise ConfigError(f"backend {backend.name} has no aggregates (no aggregates.py in its folder)")
-    return ops
-
-
-def refresh_all(backend: Backend) -> list[AggregateRefresh]:
-    """Refresh every level of every numeric scalar data table holding rows; one record per level
-    (its seconds over all tables, the aggregate rows written)."""
-    ops = _ops(backend)
-    tables = ops.data_tables(backend)
-    out = []
-    for level in LEVELS:
-        started, rows = time.perf_counter(), 0
-        for table in tables:
-            rows += ops.refresh(backend, table, cagg_table(table, level), level, LEVEL_SECONDS[level])
-        out.append(AggregateRefresh(level=level, seconds=time.perf_counter() - started, rows=rows))
-    return out
-
-
 def unequal_tables(backend: Backend) -> list[str]:
     """The aggregate tables whose rows differ from the same aggregation computed now over the raw rows
     they claim to cover (from their first refresh's oldest row to their last refresh's upper bound)."""
-    ops = _ops(backend)
+    ops = aggregates_of(backend)
     return [cagg for table, cagg, level in ops.materialised(backend)
             if not ops.check(backend, table, cagg, LEVEL_SECONDS[level], REL_TOL)]
 
@@ -88,7 +48,7 @@ def aggregates_equal(backend: Backend) -> bool:
 
 def drop_aggregates(backend: Backend) -> None:
     """Drop every aggregate table and the watermarks (a history reset: the next refresh starts over)."""
-    _ops(backend).drop(backend)
+    aggregates_of(backend).drop(backend)
 
 
 def compare_extraction(backend: Backend, att_conf_id: int, spans: Sequence[str] = tuple(SPAN_DAYS),
@@ -99,7 +59,7 @@ def compare_extraction(backend: Backend, att_conf_id: int, spans: Sequence[str] 
     `equal` when both sources gave the same rows. The span ends at the `1hour` table's watermark, the
     start of its newest (possibly partial) bucket, so only hours the refresh saw whole are compared; a
     span longer than the hours both sources hold is cut to them (`days`: what was compared)."""
-    ops = _ops(backend)
+    ops = aggregates_of(backend)
     unknown = [s for s in spans if s not in SPAN_DAYS]
     if unknown:
         raise ConfigError(f"unknown span(s) {', '.join(unknown)}: expected {', '.join(SPAN_DAYS)}")
@@ -131,7 +91,7 @@ def compare_extraction(backend: Backend, att_conf_id: int, spans: Sequence[str] 
     return out
 
 
-def _measure(backend: Backend, ops: ModuleType, source: str, query: Query,
+def _measure(backend: Backend, ops: Aggregates, source: str, query: Query,
              cold: Callable[[], bool] | None) -> tuple[list[tuple[Any, ...]], float | None, float]:
     """(rows of the timed warm run, cold seconds or None, warm seconds), as the read-only account runs
     them. Only the query and its fetch are timed, not the connection (a cold restart ends those)."""
@@ -142,7 +102,7 @@ def _measure(backend: Backend, ops: ModuleType, source: str, query: Query,
     return rows, cold_s, warm_s
 
 
-def _timed(backend: Backend, ops: ModuleType, source: str, query: Query,
+def _timed(backend: Backend, ops: Aggregates, source: str, query: Query,
            runs: int) -> tuple[list[tuple[Any, ...]], float]:
     """The rows and seconds of the last of `runs` runs on one connection (the earlier ones warm it)."""
     conn = cast(ExtractionBackend, backend).reader()

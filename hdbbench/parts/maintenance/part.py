@@ -20,7 +20,7 @@ from hdbbench.model.tomlfile import suggestion
 if TYPE_CHECKING:
     from hdbbench.model.tomlfile import Table
 
-# In the order facilities' cron tables run them; each backend folder's maintenance.py says which it has.
+# In the order facilities' cron tables run them; each backend's maintenance() says which it has.
 JOB_KINDS = ("reorder", "retention", "partition_rotation", "aggregates", "vacuum_analyze", "optimize", "backup")
 MAX_S = 3600.0
 

@@ -91,10 +91,8 @@ def _compare(backend: Any, load: LoadTarget, state_dir: Path) -> list[AggregateQ
 
 
 def _forget(backend: Any) -> None:
-    """Drop the history the jobs changed (its layout module knows how), so no later run reuses it."""
-    from hdbbench.parts.aging.history import layout_ops
-
-    ops = layout_ops(backend)
+    """Drop the history the jobs changed (its aging layout knows how), so no later run reuses it."""
+    ops = backend.aging_layout()
     if ops is not None:
         ops.drop_copy(backend)
 

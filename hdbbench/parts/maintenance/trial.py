@@ -27,13 +27,15 @@ from typing import Any
 
 from hdbbench.subscribers import statistics as st
 from hdbbench.backends import backend_for_stack
+from hdbbench.backends.abilities.aggregates import refresh_all
+from hdbbench.backends.abilities.maintenance import JobContext, JobOutcome
 from hdbbench.model.errors import one_line
 from hdbbench.parts.faults.emission import Emission
 from hdbbench.load.offered import LoadTarget
 from hdbbench.parts.maintenance import jobs as job_registry
-from hdbbench.parts.maintenance.jobs import JobContext, JobOutcome
+from hdbbench.parts.maintenance.aggregates import aggregates_equal
 from hdbbench.parts.maintenance.part import MaintenancePart
-from hdbbench.results.maintenance import MaintenanceRecord, MaintenanceTrial
+from hdbbench.results.maintenance import AggregateRefresh, MaintenanceRecord, MaintenanceTrial
 from hdbbench.parts.maintenance.windows import Query, window
 from hdbbench.model.sampling import Sampler, TimeSeries
 from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec, lib_configuration
@@ -133,8 +135,6 @@ class MaintenanceTrialRun:
         the history's build: in production they were materialised as the archive grew, and the job a
         facility runs every cycle is the incremental refresh, which the trial measures. A first refresh
         of a year under the budget would measure a one-off backfill (here > 4 minutes for 6.3 M rows)."""
-        from hdbbench.parts.maintenance.aggregates import refresh_all
-
         self.say(f"{self.planned.backend}: the aggregates materialised over the history, the limits lifted")
         with self._lifted():
             refresh_all(self.backend)
@@ -194,7 +194,7 @@ class MaintenanceTrialRun:
             backend=self.planned.backend, job=job, label=self.planned.label, started_s=round(started, 3),
             duration_s=round(seconds, 3) if seconds is not None else None, lost=during.lost, before=before,
             during=during, detail=outcome.detail if outcome else "failed", error=error,
-            bytes=outcome.bytes if outcome else None, levels=(outcome.levels or None) if outcome else None)
+            bytes=outcome.bytes if outcome else None, levels=_levels(outcome))
 
     def _run_job(self, job: str) -> tuple[JobOutcome | None, str | None, float | None, float | None]:
         """The job in a thread of its own (the trial goes on sampling); (outcome, error, the job's own
@@ -291,8 +291,6 @@ class MaintenanceTrialRun:
         lost = sum(max(0, n - stored.get(a, 0)) for a, n in emitted.items())
         equal = None
         if any(r.job == "aggregates" and r.error is None for r in records):
-            from hdbbench.parts.maintenance.aggregates import aggregates_equal, refresh_all
-
             # Once more with every event committed (the job's refresh ran while events were in
             # flight): the check is of the incremental refresh, over the whole trial. A check, not a
             # figure: with the limits lifted, as the history's build.
@@ -310,3 +308,8 @@ class MaintenanceTrialRun:
                                 rows_match=False, aggregates_equal=None, error=one_line(exc))
 
 
+def _levels(outcome: JobOutcome | None) -> list[AggregateRefresh] | None:
+    """The aggregate levels an `aggregates` job refreshed, as the record keeps them (None: not that job)."""
+    if outcome is None or not outcome.levels:
+        return None
+    return [AggregateRefresh(level=r.level, seconds=r.seconds, rows=r.rows) for r in outcome.levels]
