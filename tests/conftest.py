@@ -24,7 +24,8 @@ from hdbbench.stack.servers.endpoints import StackEndpoints
 from hdbbench.stack.stack import Stack
 from hdbbench.subscribers.launcher import DEFAULT_BINARY
 from tests.harness.composed import Harness
-from tests.harness.servers import REPO, TEST_STATE_DIR, endpoint_or_skip, stack_config
+from tests.harness.servers import REPO, TEST_STATE_DIR, endpoint_or_skip, stack_config, tango_alone
+from tests.harness.runs import run
 
 SUBSCRIBER_NOT_BUILT = f"the subscriber is not built ({DEFAULT_BINARY} missing): run ./run.sh setup"
 
@@ -87,6 +88,14 @@ def tango_host(stack_endpoints: StackEndpoints) -> str:
     return stack_endpoints.tango.tango_host
 
 
+@pytest.fixture(scope="module")
+def own_tango_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Tango database of the module's own, alone (no SQL server), for the tests that read every
+    device a database holds; stopped after the module's last test."""
+    with tango_alone(tmp_path_factory.mktemp("tango-alone")) as host:
+        yield host
+
+
 @pytest.fixture(scope="session")
 def endpoint_of(stack_endpoints: StackEndpoints) -> Callable[[str], Any]:
     """backend name -> the endpoint of the session server it runs on (the test skips without one)."""
@@ -122,8 +131,4 @@ def small_run_dir(stack_endpoints: StackEndpoints, test_state_dir: Path,
                   tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One run of scenarios/small.toml on the session's servers (already up: the run reuses them),
     shared by the tests of the runner and of the report (marked ``subscriber``)."""
-    from hdbbench.run.runner import RunOptions, run_scenario
-    from hdbbench.scenario.scenario import load_scenario
-
-    return run_scenario(load_scenario(REPO / "scenarios" / "small.toml"),
-                        RunOptions(state_dir=test_state_dir, runs_root=tmp_path_factory.mktemp("runs")))
+    return run(REPO / "scenarios" / "small.toml", test_state_dir, tmp_path_factory.mktemp("small"))

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tests.harness import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 ANSIBLE = REPO / "ansible"
 BIN = Path(sys.executable).parent
 COMPONENT_ROLES = ("tango_db", "postgres", "mariadb", "devices", "subscribers", "controller")

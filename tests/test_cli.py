@@ -22,8 +22,8 @@ from hdbbench.stack.servers.endpoints import StackEndpoints
 from tests.harness import REPO, eventually, seen
 from tests.harness.servers import one_backend_per_server
 from tests.harness.signals import default_sigint, sigint_ignored
+from tests.harness.runs import HDBBENCH
 
-HDBBENCH = [sys.executable, "-m", "hdbbench"]
 PROFILE = "devices/profiles/all-types.toml"
 
 

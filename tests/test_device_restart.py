@@ -24,6 +24,7 @@ from hdbbench.results.faults import FaultsResults
 from hdbbench.scenario.scenario import parse_scenario
 from hdbbench.load.inventory.model import load_inventory
 from tests.harness import REPO
+from tests.harness.runs import run
 
 INVENTORY = REPO / "inventories" / "small-test.toml"
 SERVERS = 3
@@ -91,7 +92,6 @@ def test_a_killed_facility_server_comes_back_with_the_inventorys_rates(tango_hos
 def test_a_facility_device_kill_restarts_the_last_server_and_every_attribute_resumes(
         tmp_path: Path, test_state_dir: Path, stack_endpoints: object) -> None:
     from hdbbench.report.page import write_report
-    from hdbbench.run.runner import RunOptions, run_scenario
     from hdbbench.subscribers.launcher import SubscriberFleet
 
     inventory = load_inventory(INVENTORY)
@@ -101,7 +101,7 @@ def test_a_facility_device_kill_restarts_the_last_server_and_every_attribute_res
         "subscribers": {"count": 2}, "measurements": {"throughput": False},
         "faults": {"kinds": ["device_kill"], "rate": 2 * facility.natural_rate(inventory, 1.0), "warmup_s": 2,
                    "hold_s": 2, "recover_timeout_s": 30, "drain_timeout_s": 30}}, tmp_path / "s.toml")
-    run_dir = run_scenario(scenario, RunOptions(state_dir=test_state_dir, runs_root=tmp_path / "runs"))
+    run_dir = run(scenario, test_state_dir, tmp_path)
     [trial] = read_kind(run_dir / "faults.json", FaultsResults).results.trials
     assert trial.error is None, trial.error
     plans = facility.plan_facility(inventory, 1.0, SERVERS, 1, scenario.seed)

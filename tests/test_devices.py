@@ -7,7 +7,6 @@ One server for the module. Waits are bounded (`eventually`) and never assert on 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from hdbbench.load import devices as launcher
 from hdbbench.load import emitter as em
 from hdbbench.model.errors import ConfigError
 from tests.harness import eventually
+from tests.harness.devices import EventCollector, received_digest
 
 PROFILE = """
 [profile]
@@ -71,30 +71,6 @@ p_error = 0.0
 EVENTS_PER_ATTRIBUTE = 12
 
 
-class Collector:
-    """Archive-event callback: events per attribute (lower-case name), in arrival order."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.events: dict[str, list[tango.EventData]] = {}
-
-    def push_event(self, ev: tango.EventData) -> None:
-        with self.lock:
-            self.events.setdefault(ev.attr_name.rsplit("/", 1)[-1].lower(), []).append(ev)
-
-    def clear(self) -> None:
-        with self.lock:
-            self.events.clear()
-
-    def count(self, name: str) -> int:
-        with self.lock:
-            return len(self.events.get(name.lower(), []))
-
-    def get(self, name: str) -> list[tango.EventData]:
-        with self.lock:
-            return list(self.events.get(name.lower(), []))
-
-
 @pytest.fixture(scope="module")
 def fleet(tango_host: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[launcher.Fleet]:
     root = tmp_path_factory.mktemp("devices")
@@ -113,23 +89,13 @@ def device(fleet: launcher.Fleet) -> tuple[tango.DeviceProxy, launcher.DevicePla
 
 
 @pytest.fixture(scope="module")
-def subscribed(device: tuple[tango.DeviceProxy, launcher.DevicePlan]) -> Iterator[Collector]:
+def subscribed(device: tuple[tango.DeviceProxy, launcher.DevicePlan]) -> Iterator[EventCollector]:
     proxy, plan = device
-    col = Collector()
+    col = EventCollector()
     ids = [proxy.subscribe_event(s.name, tango.EventType.ARCHIVE_EVENT, col) for s in plan.specs]
     yield col
     for i in ids:
         proxy.unsubscribe_event(i)
-
-
-def received_digest(spec: em.AttrSpec, ev: tango.EventData) -> int:
-    if ev.err:
-        return em.event_digest(spec.type, spec.format, None, em.INVALID, ev.errors[0].reason)
-    av = ev.attr_value
-    value = av.value
-    if spec.kind == "state" and spec.format == "SCALAR" and value is not None:
-        value = int(value)
-    return em.event_digest(spec.type, spec.format, value, int(av.quality), None)
 
 
 def check_event(spec: em.AttrSpec, ev: tango.EventData, want: em.Event) -> None:
@@ -161,7 +127,7 @@ def stats(proxy: tango.DeviceProxy) -> dict[str, dict[str, Any]]:
 
 
 def test_push_events_of_every_type_match_the_seed(device: tuple[tango.DeviceProxy, launcher.DevicePlan],
-                                                  subscribed: Collector) -> None:
+                                                  subscribed: EventCollector) -> None:
     proxy, plan = device
     push = [s for s in plan.specs if s.mode == "push"]
     combos = {(s.type, s.format, s.write) for s in push}
@@ -216,7 +182,7 @@ def test_same_seed_gives_identical_checksums(device: tuple[tango.DeviceProxy, la
 
 
 def test_polling_events_respect_abs_change_and_period(device: tuple[tango.DeviceProxy, launcher.DevicePlan],
-                                                      subscribed: Collector) -> None:
+                                                      subscribed: EventCollector) -> None:
     proxy, plan = device
     proxy.Reset()
     subscribed.clear()

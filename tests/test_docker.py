@@ -18,8 +18,8 @@ import yaml
 
 from hdbbench.scenario.hosts import load_hosts_file
 from hdbbench.stack.servers.ports import BENCHMARK_NETWORK
+from tests.harness import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 DOCKER = REPO / "docker"
 COMPOSE = DOCKER / "compose.yaml"
 TOP_LEVEL = {"name", "services", "networks", "volumes", "configs", "secrets"}

@@ -18,6 +18,7 @@ from hdbbench.load.offered import LoadTarget
 from hdbbench.scenario.scenario import load_scenario
 from hdbbench.load.inventory.model import load_inventory
 from tests.harness import REPO, eventually
+from tests.harness.runs import run
 
 INVENTORY = REPO / "inventories" / "example-facility.toml"
 
@@ -186,14 +187,13 @@ def test_the_offered_rate_keeps_the_mix_proportions(tango_host: str, tmp_path: P
 def test_a_run_archives_the_facility_mix_with_several_subscribers(stack_endpoints: object, test_state_dir: Path,
                                                                   tmp_path: Path) -> None:
     from hdbbench.results.document import load_results
-    from hdbbench.run.runner import RunOptions, run_scenario
 
     inventory = load_inventory(INVENTORY)
     scale = 0.002
     path = _facility_scenario(tmp_path, f'inventory = "{INVENTORY}"\nscale = {scale}\nservers = 2',
                               "count = 2\n[load]\nrate = 300\nduration_s = 5\nwarmup_s = 1\n"
                               "[measurements]\nthroughput = true")
-    run_dir = run_scenario(load_scenario(path), RunOptions(state_dir=test_state_dir, runs_root=tmp_path / "runs"))
+    run_dir = run(path, test_state_dir, tmp_path)
     doc = load_results(run_dir / "results.json")
     trial = doc["results"]["trials"][0]
     accounting = trial["accounting"]

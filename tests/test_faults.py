@@ -20,20 +20,15 @@ from hdbbench.scenario.plan import RunOptions, plan_run
 from hdbbench.results.document import RunDirectory, RunPart, read_kind, results_document
 from hdbbench.results.faults import FaultsResults, FaultTrial
 from hdbbench.scenario.scenario import load_scenario, parse_scenario
-from hdbbench.subscribers.launcher import SubscriberFleet
 from tests.harness import REPO
+from tests.harness.runs import fault_trials, nothing_left, part_scenario, run
 
 A, B = "tango://h:1/sim/insert/1/a", "tango://h:1/sim/insert/1/b"
 
 
-def _scenario(faults: dict, **top: object) -> dict:
-    return {"name": "t", "backends": ["timescaledb"], "devices": {"profile": "devices/profiles/insertion-devdouble.toml"},
-            "measurements": {"throughput": False}, "faults": faults, **top}
-
-
 # --- the [faults] table ---------------------------------------------------------------------------
 def test_an_empty_faults_table_runs_every_fault_with_the_documented_defaults() -> None:
-    scenario = parse_scenario(_scenario({}), Path("t.toml"))
+    scenario = parse_scenario(part_scenario("faults", {}), Path("t.toml"))
     assert scenario.faults == FaultsPart()
     assert scenario.faults.kinds == FAULT_KINDS and len(FAULT_KINDS) == 7
     assert (scenario.faults.spool_mode, scenario.faults.spool_sync_ms, scenario.faults.hold_s) == ("write_ahead", 100, 20)
@@ -62,7 +57,7 @@ def test_spool_full_gets_a_small_queue_so_memory_overflows_into_the_spool() -> N
 ])
 def test_a_bad_faults_key_is_refused_in_one_line_naming_it(faults: dict, words: str) -> None:
     with pytest.raises(ConfigError) as caught:
-        parse_scenario(_scenario(faults), Path("t.toml"))
+        parse_scenario(part_scenario("faults", faults), Path("t.toml"))
     assert str(caught.value) == f"t.toml: {words}"
 
 
@@ -114,7 +109,8 @@ ON_CLUSTER = {"servers": {"postgres": "patroni"}}
 
 def test_a_clusters_faults_are_run_only_when_named_on_a_backend_the_cluster_serves() -> None:
     assert not set(CLUSTER_FAULTS) & set(FaultsPart().kinds)
-    scenario = parse_scenario(_scenario({"kinds": list(CLUSTER_FAULTS)}, stack=ON_CLUSTER), Path("t.toml"))
+    scenario = parse_scenario(part_scenario("faults", {"kinds": list(CLUSTER_FAULTS)}, stack=ON_CLUSTER),
+                              Path("t.toml"))
     assert scenario.faults is not None and scenario.faults.kinds == CLUSTER_FAULTS
     assert scenario.to_dict()["stack_servers"] == {"postgres": "patroni"}
     plan = plan_run(scenario, RunOptions(state_dir=Path("/nonexistent/state")))
@@ -130,7 +126,7 @@ def test_a_clusters_faults_are_run_only_when_named_on_a_backend_the_cluster_serv
      "(its server faults: stop, kill, fill); give [stack] servers = { postgres = \"patroni\" }"),
     (ON_CLUSTER, ["timescaledb"], ["database_kill"],
      "[faults] kinds: database_kill: backend timescaledb runs on the stack's Patroni cluster, which has no fault "
-     "'kill' (its server faults: switchover, failover, replica_lost)"),
+     "'kill' (its server faults: switchover, failover, primary_host_isolated, replica_lost)"),
     ({"servers": {"mariadb": "patroni"}}, ["mysql"], ["table_lock"],
      "[stack] servers: mariadb = 'patroni': the Patroni cluster cannot serve as the MariaDB (no other kind can)"),
     ({"servers": {"postgres": "patroin"}}, ["timescaledb"], ["table_lock"],
@@ -140,7 +136,7 @@ def test_a_clusters_faults_are_run_only_when_named_on_a_backend_the_cluster_serv
 ])
 def test_a_backend_on_a_kind_that_cannot_do_the_fault_is_refused_in_one_line(
         stack: dict, backends: list[str], kinds: list[str], words: str | None) -> None:
-    document = _scenario({"kinds": kinds}, stack=stack, backends=backends)
+    document = part_scenario("faults", {"kinds": kinds}, stack=stack, backends=backends)
     if words is None:
         parse_scenario(document, Path("t.toml"))
         return
@@ -213,23 +209,10 @@ def test_fault_records_are_read_back_exactly_as_written(tmp_path: Path) -> None:
 
 # --- end to end on real servers ------------------------------------------------------------------
 def _run(tmp_path: Path, state_dir: Path, backend: str, kinds: list[str]) -> Path:
-    from hdbbench.run.runner import RunOptions, run_scenario
-
     faults = {"kinds": kinds, "rate": 100, "warmup_s": 2, "hold_s": 3, "recover_timeout_s": 30,
               "drain_timeout_s": 30, "spool_mode": "write_ahead", "spool_sync_ms": 0}
-    scenario = parse_scenario(_scenario(faults, name=f"faults-{backend}", backends=[backend]), tmp_path / "s.toml")
-    return run_scenario(scenario, RunOptions(state_dir=state_dir, runs_root=tmp_path / "runs"))
-
-
-def _trials(run_dir: Path) -> dict[str, FaultTrial]:
-    return {t.fault: t for t in read_kind(run_dir / "faults.json", FaultsResults).results.trials}
-
-
-def _nothing_left(run_dir: Path, state_dir: Path, trials: dict[str, FaultTrial]) -> None:
-    for trial in trials.values():
-        home = state_dir / "faults" / trial.label
-        assert SubscriberFleet("127.0.0.1:1", home).pids() == []
-        assert str(home) not in Path("/proc/mounts").read_text()
+    document = part_scenario("faults", faults, [backend], name=f"faults-{backend}")
+    return run(parse_scenario(document, tmp_path / "s.toml"), state_dir, tmp_path)
 
 
 @pytest.mark.subscriber
@@ -238,7 +221,7 @@ def test_database_stop_loses_nothing_and_a_subscriber_kill_has_a_reason_for_ever
     from hdbbench.report.page import write_report
 
     run_dir = _run(tmp_path, test_state_dir, "timescaledb", ["database_stop", "subscriber_kill"])
-    trials = _trials(run_dir)
+    trials = fault_trials(run_dir)
     stop, kill = trials["database_stop"], trials["subscriber_kill"]
     assert stop.error is None and kill.error is None, (stop.error, kill.error)
     assert stop.emitted > 0 and stop.lost == 0 and stop.stored == stop.emitted
@@ -254,13 +237,13 @@ def test_database_stop_loses_nothing_and_a_subscriber_kill_has_a_reason_for_ever
     assert "<section id='faults'><h2>Faults under load</h2>" in page and "The fault table (2 trials)" in page
     # A faults-only run keeps the run directory's layout and asks for no insertion section.
     assert (run_dir / "results.json").exists() and "No insertion results" not in page
-    _nothing_left(run_dir, test_state_dir, trials)
+    nothing_left(test_state_dir, "faults", [t.label for t in trials.values()])
 
 
 @pytest.mark.subscriber
 def test_a_table_lock_on_mariadb_loses_nothing(tmp_path: Path, test_state_dir: Path, stack_endpoints: object) -> None:
     run_dir = _run(tmp_path, test_state_dir, "mysql", ["table_lock"])
-    lock = _trials(run_dir)["table_lock"]
+    lock = fault_trials(run_dir)["table_lock"]
     assert lock.error is None, lock.error
     assert lock.emitted > 0 and lock.lost == 0 and lock.problems() == []
-    _nothing_left(run_dir, test_state_dir, {"table_lock": lock})
+    nothing_left(test_state_dir, "faults", [lock.label])

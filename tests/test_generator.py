@@ -11,7 +11,6 @@ client receives. Waits are bounded and never assert on timing.
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -23,48 +22,13 @@ from hdbbench.load import emitter as em
 from hdbbench.model.errors import ConfigError
 from tests.harness import eventually, prove_delivery
 from tests.harness.composed import GENERATOR_PROFILE
+from tests.harness.devices import EventCollector, received_digest
 
 BURST = 40
 ENGINES = ("python", "cpp")
 
 pytestmark = pytest.mark.skipif(not launcher.cpp_engine_built(),
                                 reason=f"HdbBenchGen not built ({launcher.gen_binary()}): run cmake --build build")
-
-
-class Collector:
-    """Archive-event callback: events per lower-case attribute name, in arrival order."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.events: dict[str, list[tango.EventData]] = {}
-
-    def push_event(self, ev: tango.EventData) -> None:
-        with self.lock:
-            self.events.setdefault(ev.attr_name.rsplit("/", 1)[-1].lower(), []).append(ev)
-
-    def clear(self) -> None:
-        with self.lock:
-            self.events.clear()
-
-    def get(self, name: str) -> list[tango.EventData]:
-        with self.lock:
-            return list(self.events.get(name.lower(), []))
-
-    def counts(self) -> dict[str, int]:
-        with self.lock:
-            return {name: len(events) for name, events in self.events.items()}
-
-
-def received_digest(spec: em.AttrSpec, ev: tango.EventData) -> int:
-    if ev.err:
-        return em.event_digest(spec.type, spec.format, None, em.INVALID, ev.errors[0].reason)
-    av = ev.attr_value
-    value = av.value
-    if spec.kind == "state" and spec.format == "SCALAR" and value is not None:
-        value = int(value)
-    if spec.kind == "encoded" and value is not None:
-        value = (value[0], bytes(value[1]))
-    return em.event_digest(spec.type, spec.format, value, int(av.quality), None)
 
 
 def run_engine(tango_host: str, root: Path, engine: str, push_threads: int = 1) -> dict[str, Any]:
@@ -76,7 +40,7 @@ def run_engine(tango_host: str, root: Path, engine: str, push_threads: int = 1) 
         (name, plan), = fleet.devices.items()
         proxy = tango.DeviceProxy(fleet.device_url(name))
         proxy.set_timeout_millis(10000)
-        col = Collector()
+        col = EventCollector()
         ids = [proxy.subscribe_event(s.name, tango.EventType.ARCHIVE_EVENT, col) for s in plan.specs]
         try:
             # ZeroMQ subscription filters reach the publisher asynchronously: prove each path by an arrival.

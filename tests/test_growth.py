@@ -17,6 +17,7 @@ from hdbbench.results.document import read_trials
 from hdbbench.model.sampling import TimeSeries
 from hdbbench.scenario.scenario import load_scenario
 from tests.harness.servers import REPO
+from tests.harness.runs import run as harness_run
 
 OFFERED = 1000.0
 
@@ -94,11 +95,9 @@ growth = {{ rate = 4000, until_bytes = "{until}", interval_s = 2, max_duration_s
 @pytest.mark.subscriber
 def test_a_growth_trial_on_postgresql_records_its_intervals(test_state_dir: Path, stack_endpoints: object,
                                                              tmp_path: Path) -> None:
-    from hdbbench.run.runner import RunOptions, run_scenario
-
     path = tmp_path / "growth.toml"
     path.write_text(SCENARIO.format(profile=REPO / "devices/profiles/insertion-devdouble.toml", until="14MiB"))
-    run = run_scenario(load_scenario(path), RunOptions(state_dir=test_state_dir, runs_root=tmp_path / "runs"))
+    run = harness_run(path, test_state_dir, tmp_path)
 
     _, results = read_trials(run / "results.json")
     assert [t.kind for t in results.trials] == ["growth"]

@@ -41,8 +41,9 @@ import pytest
 from hdbbench.backends import Backend, get_backend
 from hdbbench.model.errors import SchemaError
 from hdbbench.parts.faults import accounting as acc
-from hdbbench.parts.faults.cluster import Failover, ReplicaLost, Switchover
-from hdbbench.parts.faults.injectors import FaultTarget, make_injector
+from hdbbench.parts.faults.cluster import Failover, PrimaryHostIsolated, ReplicaLost, Switchover
+from hdbbench.parts.faults.factory import make_injector
+from hdbbench.parts.faults.injectors import FaultTarget
 from hdbbench.scenario.plan import RunOptions
 from hdbbench.report.page import write_report
 from hdbbench.results.document import read_kind
@@ -52,11 +53,12 @@ from hdbbench.run.runner import run_scenario
 from hdbbench.scenario.scenario import parse_scenario
 from hdbbench.stack.servers import homes, netns
 from hdbbench.stack.servers.endpoints import ClusterEndpoint, StackEndpoints
-from hdbbench.stack.servers.patroni import PatroniCluster
+from hdbbench.stack.servers.patroni import PATRONI, PatroniCluster
 from hdbbench.stack.stack import Stack
 from tests.harness import REPO, eventually, seen
 from tests.harness.composed import Harness, Sims, profile_toml
-from tests.harness.servers import TEST_SETTINGS, TEST_STATE_DIR, stack_config
+from tests.harness.devices import emitted_grew
+from tests.harness.servers import TEST_SETTINGS, TEST_STATE_DIR, skip_without_namespaces, stack_config
 from tests.harness.signals import default_sigint, sigint_ignored
 
 pytestmark = [pytest.mark.ha, pytest.mark.subscriber, pytest.mark.timeout(600)]
@@ -66,15 +68,11 @@ RATE_HZ = 20.0      # per attribute: 4 attributes, 80 events/s
 BETWEEN = 200       # events emitted, and rows stored, before and after each fault
 
 
-def _skip_reason() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root: network namespaces and veth links"
-    if shutil.which("ip") is None:
-        return "ip (iproute2) is not installed"
-    for binary in ("patroni", "etcd", "setpriv"):
-        if shutil.which(binary) is None:
-            return f"{binary} is not installed (Debian packages patroni, etcd-server; run ./run.sh setup)"
-    return None
+def _skip_unless_possible() -> None:
+    skip_without_namespaces("network namespaces and veth links", [
+        *[(shutil.which(binary) is not None, f"{binary} is not installed (Debian package etcd-server; run ./run.sh setup)")
+          for binary in ("etcd", "setpriv")],
+        (os.access(PATRONI, os.X_OK), f"Patroni is not installed in {PATRONI.parents[1]} (run ./run.sh setup)")])
 
 
 def _stale_sessions() -> None:
@@ -113,9 +111,7 @@ def test_ctrl_c_during_the_cluster_start_leaves_nothing(tmp_path: Path) -> None:
     """`stack up --only tango --only patroni` interrupted once PostgreSQL runs on a member (Patroni
     bootstrapping the cluster): the namespaces, the link, the processes and the homes all go, as for
     the other servers."""
-    reason = _skip_reason()
-    if reason:
-        pytest.skip(reason)
+    _skip_unless_possible()
     state = tmp_path / "state"
     cluster = PatroniCluster(state)
     with sigint_ignored():
@@ -144,9 +140,7 @@ def test_ctrl_c_during_the_cluster_start_leaves_nothing(tmp_path: Path) -> None:
 def ha_stack(request: pytest.FixtureRequest) -> Iterator[tuple[Stack, StackEndpoints]]:
     """The stack with the cluster in synchronous_mode on, reached by libpq's multi-host connection
     string, then in synchronous_mode off, reached through HAProxy (one after the other)."""
-    reason = _skip_reason()
-    if reason:
-        pytest.skip(reason)
+    _skip_unless_possible()
     _stale_sessions()
     state = TEST_STATE_DIR / f"ha-{os.getpid()}"
     mode, router = request.param
@@ -190,13 +184,6 @@ def _by_attribute(db: Backend, since: Any) -> dict[str, int] | None:
 def _stored(db: Backend, since: Any) -> int:
     got = eventually(lambda: _by_attribute(db, since), 120, "a primary to read the rows from")
     return sum(got.values())
-
-
-def _emitted_grew(sim: Any, by: int) -> None:
-    """Wait until the device emitted `by` more events: the load the test needs, as an amount."""
-    start = int(sim.EventsEmittedTotal)
-    eventually(lambda: seen(int(sim.EventsEmittedTotal) >= start + by, sim.EventsEmittedTotal), 60,
-               f"{by} more events emitted")
 
 
 def _archiving_on(db: Backend, since: Any, what: str) -> None:
@@ -262,7 +249,7 @@ def test_switchover_and_failover_under_load(ha_stack: tuple[Stack, StackEndpoint
         failover.disarm()
         assert cluster.is_ready() and {"down", "promoted", "back"} <= set(failover.marks)
 
-        _emitted_grew(sim, BETWEEN)
+        emitted_grew(sim, BETWEEN)
         sim.Stop()
         emitted = sims.emitted()
         # Drained: the subscriber holds nothing, and the rows stay as they are.
@@ -319,12 +306,64 @@ def test_a_lost_replica_loses_nothing_with_synchronous_mode(
         lost.disarm()
         assert {"down", "promoted", "back"} <= set(lost.marks)
 
-        _emitted_grew(sim, BETWEEN)
+        emitted_grew(sim, BETWEEN)
         sim.Stop()
         emitted = sims.emitted()
         eventually(lambda: (lambda got: seen(got == {n: emitted[n] for n in sims.names}, (got, emitted)))(
             _by_attribute(db, since)), 120, "every emitted event stored, once")
         assert int(es.LostEventNumber) == 0
+
+
+def test_the_primary_host_isolated_under_load(ha_stack: tuple[Stack, StackEndpoints], cluster: PatroniCluster,
+                                              tmp_path: Path) -> None:
+    """The primary's host is cut off the network while its processes run on (a pulled cable): a standby
+    takes over once the leader key expires, archiving goes on there; the host comes back and its member
+    rejoins as a replica. Synchronous with the write-ahead log: every event stored, once. Asynchronous:
+    every loss has its reason."""
+    stack, endpoints = ha_stack
+    with Harness(endpoints, tmp_path) as h:
+        db = h.database(BACKEND, prefix="ha", endpoint=endpoints["patroni"])
+        sims: Sims = h.devices(profile_toml(tmp_path, "haiso", RATE_HZ))
+        lib = h.lib(db, spool_dir=str(tmp_path / "spool"), spool_mode="write_ahead", spool_sync_ms=0,
+                    reconnect_min_ms=100, reconnect_max_ms=1000)
+        es = h.subscriber(96, None, sims.names, lib=lib)
+        since = h.archiving(es, db, sims)
+        sim = sims.proxy()
+        sim.Start()
+        _archiving_on(db, since, "before the isolation")
+        target = FaultTarget(state_dir=stack.state_dir, backend=BACKEND, database=db.database, tables=())
+
+        isolated = make_injector("primary_host_isolated", target)
+        assert isinstance(isolated, PrimaryHostIsolated)
+        at_cut: dict[str, Any] = {}
+        isolated.at_crash = lambda: at_cut.update(at=time.time(), emitted=sims.emitted())
+        isolated.arm()
+        isolated.begin()
+        old = isolated.primary_before
+        assert isolated.primary_after not in (None, old)
+        _archiving_on(db, since, "with the primary's host cut off")
+        isolated.end()
+        isolated.disarm()
+        assert {"down", "promoted", "back"} <= set(isolated.marks)
+        # The old primary is back, as a replica of the new one.
+        members = {m["name"]: m for m in (cluster.cluster() or {}).get("members", [])}
+        assert members[old]["role"] != "leader" and members[old]["state"] in ("running", "streaming"), members
+
+        emitted_grew(sim, BETWEEN)
+        sim.Stop()
+        emitted = sims.emitted()
+        eventually(lambda: seen(int(es.PendingEventNumber) == 0, es.PendingEventNumber), 120, "queue drained")
+        stored = eventually(lambda: _by_attribute(db, since), 120, "the rows")
+        after_cut = eventually(lambda: _by_attribute(db, _utc(at_cut["at"])), 120, "the rows after the cut")
+        assert all(stored.get(n, 0) <= emitted[n] for n in sims.names), ("duplicates", stored, emitted)
+
+    snapshot = acc.KillSnapshot(at_cut["at"], at_cut["emitted"],
+                                {n: stored.get(n, 0) - after_cut.get(n, 0) for n in sims.names},
+                                frozenset(sims.names))
+    loss = acc.account("primary_host_isolated", {n: emitted[n] for n in sims.names}, stored, {}, snapshot)
+    assert "unattributed" not in loss.lost_by_reason, loss
+    if cluster.synchronous:
+        assert loss.lost == 0 and stored == {n: emitted[n] for n in sims.names}, loss
 
 
 def _utc(seconds: float) -> Any:

@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 
 from hdbbench.backends.registry import backend_for_stack
-from hdbbench.run.runner import RunOptions, run_scenario
-from hdbbench.scenario.scenario import load_scenario
 from tests.harness.servers import REPO
+from tests.harness.runs import run as harness_run
 
 SCENARIO = """
 name = "aged-tiny"
@@ -36,7 +35,7 @@ def test_the_trials_run_on_the_history_and_leave_it_as_it_was(stack_endpoints: A
                                                                tmp_path: Path) -> None:
     path = tmp_path / "aged-tiny.toml"
     path.write_text(SCENARIO.format(profile=REPO / "devices" / "profiles" / "insertion-devdouble.toml"))
-    run = run_scenario(load_scenario(path), RunOptions(state_dir=test_state_dir, runs_root=tmp_path / "runs"))
+    run = harness_run(path, test_state_dir, tmp_path)
     results = json.loads((run / "results.json").read_text())["results"]
     histories = results["aging"]["history"]
     try:

@@ -32,6 +32,7 @@ import psutil
 import pytest
 
 from tests.harness import REPO, eventually
+from tests.harness.servers import skip_without_namespaces
 
 VENV_BIN = Path(sys.executable).parent
 SSHD = Path("/usr/sbin/sshd")
@@ -44,18 +45,6 @@ pytestmark = [pytest.mark.hosts, pytest.mark.timeout(900)]
 
 def _run(*argv: str, check: bool = True, **kwargs: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(list(argv), check=check, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
-
-
-def _skip_reason() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root: network namespaces, veth pairs and tc"
-    if shutil.which("ip") is None or _run("ip", "netns", "list", check=False).returncode != 0:
-        return "ip netns is unavailable (iproute2)"
-    if not SSHD.exists() or shutil.which("ssh-keygen") is None:
-        return "sshd is not installed (Debian package openssh-server; scripts/setup.sh installs it)"
-    if not (VENV_BIN / "ansible-playbook").exists():
-        return "ansible-playbook is not in the virtualenv (requirements.txt; run ./run.sh setup)"
-    return None
 
 
 def _namespaces() -> list[str]:
@@ -179,9 +168,11 @@ def _inventory(directory: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def testbed() -> Iterator[Testbed]:
-    reason = _skip_reason()
-    if reason:
-        pytest.skip(reason)
+    skip_without_namespaces("network namespaces, veth pairs and tc", [
+        (SSHD.exists() and shutil.which("ssh-keygen") is not None,
+         "sshd is not installed (Debian package openssh-server; scripts/setup.sh installs it)"),
+        ((VENV_BIN / "ansible-playbook").exists(),
+         "ansible-playbook is not in the virtualenv (requirements.txt; run ./run.sh setup)")])
     _clean_stale()
     tag = f"{PREFIX}{os.getpid()}"
     directory = Path(tempfile.gettempdir()) / f"{PREFIX}-{os.getpid()}"

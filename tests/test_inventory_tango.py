@@ -16,7 +16,6 @@ without one; then the bad inputs, one line each.
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -35,10 +34,13 @@ from hdbbench.load.inventory.from_tango import read_tango
 from hdbbench.load.inventory.from_yaml import read_yaml
 from hdbbench.stack.servers.ports import pick_free_port
 from hdbbench.load.inventory.model import load_inventory
-from hdbbench.subscribers.launcher import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, spread
+from hdbbench.subscribers.launcher import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
+from hdbbench.load.offered import spread
 from tests.harness import REPO, eventually, seen
 from tests.harness.databases import fresh_backend, read_only_url
-from tests.harness.servers import private_stack
+from tests.harness.devices import tango_database
+from tests.harness.runs import hdbbench
+from tests.harness.servers import tango_alone
 
 PROFILE = REPO / "devices" / "profiles" / "all-types.toml"
 # Attributes that share a shape: a group of six, and one shape in two rate bands (1 Hz and 0.33 Hz).
@@ -97,11 +99,6 @@ class Bed:
                 1 if fmt == AttrFormat.SCALAR else s.dim_x, s.dim_y if fmt == AttrFormat.IMAGE else 0)
 
 
-def hdbbench(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hdbbench", *args], capture_output=True, text=True, timeout=120,
-                          cwd=REPO)
-
-
 def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert result.returncode == 2 and len(lines) == 1, (result.returncode, result.stderr)
@@ -109,42 +106,26 @@ def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
-def tango_db(tango_host: str) -> Any:
-    import tango
-
-    host, _, port = tango_host.rpartition(":")
-    return tango.Database(host, int(port))
-
-
 @pytest.fixture(scope="module")
-def tango_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A Tango database alone: the null backend needs no SQL server."""
-    with private_stack(tmp_path_factory.mktemp("inventory-stack"), components=("tango",), private=False) as stack:
-        endpoints = stack.up()
-        assert endpoints.tango is not None
-        yield endpoints.tango.tango_host
-
-
-@pytest.fixture(scope="module")
-def bed(tango_host: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bed]:
+def bed(own_tango_host: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bed]:
     """The all-types device and two subscribers, its attributes dealt between them by AttributeAdd;
     ready once each subscriber's AttributeList property lists its attributes."""
     from hdbbench.load import devices
 
     tmp = tmp_path_factory.mktemp("inventory-bed")
-    fleet = SubscriberFleet(tango_host, tmp, binary=DEFAULT_BINARY, attached=True)
+    fleet = SubscriberFleet(own_tango_host, tmp, binary=DEFAULT_BINARY, attached=True)
     try:
-        sims = devices.up(tango_host, PROFILE, state_dir=tmp / "devices", tie_to_parent=True)
+        sims = devices.up(own_tango_host, PROFILE, state_dir=tmp / "devices", tie_to_parent=True)
         (plan,) = sims.devices.values()
         (tmp / "groups.toml").write_text(GROUPS_PROFILE)
-        more = devices.up(tango_host, tmp / "groups.toml", state_dir=tmp / "devices-groups", tie_to_parent=True)
-        specs = {f"tango://{tango_host}/{p.name}/{s.name}".lower(): s
+        more = devices.up(own_tango_host, tmp / "groups.toml", state_dir=tmp / "devices-groups", tie_to_parent=True)
+        specs = {f"tango://{own_tango_host}/{p.name}/{s.name}".lower(): s
                  for p in (plan, *more.devices.values()) for s in p.specs}
         dealt = spread(sorted(specs), len(INSTANCES))
         subscriber_specs = [SubscriberSpec(n, ("backend=null",), attrs) for n, attrs in zip(INSTANCES, dealt)]
         fleet.up(subscriber_specs)
         assignment = {s.device: s.attributes for s in subscriber_specs}
-        db = tango_db(tango_host)
+        db = tango_database(own_tango_host)
 
         def listed() -> Any:
             got = {d: sorted(x.split(";")[0] for x in db.get_device_property(d, ["AttributeList"])["AttributeList"])
@@ -152,7 +133,7 @@ def bed(tango_host: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[B
             return seen(all(got[d] == sorted(a) for d, a in assignment.items()), {d: len(v) for d, v in got.items()})
 
         eventually(listed, WAIT_S, "each subscriber's AttributeList lists its attributes")
-        yield Bed(tango_host, plan.name, specs, assignment)
+        yield Bed(own_tango_host, plan.name, specs, assignment)
     finally:
         fleet.down()
         devices.down(tmp / "devices")
@@ -218,7 +199,7 @@ def test_from_tango_gives_what_was_started(bed: Bed, tmp_path: Path) -> None:
 def test_a_manager_and_an_archiver_whose_device_does_not_answer(bed: Bed, tmp_path: Path) -> None:
     import tango
 
-    db = tango_db(bed.tango_host)
+    db = tango_database(bed.tango_host)
     ghost_device, ghost_es, manager = "sim/ghost/1", "archiving/hdbbench-es/ghost", "archiving/hdbpp/cm-test"
     ghost_attribute = f"tango://{bed.tango_host}/{ghost_device}/position"
     servers = {"HdbBenchSim/ghost": ("HdbBenchSim", ghost_device), "hdbbench-es/ghost": ("HdbEventSubscriber", ghost_es),
@@ -302,7 +283,7 @@ def test_from_yaml_gives_the_same_names_and_assignment(bed: Bed, tmp_path: Path)
     assert str(config) in line and "--types-from" in line and not (tmp_path / "x.toml").exists()
 
 
-def test_bad_inputs_are_one_line_each(tango_host: str, tmp_path: Path) -> None:
+def test_bad_inputs_are_one_line_each(own_tango_host: str, tmp_path: Path) -> None:
     out = tmp_path / "never.toml"
     closed = pick_free_port(29500)  # nothing listens there
     line = one_error_line(hdbbench("inventory", "from-tango", f"127.0.0.1:{closed}", "-o", str(out)))
@@ -311,7 +292,7 @@ def test_bad_inputs_are_one_line_each(tango_host: str, tmp_path: Path) -> None:
     assert "HOST:PORT" in line
     compose = tmp_path / "compose.yaml"
     compose.write_text("services:\n  tango-db:\n    image: mariadb\n")
-    line = one_error_line(hdbbench("inventory", "from-yaml", str(compose), "-o", str(out), "--types-from", tango_host))
+    line = one_error_line(hdbbench("inventory", "from-yaml", str(compose), "-o", str(out), "--types-from", own_tango_host))
     assert str(compose) in line and "not a yaml2archiving configuration" in line and "`configuration`" in line
     broken = tmp_path / "broken.yaml"
     broken.write_text("db: [unclosed\n")
@@ -321,10 +302,7 @@ def test_bad_inputs_are_one_line_each(tango_host: str, tmp_path: Path) -> None:
 
 
 def test_a_database_without_archivers_is_one_line(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
-    with private_stack(tmp_path_factory.mktemp("empty-stack"), components=("tango",), private=False) as stack:
-        endpoints = stack.up()
-        assert endpoints.tango is not None
-        empty = endpoints.tango.tango_host
+    with tango_alone(tmp_path_factory.mktemp("empty-stack")) as empty:
         line = one_error_line(hdbbench("inventory", "from-tango", empty, "-o", str(tmp_path / "x.toml")))
         assert f"{empty} has no HdbEventSubscriber device" in line
 

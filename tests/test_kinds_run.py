@@ -16,11 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench.results.document import read_trials
 from hdbbench.stack.servers.endpoints import StackEndpoints
 from hdbbench.subscribers.launcher import DEFAULT_BINARY
-from hdbbench.results.trials import TrialSummary
 from tests.harness import REPO
+from tests.harness.runs import insertion_trials, run
 
 pytestmark = pytest.mark.subscriber
 
@@ -50,20 +49,12 @@ lib_configuration = {{ hdbpp_strict = "1" }}
 
 @pytest.fixture(scope="module")
 def kinds_run(stack_endpoints: StackEndpoints, test_state_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from hdbbench.run.runner import RunOptions, run_scenario
-    from hdbbench.scenario.scenario import load_scenario
-
     tmp = tmp_path_factory.mktemp("kinds")
-    return run_scenario(load_scenario(kinds_scenario(tmp)), RunOptions(state_dir=test_state_dir, runs_root=tmp / "runs"))
-
-
-def _trials(run: Path) -> dict[tuple[str, str], TrialSummary]:
-    _, results = read_trials(run / "results.json")
-    return {(t.backend, t.subscriber_kind): t for t in results.trials}
+    return run(kinds_scenario(tmp), test_state_dir, tmp)
 
 
 def test_both_kinds_store_every_event_on_every_backend(kinds_run: Path) -> None:
-    trials = _trials(kinds_run)
+    trials = insertion_trials(kinds_run)
     assert set(trials) == {(b, k) for b in BACKENDS for k in KINDS}
     for (backend, kind), trial in trials.items():
         acc = trial.accounting
@@ -73,7 +64,7 @@ def test_both_kinds_store_every_event_on_every_backend(kinds_run: Path) -> None:
 
 
 def test_the_strict_kind_publishes_only_hdbpp_statistics(kinds_run: Path) -> None:
-    trials = _trials(kinds_run)
+    trials = insertion_trials(kinds_run)
     for backend in BACKENDS:
         ours, strict = trials[(backend, "hdbbench-es")], trials[(backend, "strict")]
         assert ours.subscriber_reported is not None and ours.subscriber_reported.published is True
@@ -83,7 +74,7 @@ def test_the_strict_kind_publishes_only_hdbpp_statistics(kinds_run: Path) -> Non
 
 
 def test_database_counter_agrees_with_our_rows_stored(kinds_run: Path) -> None:
-    for (backend, kind), trial in _trials(kinds_run).items():
+    for (backend, kind), trial in insertion_trials(kinds_run).items():
         assert trial.outside is not None and trial.outside.rows_inserted is not None, (backend, kind)
         inserted = trial.outside.rows_inserted
         assert trial.outside.stored_rate.count > 0 and trial.outside.counter
@@ -96,7 +87,7 @@ def test_database_counter_agrees_with_our_rows_stored(kinds_run: Path) -> None:
 
 
 def test_visibility_lag_is_reported_for_both_kinds(kinds_run: Path) -> None:
-    for (backend, kind), trial in _trials(kinds_run).items():
+    for (backend, kind), trial in insertion_trials(kinds_run).items():
         assert trial.outside is not None, (backend, kind)
         lag = trial.outside.visibility_lag_s
         assert lag.count > 0, (backend, kind)

@@ -17,7 +17,6 @@ import json
 import os
 import shutil
 import socket
-import subprocess
 import sys
 import urllib.error
 import urllib.parse
@@ -34,11 +33,11 @@ from hdbbench.subscribers import statistics as stats
 from hdbbench.stack.servers import process
 from hdbbench.stack.servers.ports import LOOPBACK, pick_free_port
 from hdbbench.subscribers.launcher import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
-from tests.harness import eventually, seen
-from tests.harness.servers import private_stack
+from tests.harness import REPO, eventually, seen
+from tests.harness.devices import tango_database
+from tests.harness.runs import hdbbench
 
-ROOT = Path(__file__).resolve().parents[1]
-DASHBOARD = ROOT / "dashboards" / "hdbpp-archivers.json"
+DASHBOARD = REPO / "dashboards" / "hdbpp-archivers.json"
 PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
 SUBSCRIBER_JOB, EXPORTER_JOB = "subscriber", "exporter"
 WAIT_S = 90.0  # bound of every wait: a loaded 2-core machine, never a timing assertion
@@ -104,18 +103,6 @@ def samples(text: str) -> dict[str, float]:
     return out
 
 
-def hdbbench_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hdbbench", *args], capture_output=True, text=True,
-                          timeout=120, stdin=subprocess.DEVNULL, cwd=ROOT, check=False)
-
-
-def tango_database(tango_host: str) -> Any:
-    import tango
-
-    host, _, port = tango_host.rpartition(":")
-    return tango.Database(host, int(port))
-
-
 @contextmanager
 def port_held() -> Iterator[int]:
     """A loopback port below the ephemeral range with a listener of ours on it."""
@@ -141,15 +128,6 @@ def child(argv: list[str], log: Path) -> Iterator[process.ProcessRecord]:
         process.stop(record, timeout_s=15)
 
 
-@pytest.fixture(scope="module")
-def tango_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A Tango database alone: the null backend needs no SQL server."""
-    with private_stack(tmp_path_factory.mktemp("metrics-stack"), components=("tango",), private=False) as stack:
-        endpoints = stack.up()
-        assert endpoints.tango is not None
-        yield endpoints.tango.tango_host
-
-
 @dataclass
 class Scene:
     tango_host: str
@@ -164,29 +142,29 @@ class Scene:
 
 
 @pytest.fixture(scope="module")
-def scene(tango_host: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scene]:
+def scene(own_tango_host: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scene]:
     """The simulated device, the subscriber with metrics_port, and `hdbbench exporter` against it."""
     from hdbbench.load import devices
 
     tmp = tmp_path_factory.mktemp("metrics")
     profile = tmp / "metrics.toml"
     profile.write_text(PROFILE)
-    fleet = SubscriberFleet(tango_host, tmp, binary=DEFAULT_BINARY, attached=True)
+    fleet = SubscriberFleet(own_tango_host, tmp, binary=DEFAULT_BINARY, attached=True)
     metrics_port = pick_free_port(23600)
     exporter_port = pick_free_port(metrics_port + 1)
     try:
-        sims = devices.up(tango_host, profile, state_dir=tmp / "devices", tie_to_parent=True, auto_start=True)
+        sims = devices.up(own_tango_host, profile, state_dir=tmp / "devices", tie_to_parent=True, auto_start=True)
         plan = next(iter(sims.devices.values()))
-        attributes = [f"tango://{tango_host}/{plan.name}/{s.name}".lower() for s in plan.specs]
+        attributes = [f"tango://{own_tango_host}/{plan.name}/{s.name}".lower() for s in plan.specs]
         spec = SubscriberSpec(86, ("backend=null", f"metrics_port={metrics_port}", "flush_interval_ms=50"),
                               tuple(attributes), properties={"SubscribeRetryPeriod": ["5"],
                                                              "StatisticsTimeWindow": ["3600"]})
         fleet.up([spec])
-        with child([sys.executable, "-m", "hdbbench", "exporter", "--tango-host", tango_host,
+        with child([sys.executable, "-m", "hdbbench", "exporter", "--tango-host", own_tango_host,
                     "--device", spec.device, "--port", str(exporter_port)], tmp / "exporter.log"):
             eventually(lambda: serving(f"http://{LOOPBACK}:{exporter_port}/metrics"), WAIT_S,
                        "the exporter serves")
-            yield Scene(tango_host, fleet, spec.device, plan.name, metrics_port, exporter_port)
+            yield Scene(own_tango_host, fleet, spec.device, plan.name, metrics_port, exporter_port)
     finally:
         fleet.down()
         devices.down(tmp / "devices")
@@ -298,7 +276,7 @@ def test_prometheus_values_equal_the_subscribers_attributes(scene: Scene, promet
 
 def test_exporter_refuses_a_port_in_use(scene: Scene) -> None:
     with port_held() as port:
-        done = hdbbench_cli("exporter", "--tango-host", scene.tango_host, "--device", scene.device,
+        done = hdbbench("exporter", "--tango-host", scene.tango_host, "--device", scene.device,
                             "--port", str(port))
     assert done.returncode == 2, done
     assert done.stderr.strip() == (f"hdbbench: error: exporter cannot listen on {LOOPBACK}:{port}: "
@@ -313,7 +291,7 @@ def test_exporter_refuses_an_unreachable_subscriber(scene: Scene, device: str) -
         info = tango.DbDevInfo()
         info.name, info._class, info.server = device, "HdbEventSubscriber", "hdbbench-es/not-running"
         tango_database(scene.tango_host).add_device(info)
-    done = hdbbench_cli("exporter", "--tango-host", scene.tango_host, "--device", device,
+    done = hdbbench("exporter", "--tango-host", scene.tango_host, "--device", device,
                         "--device", scene.device, "--port", str(pick_free_port(23700)))
     assert done.returncode == 2, done
     lines = done.stderr.strip().splitlines()
@@ -322,7 +300,7 @@ def test_exporter_refuses_an_unreachable_subscriber(scene: Scene, device: str) -
 
 
 def test_exporter_finds_the_running_subscribers_in_the_tango_database(scene: Scene) -> None:
-    done = hdbbench_cli("exporter", "--tango-host", scene.tango_host, "--once")
+    done = hdbbench("exporter", "--tango-host", scene.tango_host, "--once")
     assert done.returncode == 0, done
     lines = done.stdout.splitlines()
     assert f'hdbpp_attribute_number{{device="{scene.device}"}} 4' in lines

@@ -25,9 +25,9 @@ from hdbbench.report.page import build_sections, write_report
 from hdbbench.results.document import FORMAT_VERSION, ResultsFormatError, read_kind, read_results
 from hdbbench.results.extraction import ExtractionResults
 from tests.harness.synthetic import SECTIONS, make_run, sections_of
+from tests.harness import REPO
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "format1" / "20261123T182641Z-default"
-REPO = Path(__file__).resolve().parent.parent
 
 
 def _json(path: Path) -> Any:

@@ -30,13 +30,14 @@ from hdbbench.model.errors import ConfigError, SchemaError
 from hdbbench.trials.outside import VisibilityWatch, outside_reader
 from hdbbench.stack.servers.endpoints import LocalEndpoint
 from hdbbench.subscribers.launcher import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
-from tests.harness import eventually, seen
+from tests.harness import REPO, eventually, seen
+from tests.harness.runs import scenario_document, write_scenario
 
-REPO = Path(__file__).resolve().parent.parent
 DRIVER = REPO / "build" / "subscriber" / "hdbbench-es-write-records"
 EPOCH_US = 1_700_000_000_000_000
 A = "tango://h:1/sim/null/1/a"
 B = "tango://h:1/sim/null/1/b"
+NULL_ONLY = scenario_document(["null"], name="null-only")
 
 
 def null_backend(directory: Path) -> Any:
@@ -46,15 +47,8 @@ def null_backend(directory: Path) -> Any:
 # ------------------------------------------------------------------------------ no server needed
 
 
-def _scenario(tmp_path: Path, extra: str = "") -> Path:
-    path = tmp_path / "null.toml"
-    path.write_text(f'name = "null-only"\nbackends = ["null"]\n[devices]\n'
-                    f'profile = "{REPO / "devices/profiles/insertion-devdouble.toml"}"\n{extra}')
-    return path
-
-
 def test_the_registry_entry_alone_makes_a_scenario_on_null_valid(tmp_path: Path) -> None:
-    result = CliRunner().invoke(check, [str(_scenario(tmp_path))])
+    result = CliRunner().invoke(check, [str(write_scenario(tmp_path / "null.toml", NULL_ONLY))])
     assert result.exit_code == 0, result.output
     assert "ok:" in result.output and "(scenario)" in result.output
     # ...but not in the defaults: a scenario that names no backend does not run it.
@@ -67,14 +61,15 @@ def test_the_registry_entry_alone_makes_a_scenario_on_null_valid(tmp_path: Path)
     ("[faults]\n", "database faults"),
 ])
 def test_parts_null_cannot_serve_are_refused_at_check_time(tmp_path: Path, extra: str, lacking: str) -> None:
-    result = CliRunner().invoke(check, [str(_scenario(tmp_path, extra))])
+    result = CliRunner().invoke(check, [str(write_scenario(tmp_path / "null.toml", NULL_ONLY, extra))])
     assert result.exit_code == 2
     assert f"backend null has no {lacking} (" in result.output, result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
 
 
 def test_process_faults_alone_are_accepted(tmp_path: Path) -> None:
-    result = CliRunner().invoke(check, [str(_scenario(tmp_path, '[faults]\nkinds = ["subscriber_kill"]\n'))])
+    path = write_scenario(tmp_path / "null.toml", NULL_ONLY, '[faults]\nkinds = ["subscriber_kill"]\n')
+    result = CliRunner().invoke(check, [str(path)])
     assert result.exit_code == 0, result.output
 
 

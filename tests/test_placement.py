@@ -20,25 +20,10 @@ from hdbbench.results.document import load_results
 from hdbbench.scenario.scenario import load_scenario
 from hdbbench.stack.stack import Stack
 from tests.harness import REPO, eventually
+from tests.harness.runs import scenario_document, write_scenario
 
-TINY = """name = "placed"
-seed = 3
-backends = ["timescaledb"]
-[devices]
-profile = "{repo}/devices/profiles/insertion-devdouble.toml"
-[load]
-rate = 400
-duration_s = 5
-warmup_s = 1
-[measurements]
-throughput = true
-"""
-
-
-def _scenario(tmp_path: Path, extra: str = "") -> Path:
-    path = tmp_path / "placed.toml"
-    path.write_text(TINY.format(repo=REPO) + extra)
-    return path
+TINY = scenario_document(["timescaledb"], name="placed", seed=3, load={"rate": 400, "duration_s": 5, "warmup_s": 1},
+                         measurements={"throughput": True})
 
 
 @pytest.mark.parametrize("text, cpus", [("0", {0}), ("0-3", {0, 1, 2, 3}), ("0,2,5-7", {0, 2, 5, 6, 7}),
@@ -62,7 +47,7 @@ def test_a_malformed_cpu_list_is_refused(text: str) -> None:
     ("devices = 0", "devices: must be a string"),
 ])
 def test_a_bad_placement_is_refused_in_one_line_naming_file_and_key(tmp_path: Path, cpus: str, problem: str) -> None:
-    path = _scenario(tmp_path, f"[placement.cpus]\n{cpus}\n")
+    path = write_scenario(tmp_path / "placed.toml", TINY, f"[placement.cpus]\n{cpus}\n")
     with pytest.raises(ConfigError) as caught:
         load_scenario(path)
     message = str(caught.value)
@@ -71,7 +56,8 @@ def test_a_bad_placement_is_refused_in_one_line_naming_file_and_key(tmp_path: Pa
 
 
 def test_cli_placement_continues_cpu_lists_and_overrides_the_scenario(tmp_path: Path) -> None:
-    scenario = load_scenario(_scenario(tmp_path, '[placement.cpus]\ndevices = "1"\ncontroller = "0"\n'))
+    scenario = load_scenario(write_scenario(tmp_path / "placed.toml", TINY,
+                                            '[placement.cpus]\ndevices = "1"\ncontroller = "0"\n'))
     cli = parse_cli(["devices=0,subscribers=0,1", "databases=1"])
     merged = scenario.placement.merged(cli)
     assert merged.to_dict() == {"devices": "0", "subscribers": "0-1", "databases": "1", "controller": "0"}
@@ -118,8 +104,9 @@ def test_a_run_with_placement_records_each_group_on_its_cpus(test_stack: Stack, 
                                                              test_state_dir: Path, tmp_path: Path) -> None:
     low, high = sorted(machine_cpus())[:2]
     # the file asks for one placement, --cpus overrides all but the controller's
-    path = _scenario(tmp_path, f'[placement.cpus]\ndevices = "{high}"\nsubscribers = "{low}"\n'
-                               f'databases = "{low}"\ntango = "{high}"\ncontroller = "{low}"\n')
+    path = write_scenario(tmp_path / "placed.toml", TINY,
+                          f'[placement.cpus]\ndevices = "{high}"\nsubscribers = "{low}"\n'
+                          f'databases = "{low}"\ntango = "{high}"\ncontroller = "{low}"\n')
     runs = tmp_path / "runs"
     cli = subprocess.run(
         [sys.executable, "-m", "hdbbench", "run", str(path), "--runs", str(runs), "--state-dir", str(test_state_dir),
@@ -153,7 +140,8 @@ def test_a_run_with_placement_records_each_group_on_its_cpus(test_stack: Stack, 
 
 def test_a_bad_cpu_option_is_refused_before_anything_starts(tmp_path: Path) -> None:
     runs = tmp_path / "runs"
-    cli = subprocess.run([sys.executable, "-m", "hdbbench", "run", str(_scenario(tmp_path)), "--runs", str(runs),
+    path = write_scenario(tmp_path / "placed.toml", TINY)
+    cli = subprocess.run([sys.executable, "-m", "hdbbench", "run", str(path), "--runs", str(runs),
                           "--state-dir", str(tmp_path / "state"), "--cpus", "devices=0,subscribers=4096"],
                          capture_output=True, text=True, cwd=REPO, timeout=120, check=False)
     assert cli.returncode == 2

@@ -23,8 +23,8 @@ from hdbbench.run.runner import run_scenario
 from hdbbench.scenario.scenario import load_scenario
 from hdbbench.stack.servers import registry as servers
 from hdbbench.load.inventory.model import load_inventory
+from tests.harness import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 SCENARIOS = sorted((REPO / "scenarios").glob("*.toml"))
 # The modules the run goes through below the runner: they take their plan entry, never the scenario.
 LOWER = ("load/facility.py", "stack/placement.py", "trials/insertion.py", "parts/faults/run.py", "scenario/hosts.py")

@@ -23,7 +23,7 @@ from hdbbench.backends import Backend
 from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.model.hdbtypes import AttParameter, AttrFormat, AttributeInfo, Event, Quality, TangoType, WriteType
 from tests.harness.databases import fresh_backend
-from tests.harness.values import PROPERTY, Clock, all_attributes, event, expected, same_event
+from tests.harness.values import PROPERTY, Clock, all_attributes, assert_read_back, event
 
 ATTRIBUTES = all_attributes()
 CLOCK = Clock()  # fresh timestamps for every event of the module
@@ -48,16 +48,10 @@ def target(request: pytest.FixtureRequest, endpoint_of: Callable[[str], Any]) ->
 
 
 def _round_trip(target: Backend, info: AttributeInfo, events: list[Event]) -> None:
-    name = target.name
     with target.bulk_writer() as writer:
         writer.register_attribute(info)  # idempotent: this writer learns its att_conf_id
         assert writer.write(events) == len(events)
-    since = events[0].data_time
-    got = [e for e in target.fetch_events(info.name) if e.data_time >= since]
-    want = [expected(name, info, e) for e in events]
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert same_event(g, w), f"{name}: read {g!r}, expected {w!r}"
+    assert_read_back(target, info, events)
 
 
 @PROPERTY

@@ -26,7 +26,7 @@ from hdbbench.backends.registry import DEFAULT_BACKENDS, entry, lib_configuratio
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Encoded, Event, Quality, TangoType, WriteType
 from tests.harness import REPO
 from tests.harness.databases import fresh_backend
-from tests.harness.values import PROPERTY, Clock, event, expected, same_event
+from tests.harness.values import PROPERTY, Clock, assert_read_back, event, expected, same_event
 
 DRIVER = REPO / "build" / "subscriber" / "hdbbench-es-write-records"
 ATTRIBUTES = [AttributeInfo(f"tango://testhost:10000/prop/{t.suffix}/{f.name.lower()}/{w.name.lower()}", t, f, w)
@@ -113,11 +113,7 @@ def test_any_value_round_trips_through_the_subscriber_writer(target: tuple[str, 
     events = [data.draw(event(info, CLOCK()), label=f"event {k}") for k in range(data.draw(st.integers(1, 3)))]
     result = write_through_subscriber(lib, [record_line(info, e) for e in events])
     assert result["rejected"] == 0 and result["stored"] == len(events)
-    got = [e for e in backend.fetch_events(info.name) if e.data_time >= events[0].data_time]
-    want = [expected(name, info, e) for e in events]
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert same_event(g, w), f"{name}: read {g!r}, expected {w!r}"
+    assert_read_back(backend, info, events)
 
 
 def test_a_one_megabyte_unicode_string_through_the_subscriber_writer(target: tuple[str, Backend, list[str]]) -> None:

@@ -15,8 +15,8 @@ from hdbbench.results.aging import AgingResults, GrowthInterval, HistoryRecord, 
 from hdbbench.model.records import read, write
 from hdbbench.report.aging import bytes_per_event
 from hdbbench.report import plots
-from hdbbench.report.page import ranking_section, write_report
-from tests.harness.synthetic import make_run, sections_of
+from hdbbench.report.page import ranking_section
+from tests.harness.synthetic import run_with
 
 MIB = 2 ** 20
 
@@ -39,17 +39,8 @@ def as_json(record: object) -> dict:
     return json.loads(json.dumps(write(record)))
 
 
-def run_with(tmp_path: Path, aging: dict | None) -> dict[str, str]:
-    run = make_run(tmp_path, with_others=False)
-    document = json.loads((run / "results.json").read_text())
-    if aging is not None:
-        document["results"]["aging"] = aging
-    (run / "results.json").write_text(json.dumps(document))
-    return sections_of(write_report(run).read_text())
-
-
 def test_no_aging_records_no_section(tmp_path: Path) -> None:
-    assert "aging" not in run_with(tmp_path, None)
+    assert "aging" not in run_with(tmp_path)
 
 
 def test_growth_curve_knee_and_planning_words(tmp_path: Path) -> None:
@@ -57,7 +48,7 @@ def test_growth_curve_knee_and_planning_words(tmp_path: Path) -> None:
     slow = growth("mysql", [20_000.0] * 4 + [12_000.0] * 4)
     fast["growth"] += slow["growth"]
     fast["load_order"] = [as_json(load("postgresql", "pk", 10.0)), as_json(load("postgresql", "time", 40.0))]
-    section = run_with(tmp_path, fast)["aging"]
+    section = run_with(tmp_path, aging=fast)["aging"]
     assert section.index("<svg") < section.index("<table")          # plots first
     assert section.count("<svg") == 2
     assert "<details open><summary>Load order, beside Elettra" in section
@@ -79,7 +70,7 @@ def test_backends_that_all_kept_up_are_not_ranked_by_the_trials_end(tmp_path: Pa
     both = growth("postgresql", [20_000.0] * 8)
     both["growth"] += growth("timescaledb", [20_000.0] * 6)["growth"]
     both["growth"] += growth("mysql", [20_000.0] * 2 + [9_000.0] * 4)["growth"]
-    sections = run_with(tmp_path, both)
+    sections = run_with(tmp_path, aging=both)
     assert "Recommendation: For this mix, memory and storage, postgresql and timescaledb kept up to the" in sections["aging"]
     assert "end (postgresql at least 1.33 minutes, timescaledb at least " in sections["aging"]
     assert "which keeps up longer lies beyond this trial" in sections["aging"]
@@ -101,7 +92,7 @@ def test_a_missing_record_says_not_measured(tmp_path: Path) -> None:
                             memory_limit_bytes=None, storage_class="ram", measured_read_iops=None)
     aging = growth("postgresql", [20_000.0] * 4)
     aging["history"] = [as_json(history)]
-    section = run_with(tmp_path, aging)["aging"]
+    section = run_with(tmp_path, aging=aging)["aging"]
     assert "mysql: growth at a fixed offered rate not measured." in section
     assert "Load order: not measured in this run." in section
     assert "GB per year per 1,000 attributes not measured." in section  # no growth trial record: no attribute count

@@ -7,7 +7,7 @@ named (the conventions of tests/test_report_aging.py)."""
 from __future__ import annotations
 
 import csv
-import json
+import io
 from pathlib import Path
 
 from hdbbench.results.maintenance import (
@@ -19,9 +19,7 @@ from hdbbench.results.maintenance import (
     WindowFigures,
 )
 from hdbbench.report.maintenance import job_words
-from hdbbench.model.records import write
-from hdbbench.report.page import write_report
-from tests.harness.synthetic import make_run, sections_of
+from tests.harness.synthetic import run_with
 
 HEADER = ["t_s", "stored_rate", "event_age_p99_s", "queue", "lock_waiters"]
 
@@ -71,38 +69,28 @@ def results(jobs: list[MaintenanceRecord], trials: list[MaintenanceTrial] | None
                               jobs=jobs, extraction=extraction or [])
 
 
-def write_series(run: Path, label: str, seconds: int = 120) -> None:
-    """1 Hz rows on the trial's clock: 2,000 events/s, 20 ms, a dip to 1,200 and 2.1 s in 40..80 s; the
-    age not measured at t = 10 s (an empty cell)."""
-    (run / "maintenance").mkdir(exist_ok=True)
-    with open(run / "maintenance" / f"{label}.csv", "w", newline="") as out:
-        writer = csv.writer(out)
-        writer.writerow(HEADER)
-        for t in range(seconds):
-            hit = 40 <= t < 80
-            writer.writerow([t, 1200 if hit else 2000, "" if t == 10 else (2.1 if hit else 0.02), 50 if hit else 3,
-                             2 if hit else 0])
-
-
-def run_with(tmp_path: Path, maintenance: MaintenanceResults | None, series: tuple[str, ...] = ()) -> dict[str, str]:
-    run = make_run(tmp_path, with_others=False)
-    document = json.loads((run / "results.json").read_text())
-    if maintenance is not None:
-        document["results"]["maintenance"] = json.loads(json.dumps(write(maintenance)))
-    (run / "results.json").write_text(json.dumps(document))
-    for label in series:
-        write_series(run, label)
-    return sections_of(write_report(run).read_text())
+def series(*labels: str, seconds: int = 120) -> dict[str, str]:
+    """Each trial's maintenance series (maintenance/<label>.csv), 1 Hz rows on the trial's clock: 2,000
+    events/s, 20 ms, a dip to 1,200 and 2.1 s in 40..80 s; the age not measured at t = 10 s (an empty cell)."""
+    text = io.StringIO(newline="")
+    writer = csv.writer(text)
+    writer.writerow(HEADER)
+    for t in range(seconds):
+        hit = 40 <= t < 80
+        writer.writerow([t, 1200 if hit else 2000, "" if t == 10 else (2.1 if hit else 0.02), 50 if hit else 3,
+                         2 if hit else 0])
+    return {f"maintenance/{label}.csv": text.getvalue() for label in labels}
 
 
 def test_no_maintenance_records_no_section(tmp_path: Path) -> None:
-    assert "maintenance" not in run_with(tmp_path, None)
-    assert "maintenance" not in run_with(tmp_path / "empty", MaintenanceResults(trials=[], jobs=[], extraction=[]))
+    assert "maintenance" not in run_with(tmp_path)
+    empty = MaintenanceResults(trials=[], jobs=[], extraction=[])
+    assert "maintenance" not in run_with(tmp_path / "empty", maintenance=empty)
 
 
 def test_timelines_first_with_each_job_shaded(tmp_path: Path) -> None:
-    section = run_with(tmp_path, results([REORDER, AGGREGATES, RETENTION, BACKUP]),
-                       ("timescaledb_maintenance", "mysql_maintenance"))["maintenance"]
+    section = run_with(tmp_path, series("timescaledb_maintenance", "mysql_maintenance"),
+                       maintenance=results([REORDER, AGGREGATES, RETENTION, BACKUP]))["maintenance"]
     assert section.index("<svg") < section.index("<details")      # plots first, tables folded away
     assert section.count("<svg") == 2                              # one timeline per trial
     assert "timescaledb (timescaledb_maintenance): stored rate and event age p99 per second" in section
@@ -117,7 +105,8 @@ def test_timelines_first_with_each_job_shaded(tmp_path: Path) -> None:
 
 
 def test_a_trial_without_its_series_is_named(tmp_path: Path) -> None:
-    section = run_with(tmp_path, results([REORDER, RETENTION]), ("timescaledb_maintenance",))["maintenance"]
+    section = run_with(tmp_path, series("timescaledb_maintenance"),
+                       maintenance=results([REORDER, RETENTION]))["maintenance"]
     assert section.count("<svg") == 1
     assert ("maintenance/mysql_maintenance.csv is not in this run directory (or is empty): no timeline for mysql&#x27;s "
             "trial mysql_maintenance.") in section
@@ -137,7 +126,8 @@ def test_words_for_a_job_that_raised_the_age_one_that_did_not_and_one_that_faile
     unmeasured = job("postgresql", "vacuum_analyze", 5.0, 3.0, window(2.0, 5.0, None, None),
                      window(5.0, 8.0, None, None, lock=None))
     assert job_words(unmeasured) == "vacuum_analyze on postgresql ran with event age p99 not measured for 3 s; no loss."
-    section = run_with(tmp_path, results([REORDER, RETENTION, BACKUP]), ("timescaledb_maintenance",))["maintenance"]
+    section = run_with(tmp_path, series("timescaledb_maintenance"),
+                       maintenance=results([REORDER, RETENTION, BACKUP]))["maintenance"]
     assert "retention on mysql kept event age p99 at 18 ms (19 ms before) for 0.3 s; no loss." in section
     assert "backup on mysql failed: mariadb-backup exited 1: no space left on device; the trial went on." in section
     assert section.index("reorder on timescaledb raised") < section.index("retention on mysql kept")  # run order
@@ -149,8 +139,8 @@ def test_words_for_a_job_that_raised_the_age_one_that_did_not_and_one_that_faile
 
 
 def test_a_harmless_run_says_so(tmp_path: Path) -> None:
-    section = run_with(tmp_path, results([RETENTION, AGGREGATES]),
-                       ("timescaledb_maintenance", "mysql_maintenance"))["maintenance"]
+    section = run_with(tmp_path, series("timescaledb_maintenance", "mysql_maintenance"),
+                       maintenance=results([RETENTION, AGGREGATES]))["maintenance"]
     assert ("Recommendation: Every job ran without raising the event age, lowering the stored rate or losing events: "
             "at the trials&#x27; rates they can run while archiving.") in section
     assert "<td>reordered" not in section and "<td>1hour 2.5 s (1,440 rows)</td>" in section
@@ -163,7 +153,7 @@ def test_the_aggregate_against_raw_table_and_words(tmp_path: Path) -> None:
                   query("timescaledb", "month", "raw", 2.3, cold=9.0),
                   query("timescaledb", "month", "aggregate", 0.01, cold=0.2),
                   query("mysql", "month", "raw", 4.0)]
-    section = run_with(tmp_path, results([AGGREGATES], extraction=extraction))["maintenance"]
+    section = run_with(tmp_path, maintenance=results([AGGREGATES], extraction=extraction))["maintenance"]
     assert "<th>raw cold / warm (s)</th>" in section
     assert "<tr><td>timescaledb</td><td>month</td><td>30</td><td>9 / 2.3</td><td>0.2 / 0.01</td><td>230×</td>" \
            "<td>yes</td></tr>" in section
@@ -177,7 +167,7 @@ def test_a_mismatch_is_named(tmp_path: Path) -> None:
     extraction = [query("timescaledb", "month", "raw", 2.3), query("timescaledb", "month", "aggregate", 0.01,
                                                                    equal=False)]
     trials = [trial("timescaledb", aggregates_equal=False), trial("mysql", rows_match=False, lost=7)]
-    section = run_with(tmp_path, results([AGGREGATES, RETENTION], trials, extraction))["maintenance"]
+    section = run_with(tmp_path, maintenance=results([AGGREGATES, RETENTION], trials, extraction))["maintenance"]
     assert ("⚠ timescaledb (timescaledb_maintenance): the aggregate tables differ from the same SQL over the raw "
             "rows after the aggregates job.") in section
     assert ("⚠ mysql (mysql_maintenance): the rows stored do not equal the events emitted (240,000 emitted, "
@@ -187,4 +177,4 @@ def test_a_mismatch_is_named(tmp_path: Path) -> None:
     assert "(230×), warm; results DIFFER." in section
     assert "<td>NO</td>" in section
     assert "timescaledb (timescaledb_maintenance): the aggregate" not in run_with(
-        tmp_path / "fine", results([AGGREGATES], extraction=extraction[:1]))["maintenance"]
+        tmp_path / "fine", maintenance=results([AGGREGATES], extraction=extraction[:1]))["maintenance"]

@@ -5,7 +5,6 @@ verify reports differences, and drop leaves nothing behind."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,8 +16,8 @@ from hdbbench.cli.schema import schema, schema_files
 from hdbbench.model.errors import ConfigError
 from tests.harness.databases import fresh_backend, unique_db_name
 from tests.harness.values import BACKEND_VARIANTS
+from tests.harness import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 
 
 # ------------------------------------------------------------------------------ no server needed

@@ -28,8 +28,8 @@ from hdbbench.stack.servers.ports import pick_free_port
 from hdbbench.stack.servers.process import ProcessRecord
 from tests.harness import REPO, eventually
 from tests.harness.signals import default_sigint, sigint_ignored
+from tests.harness.runs import HDBBENCH
 
-HDBBENCH = [sys.executable, "-m", "hdbbench"]
 
 
 @pytest.fixture

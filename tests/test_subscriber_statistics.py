@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from pathlib import Path
 from types import ModuleType
 
 from hdbbench.subscribers import statistics as stats
+from tests.harness import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
-GENERATOR = ROOT / "subscriber" / "tools" / "gen_statistics.py"
+GENERATOR = REPO / "subscriber" / "tools" / "gen_statistics.py"
 REFERENCE_ATTRIBUTES = ("AttributeNumber", "AttributeOkNumber", "AttributeNokNumber",
                         "AttributePendingNumber", "AttributeMaxPendingNumber", "AttributeStartedNumber", "AttributeMaxStoreTime",
                         "AttributeRecordFreq", "StatisticsResetTime", "AttributeTTLList")
@@ -29,7 +28,7 @@ def _generator() -> ModuleType:
 def test_generated_module_matches_the_definition() -> None:
     gen = _generator()
     expected = gen.render(gen.read_definitions())
-    assert gen.MODULE.read_text() == expected, f"run python {GENERATOR.relative_to(ROOT)} to regenerate"
+    assert gen.MODULE.read_text() == expected, f"run python {GENERATOR.relative_to(REPO)} to regenerate"
 
 
 def test_definition_holds_each_name_once_and_the_hdbpp_ones() -> None:
@@ -44,7 +43,7 @@ def test_no_statistic_name_is_spelled_in_the_harness() -> None:
     """The harness modules take the names from the generated module, never as string literals."""
     names = set(stats.HDBPP) | set(stats.HDBPP_NEWER) | set(stats.OURS)
     for module in ("trials/insertion.py", "subscribers/launcher.py"):
-        text = (ROOT / "hdbbench" / module).read_text()
+        text = (REPO / "hdbbench" / module).read_text()
         literals = set(re.findall(r'"(?:sub\.)?([A-Z][A-Za-z0-9]+)"', text))
         assert not literals & names, (module, literals & names)
 
@@ -73,7 +72,7 @@ def test_metric_names_follow_the_statistics_and_the_dashboard_queries_only_serve
     for name, (metric, _) in stats.METRICS.items():
         assert metric.startswith("hdbbench_" if name in stats.OURS else "hdbpp_"), (name, metric)
     served = {metric for metric, _ in stats.METRICS.values()} | {exporter.UP_METRIC, exporter.STATE_METRIC}
-    dashboard = json.loads((ROOT / "dashboards" / "hdbpp-archivers.json").read_text())
+    dashboard = json.loads((REPO / "dashboards" / "hdbpp-archivers.json").read_text())
     exprs = [t["expr"] for panel in dashboard["panels"] for t in panel["targets"]]
     exprs += [v["query"]["query"] for v in dashboard["templating"]["list"]
               if isinstance(v.get("query"), dict)]

@@ -29,6 +29,7 @@ from hdbbench.model.hdbtypes import AttributeInfo, TangoType
 from hdbbench.subscribers.launcher import SubscriberSpec
 from tests.harness import eventually, seen
 from tests.harness.composed import Harness, Sims, events_received, profile_toml
+from tests.harness.devices import emitted_grew
 from tests.harness.databases import sql
 
 pytestmark = pytest.mark.subscriber
@@ -85,13 +86,6 @@ def _table(db: Backend) -> str:
     return db.table_for(AttributeInfo("tango://h:1/a/b/c/d", TangoType.DEV_DOUBLE))
 
 
-def _emitted_grew(sim: Any, by: int) -> None:
-    """Wait until the device emitted `by` more events: the load that the test needs, as an amount."""
-    start = int(sim.EventsEmittedTotal)
-    eventually(lambda: seen(int(sim.EventsEmittedTotal) >= start + by, sim.EventsEmittedTotal), 60,
-               f"{by} more events emitted")
-
-
 def test_sigkill_with_backlog_loses_nothing_in_write_ahead_mode(harness: Harness, db: Backend, sims: Sims,
                                                                 table_lock: Any, tmp_path: Path) -> None:
     lib = harness.lib(db, queue_capacity=100000, batch_size=50, spool_dir=str(tmp_path / "spool"),
@@ -107,7 +101,7 @@ def test_sigkill_with_backlog_loses_nothing_in_write_ahead_mode(harness: Harness
     table_lock.lock()
     sim = sims.proxy()
     sim.Start()
-    _emitted_grew(sim, BACKLOG_EVENTS)
+    emitted_grew(sim, BACKLOG_EVENTS)
     sim.Stop()
     emitted = sims.emitted()
     # Every emitted event reached the subscriber (its per-attribute counts grew by what was emitted).
@@ -143,7 +137,7 @@ def test_lock_timeout_is_retried_not_rejected(harness: Harness, db: Backend, sim
     eventually(lambda: seen(int(es.ReconnectNumber) >= 2, (es.ReconnectNumber, es.status())), 30,
                "the writer's lock timeouts (kept for a retry)")
     table_lock.release()
-    _emitted_grew(sim, 200)  # events after the lock is released too
+    emitted_grew(sim, 200)  # events after the lock is released too
     sim.Stop()
     emitted = sims.emitted()
     eventually(lambda: (lambda got: seen(got == emitted, (got, emitted)))(db.count_rows_by_attribute(since)),

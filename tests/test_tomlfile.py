@@ -11,8 +11,8 @@ from hdbbench.model.errors import ConfigError
 from hdbbench.scenario.inputs import kind_of, load_input
 from hdbbench.model.tomlfile import Lines, read_document
 from hdbbench.model.units import human_bytes
+from tests.harness import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 SHIPPED = sorted([*REPO.glob("scenarios/*.toml"), *REPO.glob("devices/profiles/*.toml"),
                   *REPO.glob("inventories/*.toml"), *REPO.glob("query_sets/*.toml")])
 

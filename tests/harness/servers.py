@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -113,3 +114,26 @@ def server_of(backend: str) -> str:
 def server_process(stack: Stack, backend: str) -> Any:
     """The private server process `backend` runs on, to stop or restart it."""
     return stack.server(registry.entry(backend).server)
+
+
+def skip_without_namespaces(root_for: str, requirements: Iterable[tuple[bool, str]] = ()) -> None:
+    """Skip the test unless it runs as root (for `root_for`), `ip netns` works, and each requirement
+    (whether it holds, the reason to skip when not) holds: the tests of hosts in network namespaces."""
+    if os.geteuid() != 0:
+        pytest.skip(f"needs root: {root_for}")
+    if shutil.which("ip") is None or subprocess.run(["ip", "netns", "list"], capture_output=True,
+                                                    check=False).returncode != 0:
+        pytest.skip("ip netns is unavailable (iproute2)")
+    for holds, reason in requirements:
+        if not holds:
+            pytest.skip(reason)
+
+
+@contextmanager
+def tango_alone(state_dir: Path) -> Iterator[str]:
+    """A Tango database of its own (no SQL server) in `state_dir`, down afterwards: its TANGO_HOST.
+    For tests that read every device the database holds, or need no SQL server at all."""
+    with private_stack(state_dir, components=("tango",), private=False) as stack:
+        endpoints = stack.up()
+        assert endpoints.tango is not None
+        yield endpoints.tango.tango_host

@@ -14,6 +14,7 @@ from typing import Any
 
 from hdbbench.model.records import read, write
 from hdbbench.parts.disk import reference
+from hdbbench.report.page import write_report
 from hdbbench.results.disk import CaseSize, TableBytes
 from hdbbench.results.document import results_document
 from hdbbench.results.extraction import QuerySummary, TimeStats
@@ -177,6 +178,22 @@ def projections() -> list[dict[str, Any]]:
                                          {"wal": per_day * 0.5}, groups, 2.0, 7.0, logs,  # type: ignore[arg-type]
                                          (at_retention + logs) * 2))))
     return out
+
+
+def run_with(root: Path, files: dict[str, str] | None = None, **results: Any) -> dict[str, str]:
+    """The sections of the report of a synthetic run (insertion trials only) with `results` added to
+    its results.json (records as `hdbbench.model.records.write` writes them; None: left out) and `files` (text, by their path in
+    the run directory) written into it."""
+    run = make_run(root, with_others=False)
+    document = json.loads((run / "results.json").read_text())
+    for key, value in results.items():
+        if value is not None:
+            document["results"][key] = json.loads(json.dumps(write(value)))
+    (run / "results.json").write_text(json.dumps(document))
+    for name, text in (files or {}).items():
+        (run / name).parent.mkdir(parents=True, exist_ok=True)
+        (run / name).write_text(text)
+    return sections_of(write_report(run).read_text())
 
 
 # --- offline and section checks ------------------------------------------------------------------

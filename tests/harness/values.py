@@ -142,6 +142,15 @@ def same_event(a: Event, b: Event) -> bool:
     )
 
 
+def assert_read_back(backend: Any, info: AttributeInfo, events: list[Event]) -> None:
+    """`backend` reads `info`'s events since the first of `events` back as HDB++ stores them."""
+    got = [e for e in backend.fetch_events(info.name) if e.data_time >= events[0].data_time]
+    want = [expected(backend.name, info, e) for e in events]
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert same_event(g, w), f"{backend.name}: read {g!r}, expected {w!r}"
+
+
 def now_ms() -> datetime:
     """Now, to the millisecond, in UTC (inside every partition window the tests create)."""
     t = datetime.now(timezone.utc)
