@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from hdbbench.parts.aging.history import HistorySize, MixAttribute, build_history, reset_history
+from hdbbench.parts.aging.history import HistorySize, MixAttribute, build_history
+from hdbbench.trials.insertion import reset_history
 from hdbbench.parts.aging.load_order import LoadOrderSpec, _make_copy, load_mix, load_rows, run_load_order
 from hdbbench.results.aging import HistoryRecord
 from hdbbench.backends.registry import backend_for_stack

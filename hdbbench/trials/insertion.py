@@ -15,7 +15,7 @@ same code (its extra statistics then read as missing).
 On an aged history (`TrialSettings.history`, a run with [history]) a trial archives into the
 history's database instead of a fresh one: its subscribers find the attributes in `att_conf` and
 continue them, and once the trial is over the rows stamped after the history's end are removed
-again (hdbbench.parts.aging.history.reset_history), so every trial starts from the same history.
+again (`reset_history`, with the backend's aging layout), so every trial starts from the same history.
 
 `Trial.run` returns the trial's record, a `hdbbench.results.trials.TrialSummary`, built in one place
 (`Trial._summary`) from the trial's settings and the typed parts of hdbbench.trials.figures,
@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -36,14 +36,15 @@ from hdbbench.subscribers import delivery
 from hdbbench.trials import outside as db_side
 from hdbbench.trials import saturation as sat
 from hdbbench.subscribers import statistics as st
-from hdbbench.parts.aging.history import reset_history
 from hdbbench.backends import backend_for_stack
+from hdbbench.backends.base import Backend
 from hdbbench.backends.registry import server_of
-from hdbbench.subscribers.kinds import DEFAULT_KIND, SubscriberKind, unproven_cause
+from hdbbench.subscribers.kinds import unproven_cause
 from hdbbench.stack.placement import PlacementControl, archiving_path_per_core
 from hdbbench.model.records import read, write
 from hdbbench.model.sampling import Sampler, TimeSeries, machine_probe, process_probe, thread_probe
-from hdbbench.trials.search import next_rate
+from hdbbench.trials.search import SearchPlan, next_rate
+from hdbbench.results.aging import HistoryRecord
 from hdbbench.trials.settings import TrialSettings
 from hdbbench.stack.servers.endpoints import StackEndpoints
 from hdbbench.load.offered import LoadTarget
@@ -55,7 +56,6 @@ from hdbbench.results.trials import (
     DatabaseBytes,
     PlacementRecord,
     SaturationSearch,
-    TrialKind,
     TrialSummary,
 )
 
@@ -409,3 +409,11 @@ class _Observed:
     unproven: int
     placement: dict[str, Any] | None
     search: SaturationSearch | None
+
+
+def reset_history(backend: Backend, record: HistoryRecord) -> int:
+    """Remove what a trial added after the history's end, so the next trial starts from the same
+    history; the rows removed."""
+    ops = backend.aging_layout()
+    assert ops is not None
+    return int(ops.delete_after(backend, datetime.fromisoformat(record.end)))

@@ -14,7 +14,8 @@ over the whole span plus `future`, PostgreSQL plain.
 It is identified by a key (backend, variant, mix digest, size, seed, clustering) and lives in the
 database `hdbhist_<key>`; a table `hdbbench_history` in it holds the key and the `HistoryRecord`,
 written last, so a later run on the same running stack reuses a finished history and rebuilds an
-interrupted one. After a trial on it, `reset_history` removes the rows stamped after its end.
+interrupted one. After a trial on it, the trial removes the rows stamped after its end
+(hdbbench.trials.insertion.reset_history).
 """
 
 from __future__ import annotations
@@ -310,11 +311,3 @@ def cold_start(state_dir: Path | None, backend_name: str) -> bool:
 
 
 # --- trials on the history ----------------------------------------------------------------------
-
-
-def reset_history(backend: Backend, record: HistoryRecord) -> int:
-    """Remove what a trial added after the history's end, so the next trial starts from the same
-    history; the rows removed."""
-    ops = backend.aging_layout()
-    assert ops is not None
-    return int(ops.delete_after(backend, datetime.fromisoformat(record.end)))

@@ -46,8 +46,6 @@ with the pages in use it measured: error = projected / measured - 1, target with
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from hdbbench.backends import get_backend
@@ -55,10 +53,9 @@ from hdbbench.load.inventory.model import Group, Inventory
 from hdbbench.parts.disk.variants import MeasureVariant
 from hdbbench.parts.disk.cases import Case
 from hdbbench.model.errors import ConfigError
-from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, WriteType
 from hdbbench.model.records import write
 from hdbbench.results.sizing import Projection
-from hdbbench.model.tomlfile import Table, from_values, read_document, suggestion
 
 DAYS_PER_MONTH = 30.44
 DAYS_PER_YEAR = 365.25
