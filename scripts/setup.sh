@@ -38,7 +38,8 @@ apt_packages=(
   # Prometheus 2.42: tests/test_metrics.py scrapes the subscriber's /metrics and hdbbench exporter with
   # a private instance (its own config and data directory, never the system service)
   prometheus
-  # the Patroni cluster kind (hdbbench/stack/servers/patroni.py): Patroni 3.0 runs three PostgreSQL members,
+  # the Patroni cluster kind (hdbbench/stack/servers/patroni.py): Patroni (pinned, from PyPI: install_patroni;
+  # Debian's package stays for patronictl on a facility's own cluster) runs three PostgreSQL members,
   # etcd 3.4 is its three-member consensus store, HAProxy 2.6 routes to the primary by Patroni's REST
   # health check; all run privately (own configs, data, ports), never as the system services
   patroni etcd-server haproxy
@@ -244,6 +245,31 @@ build_cpp() {
   if grep -qE 'Building|Linking' "$cache/cmake-build.log"; then step_done "built"; else step_done "present"; fi
 }
 
+install_patroni() {
+  step "Patroni (PyPI, pinned)"
+  # The cluster kind's members run as the account `postgres` when set up by root: their Patroni lives
+  # in a virtualenv of Debian's Python outside the clone (which may sit in a 0700 directory), in this
+  # user's directory of server homes (hdbbench/stack/servers/homes.py: 0711 as root, else 0700).
+  local user_root="/var/tmp/hdbbench-$(id -u)" dir wanted
+  dir="$user_root/patroni"
+  wanted=$(sha256sum "$top/scripts/patroni-requirements.txt" | cut -d' ' -f1)
+  if [ -x "$dir/bin/patroni" ] && [ "$(cat "$dir/.hdbbench-requirements" 2>/dev/null)" = "$wanted" ]; then
+    step_done "present ($("$dir/bin/patroni" --version 2>/dev/null))"
+    return
+  fi
+  if [ ! -d "$user_root" ]; then
+    mkdir -m "$([ "$(id -u)" = 0 ] && echo 0711 || echo 0700)" "$user_root" ||
+      die "cannot create $user_root" "check that /var/tmp is writable"
+  fi
+  rm -rf "$dir"
+  (umask 022 && /usr/bin/python3 -m venv "$dir") >"$cache/patroni.log" 2>&1 ||
+    die "could not create $dir (see $cache/patroni.log)" "install python3-venv"
+  (umask 022 && "$dir/bin/pip" install -q --disable-pip-version-check -r "$top/scripts/patroni-requirements.txt") \
+    >>"$cache/patroni.log" 2>&1 || die "pip install of Patroni failed (see $cache/patroni.log)" "check access to PyPI"
+  printf '%s\n' "$wanted" >"$dir/.hdbbench-requirements"
+  step_done "installed $("$dir/bin/patroni" --version 2>/dev/null)"
+}
+
 main() {
   mkdir -p "$cache"
   local started
@@ -251,6 +277,7 @@ main() {
   install_system_packages
   install_timescaledb
   install_virtualenv
+  install_patroni
   build_cpp
   printf 'setup: done in %s s\n' "$(($(date +%s) - started))"
 }

@@ -6,7 +6,9 @@
   stage above them; each backend is its own folder).
 - An import graph over *every* import of hdbbench/ (those inside functions and under TYPE_CHECKING
   too, which import-linter also counts) has no cycle between modules.
-- Imports inside functions are kept only for a heavy optional dependency, with a comment saying so.
+- Imports inside functions are kept only for a heavy optional dependency, with a comment saying so
+  (PyTango, the database drivers, YAML; the command line defers the report stage, which loads
+  matplotlib, to the commands that write a report).
 - At most 8 modules stay at the package's root; no backend or database server is named outside
   backends/ and stack/servers/.
 """
@@ -143,7 +145,8 @@ def test_imports_inside_functions_only_defer_a_heavy_optional_dependency() -> No
     for path in sorted(PACKAGE.rglob("*.py")):
         for line, module, context in _imports_in_functions(path):
             where = f"{path.relative_to(REPO)}:{line} {module}"
-            if module.split(".")[0] == "hdbbench":
+            if module.split(".")[0] == "hdbbench" and not (module.startswith("hdbbench.report")
+                                                           and path.parent == PACKAGE / "cli"):
                 wrong.append(f"{where}: an hdbbench module (import it at the top)")
             elif "deferred" not in context:
                 wrong.append(f"{where}: no comment saying why it is deferred")

@@ -21,6 +21,7 @@ import click
 
 from hdbbench.model.errors import ConfigError, HdbbenchError
 from hdbbench.scenario.inputs import load_input
+from hdbbench.scenario.plan import RunOptions, plan_run
 
 if TYPE_CHECKING:
     from hdbbench.scenario.scenario import Scenario
@@ -51,8 +52,6 @@ def check(files: tuple[Path, ...], show_plan: bool) -> None:
 def _plan_lines(path: Path, scenario: Scenario) -> list[str]:
     """The scenario's run plan as `hdbbench run` makes it (default options), in lines; what the plan
     refuses is a ConfigError naming the file."""
-    from hdbbench.scenario.plan import RunOptions, plan_run
-
     try:
         return plan_run(scenario, RunOptions()).lines()
     except ConfigError as exc:

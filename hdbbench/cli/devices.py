@@ -12,9 +12,10 @@ from pathlib import Path
 
 import click
 
+from hdbbench.cli.options import SEED, Finite, find_tango_host, state_dir_option, tango_host_option
 from hdbbench.load import devices as dev
+from hdbbench.load import facility
 from hdbbench.load.emitter import PHASE_MODES
-from hdbbench.cli.options import Finite, SEED, find_tango_host, state_dir_option, tango_host_option
 from hdbbench.model.errors import ConfigError
 from hdbbench.scenario.inputs import load_as
 
@@ -62,8 +63,6 @@ def up_cmd(profile: Path | None, inventory: Path | None, scale: float, phases: s
     common = dict(servers=servers, devices_per_server=devices_per_server, state_dir=dev.fleet_dir(state_dir),
                   auto_start=start, timeout_s=timeout_s, push_threads=push_threads)
     if inventory is not None:
-        from hdbbench.load import facility
-
         load_as(inventory, "inventory")  # refused before anything starts
         fleet = facility.up(find_tango_host(state_dir, tango_host), inventory, scale,
                             seed=1 if seed is None else seed, engine=engine,

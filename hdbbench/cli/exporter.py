@@ -14,9 +14,9 @@ from pathlib import Path
 
 import click
 
-from hdbbench.subscribers import exporter
 from hdbbench.cli.options import find_tango_host, state_dir_option, tango_host_option
 from hdbbench.model.errors import ConfigError, HdbbenchError
+from hdbbench.subscribers import exporter
 
 
 @click.command("exporter")

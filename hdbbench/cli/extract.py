@@ -15,18 +15,31 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+
 import click
 from rich.console import Console
 from rich.progress import (
-    BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn, TimeRemainingColumn,
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
 )
 from rich.text import Text
 
 from hdbbench.backends import BACKENDS, DEFAULT_BACKENDS, Backend, backend_for_stack
 from hdbbench.cli.options import database_option, state_dir_option
 from hdbbench.parts.datagen import ORDERS, generate, load_data_set
-from hdbbench.trials.progress import PhaseProgress
+from hdbbench.parts.extraction.dumps import dump, load
+from hdbbench.parts.extraction.extraction import ExtractionOptions, run_extraction
+from hdbbench.scenario.inputs import load_as
+from hdbbench.stack.servers.registry import archive_kinds
+from hdbbench.stack.settings import SettingsProfile
 from hdbbench.stack.stack import Stack, StackConfig, load_endpoints
+from hdbbench.trials.progress import PhaseProgress
 
 console = Console(stderr=True)
 _create_opt = click.option("--create", is_flag=True, help="Create the database and schema first (refuses an existing one).")
@@ -73,8 +86,6 @@ def generate_cmd(inventory: Path, backend_name: str, order: str | None, create: 
 @state_dir_option
 def dump_cmd(out: Path, backend_name: str, tango_type: str, order: str, database: str, state_dir: Path) -> None:
     """Dump the scalar table of one type to OUT (CSV) and OUT's .json sidecar."""
-    from hdbbench.parts.extraction.dumps import dump
-
     backend = _backend(backend_name, state_dir, database, False, None)
     with console.status(f"dumping {tango_type} from {backend_name} by {order}..."):
         result = dump(backend, tango_type, order, out)
@@ -90,8 +101,6 @@ def dump_cmd(out: Path, backend_name: str, tango_type: str, order: str, database
 @state_dir_option
 def load_cmd(dump_file: Path, backend_name: str, create: bool, variant: str | None, database: str, state_dir: Path) -> None:
     """Bulk-load DUMP_FILE (COPY / LOAD DATA); print the load time and the size after it."""
-    from hdbbench.parts.extraction.dumps import load
-
     backend = _backend(backend_name, state_dir, database, create, variant)
     with console.status(f"loading {dump_file} into {backend_name}..."):
         result = load(backend, dump_file)
@@ -126,9 +135,6 @@ def count_cmd(backend_name: str, per_attribute: bool, database: str, state_dir: 
 def extract(query_set: Path, backends: tuple[str, ...], variants: tuple[str, ...], order: str | None, no_cluster: bool,
             no_cold: bool, no_drop_caches: bool, keep: bool, runs_root: Path, state_dir: Path) -> None:
     """Measure QUERY_SET on each backend: cold/warm, unclustered/clustered, per index variant."""
-    from hdbbench.parts.extraction.extraction import ExtractionOptions, run_extraction
-    from hdbbench.scenario.inputs import load_as
-
     qs = load_as(query_set, "query set")  # refused before anything starts
     options = ExtractionOptions(backends=backends or DEFAULT_BACKENDS, variants=variants or ("pk", "pk+2"), order=order,
                                 cluster=not no_cluster, drop_caches=not no_drop_caches, keep=keep)
@@ -142,9 +148,6 @@ def extract(query_set: Path, backends: tuple[str, ...], variants: tuple[str, ...
 
 def _running_stack(state_dir: Path) -> Stack:
     """The stack `hdbbench stack up` started in state_dir, with the settings it runs with (for restarts)."""
-    from hdbbench.stack.servers.registry import archive_kinds
-    from hdbbench.stack.settings import SettingsProfile
-
     recorded = json.loads((Path(state_dir) / "stack.json").read_text())["profile"]
     return Stack(StackConfig(state_dir=state_dir, profile=SettingsProfile.from_dict(recorded),
                              components=archive_kinds(), keep_running=True))

@@ -9,15 +9,17 @@ database's address. Each command is idempotent: what already runs is kept, and i
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import time
 from pathlib import Path
 
 import click
 
-from hdbbench.scenario import hosts as layout
 from hdbbench.cli.options import state_dir_option, tango_host_option
 from hdbbench.model.errors import ConfigError
+from hdbbench.scenario import hosts as layout
 from hdbbench.scenario.plan import plan_devices, plan_hosts
 from hdbbench.scenario.scenario import Scenario, load_scenario
 from hdbbench.stack.servers.endpoints import StackEndpoints
@@ -40,8 +42,6 @@ def hosts() -> None:
 
 
 def _load(scenario_file: Path, hosts_file: Path | None) -> Scenario:
-    import dataclasses
-
     scenario = load_scenario(scenario_file)
     if hosts_file is not None:
         scenario = dataclasses.replace(scenario, hosts=layout.load_hosts_file(hosts_file))
@@ -94,8 +94,6 @@ def up(role: str, scenario_file: Path, hosts_file: Path | None, address: str, ta
 
 def _hold(state_dir: Path) -> None:
     """Wait for SIGTERM (raised as KeyboardInterrupt by the CLI) or Ctrl-C, then stop what runs here."""
-    import time
-
     try:
         while True:
             time.sleep(3600)

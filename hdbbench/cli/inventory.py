@@ -15,8 +15,10 @@ from typing import Any
 import click
 from rich.console import Console
 
-from hdbbench.load.inventory import from_hdb as hdb
 from hdbbench.cli.options import Finite
+from hdbbench.load.inventory import from_hdb as hdb
+from hdbbench.load.inventory.from_tango import read_tango, write_reading
+from hdbbench.load.inventory.from_yaml import read_yaml
 
 
 @click.group()
@@ -57,8 +59,6 @@ def from_hdb(url: str, output: Path, window_h: float, max_seconds: float, rows_p
 
 def _written(reading: Any, output: Path) -> None:
     """Warnings as lines on stderr, the inventory into `output`, and one line saying what it holds."""
-    from hdbbench.load.inventory.from_tango import write_reading
-
     for line in reading.warnings:
         click.echo(f"hdbbench: warning: {line}", err=True)
     path = write_reading(reading, output)
@@ -91,8 +91,6 @@ def from_tango_cmd(database: str, output: Path, url: str | None, window_h: float
     """What the HDB++ archivers registered in the Tango database at TANGO_HOST (HOST:PORT) archive: each
     HdbEventSubscriber's AttributeList, the configuration manager's ArchiverList, and the attributes'
     types and rates from their devices. Contacts that database and the devices it lists, nothing else."""
-    from hdbbench.load.inventory.from_tango import read_tango
-
     _written(read_tango(database, name or output.stem, url, default_period, window_h), output)
 
 
@@ -112,6 +110,4 @@ def from_yaml_cmd(path: Path, output: Path, types_from: str | None, url: str | N
     database contacted; also the one that lists a class's devices), or from the archive at --url.
     Rates: the file's archive_period or polling_period where it gives one, else the archive's, else
     the device's configuration."""
-    from hdbbench.load.inventory.from_yaml import read_yaml
-
     _written(read_yaml(path, name or output.stem, types_from, url, default_period, window_h), output)

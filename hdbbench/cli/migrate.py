@@ -12,8 +12,8 @@ from pathlib import Path
 
 import click
 
-from hdbbench.results.migration import default_destination, migrate_run, summary_line
 from hdbbench.results.document import FORMAT_VERSION
+from hdbbench.results.migration import default_destination, migrate_run, summary_line
 
 
 @click.command("migrate")

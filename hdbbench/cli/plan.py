@@ -23,6 +23,7 @@ it keeps up with nothing lost (exit 1 when not). hdbbench.scenario.archivers say
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,15 @@ from rich.table import Table
 
 from hdbbench.backends import BACKENDS
 from hdbbench.cli.options import Finite, state_dir_option
-from hdbbench.model.errors import ConfigError
+from hdbbench.load import facility
 from hdbbench.load.facility import MAX_ATTRIBUTES_PER_SUBSCRIBER
+from hdbbench.load.inventory.model import load_inventory
+from hdbbench.load.inventory.write import write_inventory
+from hdbbench.model.errors import ConfigError
+from hdbbench.results.document import read_trials
+from hdbbench.run.runner import RunOptions, run_scenario
+from hdbbench.scenario import archivers as planner
+from hdbbench.scenario.scenario import parse_scenario
 from hdbbench.subscribers.kinds import OURS, TANGO_SUB_SEND_HWM, TOPICS_PER_ATTRIBUTE
 
 console = Console(stderr=True)
@@ -70,10 +78,6 @@ def archivers(inventory_path: Path, backend: str, kind: str, binary: Path | None
               run_dir: Path | None, rate: float | None, calibrate: bool, headroom: float, output: Path | None,
               validate: bool, duration_s: float, state_dir: Path) -> None:
     """The archivers INVENTORY needs on BACKEND, and an assignment of its attributes."""
-    from hdbbench.scenario import archivers as planner
-    from hdbbench.load.inventory.write import write_inventory
-    from hdbbench.load.inventory.model import load_inventory
-
     if sum((run_dir is not None, rate is not None, calibrate)) != 1:
         raise ConfigError("give exactly one of --from RUN (a measured saturation), --rate EVENTS_PER_S and --calibrate")
     if kind != OURS and binary is None and (validate or calibrate):
@@ -117,9 +121,6 @@ def _facility_run(name: str, inventory_path: Path, backend: str, kind: str, bina
                   scale: float, load: dict[str, float], measurements: dict[str, Any], where: Path,
                   state_dir: Path) -> Path:
     """Run the facility scenario on `inventory_path`'s mix at `scale`, with `archivers` of the kind; its run directory."""
-    from hdbbench.run.runner import RunOptions, run_scenario
-    from hdbbench.scenario.scenario import parse_scenario
-
     subscribers: dict[str, Any] = {"count": archivers, "lib_configuration": {"batch_size": "1000"}}
     if binary is not None:
         subscribers["kinds"] = [{"name": kind, "binary": str(binary)}]
@@ -134,10 +135,6 @@ def _calibrate(inventory_path: Path, inventory: Any, backend: str, kind: str, bi
                headroom: float, where: Path, state_dir: Path) -> Path:
     """A saturation search of one archiver of the kind on the inventory's mix, scaled down to `limit`
     attributes where it has more (the mix's shares of types and rates stay)."""
-    from dataclasses import replace
-
-    from hdbbench.load import facility
-    from hdbbench.load.inventory.write import write_inventory
 
     attributes = sum(g.count for g in inventory.groups)
     scale = min(1.0, limit / attributes)
@@ -160,10 +157,6 @@ def _calibrate(inventory_path: Path, inventory: Any, backend: str, kind: str, bi
 
 def _validate(planned: Path, made: Any, binary: Path | None, duration_s: float, state_dir: Path) -> None:
     """The facility scenario with exactly the plan's layout, at the inventory's own rates."""
-    from hdbbench.load import facility
-    from hdbbench.results.document import read_trials
-    from hdbbench.load.inventory.model import load_inventory
-
     inventory = load_inventory(planned)
     offered = facility.natural_rate(inventory, 1.0)
     run = _facility_run(f"validate-{planned.parent.name}", planned, made.backend, made.kind, binary,

@@ -9,6 +9,7 @@ import click
 from rich.console import Console
 
 from hdbbench.model.errors import ConfigError
+from hdbbench.report.ranking import parse_weights
 
 _RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
 
@@ -19,7 +20,7 @@ _RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
               help="Ranking weights per criterion (default: the scenario's [report] weights, else balanced).")
 def report(run_dir: Path, weights: str | None) -> None:
     """Write RUN_DIR/report.html: figures, words and ranking from the run's results files."""
-    from hdbbench.report.ranking import parse_weights
+    # deferred: the report stage loads matplotlib (~1 s); only the commands that write a report need it
     from hdbbench.report.page import write_report
 
     path = write_report(run_dir, parse_weights(weights) if weights else None)
@@ -32,10 +33,11 @@ def report(run_dir: Path, weights: str | None) -> None:
               show_default=True, help="Where to write the HTML page.")
 def compare(run_dirs: tuple[Path, ...], output: Path) -> None:
     """Compare the figures of RUN_DIRS, as ratios to the first; 'not significant' within the spread."""
-    from hdbbench.report import compare as comparison
-
     if len(run_dirs) < 2:
         raise ConfigError("compare needs at least two run directories")
+    # deferred: the report stage loads matplotlib (~1 s); only the commands that write a report need it
+    from hdbbench.report import compare as comparison
+
     labels = comparison.run_labels(run_dirs)
     rows = comparison.compare_rows([comparison.run_figures(p) for p in run_dirs])
     Console().print(comparison.terminal_table(rows, labels))

@@ -9,9 +9,11 @@ from pathlib import Path
 import click
 
 from hdbbench.cli.options import state_dir_option
+from hdbbench.run.quick import quick as cut_down
+from hdbbench.run.runner import RunOptions, run_scenario
+from hdbbench.scenario.hosts import load_hosts_file
 from hdbbench.scenario.inputs import load_as
 from hdbbench.stack.placement import parse_cli
-from hdbbench.run.runner import RunOptions, run_scenario
 from hdbbench.stack.servers.registry import settings_example
 from hdbbench.stack.settings import PROFILE_NAMES, parse_overrides
 
@@ -37,12 +39,8 @@ def run(scenario_file: Path, state_dir: Path, runs_root: Path, overrides: tuple[
     """Run SCENARIO_FILE: start everything, measure each backend in turn, stop everything."""
     scenario = load_as(scenario_file, "scenario")  # refused before anything starts
     if quick:
-        from hdbbench.run.quick import quick as cut_down
-
         scenario = cut_down(scenario)
     if hosts_file is not None:
-        from hdbbench.scenario.hosts import load_hosts_file
-
         scenario = dataclasses.replace(scenario, hosts=load_hosts_file(hosts_file))
     if profile:
         scenario = dataclasses.replace(scenario, profile=profile, name=f"{scenario.name}-{profile}")
@@ -51,6 +49,8 @@ def run(scenario_file: Path, state_dir: Path, runs_root: Path, overrides: tuple[
     path = run_scenario(scenario, RunOptions(state_dir=state_dir, runs_root=runs_root,
                                              settings_overrides=parse_overrides(overrides)))
     click.echo(str(path))
-    from hdbbench.report.page import write_report  # matplotlib loads only when a report is written
+
+    # deferred: the report stage loads matplotlib (~1 s); only the commands that write a report need it
+    from hdbbench.report.page import write_report
 
     click.echo(f"report: {write_report(path)}")

@@ -26,12 +26,25 @@ from rich.console import Console
 from rich.table import Table
 
 from hdbbench.backends import BACKENDS, DEFAULT_BACKENDS
-from hdbbench.cli.options import Finite, SEED, state_dir_option
-from hdbbench.parts.disk.variants import storage_of
+from hdbbench.cli.options import SEED, Finite, state_dir_option
+from hdbbench.load.inventory.model import load_inventory
 from hdbbench.model.errors import ConfigError
-from hdbbench.trials.progress import PhaseProgress
-from hdbbench.results.document import RunDirectory, environment_facts, load_results, results_document
 from hdbbench.model.units import human_bytes as human
+from hdbbench.parts.disk import (
+    array_events,
+    default_cases,
+    default_span,
+    parse_case,
+    run_measure,
+    sizing,
+    variants_for,
+)
+from hdbbench.parts.disk.validate import validate, write_validation
+from hdbbench.parts.disk.variants import storage_of
+from hdbbench.results.document import RunDirectory, environment_facts, load_results, results_document
+from hdbbench.scenario.inputs import load_as
+from hdbbench.stack.stack import load_endpoints
+from hdbbench.trials.progress import PhaseProgress
 
 console = Console(stderr=True)
 
@@ -64,10 +77,6 @@ def measure(state_dir: Path, backends: tuple[str, ...], variants: tuple[str, ...
             span: float | None, attributes: int, array_sizes: str, inventory: Path | None, simulated_s: float, scale: float, seed: int,
             runs_root: Path, name: str) -> None:
     """Bytes per event of each type/format/write table on each backend and variant."""
-    from hdbbench.parts.disk import array_events, default_cases, default_span, parse_case, run_measure, variants_for
-    from hdbbench.load.inventory.model import load_inventory
-    from hdbbench.stack.stack import load_endpoints
-
     inv = load_inventory(inventory) if inventory else None
     sizes = [int(s) for s in array_sizes.split(",") if s.strip()]
     span = default_span(events) if span is None else span
@@ -97,10 +106,6 @@ def measure(state_dir: Path, backends: tuple[str, ...], variants: tuple[str, ...
 def validate_(state_dir: Path, backends: tuple[str, ...], variants: tuple[str, ...], orders: tuple[str, ...], rows: int,
               fit_events: int, span: float | None, attributes: int, seed: int, runs_root: Path) -> None:
     """Load ROWS events of scalar devdouble and compare the size with the default-scale fit (target ±10 %)."""
-    from hdbbench.parts.disk import default_span
-    from hdbbench.parts.disk.validate import validate, write_validation
-    from hdbbench.stack.stack import load_endpoints
-
     span = default_span(fit_events) if span is None else span
     endpoints = load_endpoints(state_dir)
     settings = {"backends": list(backends or DEFAULT_BACKENDS), "variants": list(variants or ("pk", "pk+2")),
@@ -141,9 +146,6 @@ def _print_validation(results: list[Any]) -> None:
 def plan(inventory_file: Path, results_file: Path, check_dir: Path | None, replicas: float,
          log_retention_days: float, runs_root: Path) -> None:
     """Project disk per backend and variant for INVENTORY_FILE from measured bytes per event."""
-    from hdbbench.parts.disk import sizing
-
-    from hdbbench.scenario.inputs import load_as
 
     inventory = load_as(inventory_file, "inventory")  # refused before anything else
     results = _load(results_file)

@@ -13,14 +13,20 @@ from typing import Any
 
 import click
 
-from hdbbench.load import devices as dev
 from hdbbench.backends import BACKENDS
 from hdbbench.cli.options import database_option, find_tango_host, state_dir_option, tango_host_option
+from hdbbench.load import devices as dev
+from hdbbench.load.offered import spread
 from hdbbench.model.errors import ConfigError, ServerError
 from hdbbench.stack.servers.ports import LOOPBACK
 from hdbbench.stack.stack import load_endpoints
-from hdbbench.subscribers.launcher import (DEFAULT_BINARY, DEVICE_PREFIX, SubscriberFleet, SubscriberSpec, lib_configuration)
-from hdbbench.load.offered import spread
+from hdbbench.subscribers.launcher import (
+    DEFAULT_BINARY,
+    DEVICE_PREFIX,
+    SubscriberFleet,
+    SubscriberSpec,
+    lib_configuration,
+)
 
 _binary = click.option("--binary", type=click.Path(path_type=Path), default=DEFAULT_BINARY, show_default=True,
                        help="Subscriber executable (a real hdbpp-es works too).")

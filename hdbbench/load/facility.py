@@ -31,9 +31,9 @@ from typing import Any
 
 from hdbbench.load import devices as launcher
 from hdbbench.load import emitter as em
+from hdbbench.load.inventory.model import Group, Inventory, load_inventory
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.hdbtypes import AttrFormat
-from hdbbench.load.inventory.model import Group, Inventory, load_inventory
 
 MAX_ATTRIBUTES_PER_SUBSCRIBER = 10_000
 ATTRIBUTES_PER_DEVICE = 500

@@ -48,6 +48,7 @@ class LoadTarget:
         """One proxy per device, made once: the sampler reads the devices every second, and making a
         proxy asks the Tango database (16 servers: 16 lookups a second). A proxy reconnects by itself
         to a device server that was restarted."""
+        # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
         import tango
 
         if self._proxies is None:

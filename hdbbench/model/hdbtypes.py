@@ -29,7 +29,6 @@ from typing import Any, NamedTuple
 from hdbbench.model.errors import ConfigError
 
 
-
 class TangoType(enum.IntEnum):
     """Tango data type numbers (CmdArgType) of the 14 archivable types."""
 

@@ -30,8 +30,20 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hdbbench.backends import backend_for_stack, get_backend
+from hdbbench.backends.base import extraction_of
+from hdbbench.backends.registry import entry, server_of
 from hdbbench.model.errors import one_line
+from hdbbench.model.measure import percentile
+from hdbbench.model.sampling import Sampler
+from hdbbench.parts.datagen import generate
+from hdbbench.parts.extraction.extraction import client_run
+from hdbbench.parts.extraction.queries import attribute_ids, bind, catalog_of, load_query_set, resolve
+from hdbbench.results.document import RunPart, results_document
 from hdbbench.results.replica import QueryTimes, ReplicaReads, ReplicaResults
+from hdbbench.stack.servers.registry import SERVER_KINDS, kind
+from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec, lib_configuration
+from hdbbench.trials.outside import VisibilityWatch, outside_reader, probe_attributes
 
 if TYPE_CHECKING:
     from hdbbench.model.tomlfile import Table
@@ -58,8 +70,6 @@ class ReplicaReadsPart:
 
 def parse_replica_reads(reader: Table, query_set: Path) -> ReplicaReadsPart:
     """``[replica_reads]`` checked completely (`query_set`: its file, found by the scenario's reader)."""
-    from hdbbench.parts.extraction.queries import load_query_set
-
     if load_query_set(query_set).data is None:
         raise reader.fail("query_set", "the query set has no [data] table: the replica's data set is made from it")
     part = ReplicaReadsPart(
@@ -85,9 +95,6 @@ class ReplicaReadsPlan:
 def replica_problem(backends: Sequence[str], serving: dict[str, str]) -> str | None:
     """Why a backend has no standby to read from (None: each has), with `serving` the scenario's
     [stack] servers."""
-    from hdbbench.backends.registry import server_of
-    from hdbbench.stack.servers.registry import SERVER_KINDS, kind
-
     for backend in backends:
         role = server_of(backend) or ""
         server = kind(serving.get(role, role))
@@ -102,8 +109,6 @@ def run_replica_reads(plan: ReplicaReadsPlan, recorded: dict[str, Any], run: Any
                       load: Any, state_dir: Path, environment: dict[str, Any],
                       say: Callable[[str], None]) -> list[ReplicaReads]:
     """Each backend's trial (the module docstring), in order; replica.json rewritten after each."""
-    from hdbbench.results.document import RunPart, results_document
-
     part, out = plan.part, []
     for name in plan.backends:
         say(f"replica reads on {name}: {part.readers} reader(s), archiving at {part.rate:g} events/s")
@@ -130,9 +135,6 @@ def _s(value: float | None) -> str:
 class _Trial:
     def __init__(self, part: ReplicaReadsPart, name: str, stack: Any, endpoints: Any, load: Any, state_dir: Path,
                  lib_overrides: dict[str, str]) -> None:
-        from hdbbench.backends import backend_for_stack, get_backend
-        from hdbbench.backends.registry import entry
-
         self.part, self.name, self.load, self.lib_overrides = part, name, load, lib_overrides
         self.endpoints = endpoints
         self.primary: Any = backend_for_stack(name, endpoints, "hdbpp_replica_reads")  # with outside_figures()
@@ -142,10 +144,6 @@ class _Trial:
         self.home = (state_dir / "replica_reads" / name).resolve()
 
     def run(self) -> ReplicaReads:
-        from hdbbench.backends.base import extraction_of
-        from hdbbench.parts.datagen import generate
-        from hdbbench.parts.extraction.queries import attribute_ids, bind, catalog_of, load_query_set, resolve
-
         p = self.part
         record = ReplicaReads(backend=self.name, rate=p.rate, duration_s=p.duration_s, readers=p.readers,
                               query_set=str(p.query_set))
@@ -192,10 +190,6 @@ class _Trial:
     def _stretch(self, readers: Callable[[threading.Event], list[tuple[threading.Thread, list[Any]]]]
                  ) -> tuple[dict[str, float | None], list[Any]]:
         """One stretch of archiving with the readers `readers` starts; its figures and the reads."""
-        from hdbbench.trials.outside import VisibilityWatch, outside_reader, probe_attributes
-        from hdbbench.model.sampling import Sampler
-        from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec, lib_configuration
-
         p = self.part
         shutil.rmtree(self.home, ignore_errors=True)
         overrides = {**self.lib_overrides, "spool_dir": str(self.home / "spool")}
@@ -252,8 +246,6 @@ class _Trial:
 
 def _read(backend: Any, bound: Sequence[Any], fetch_rows: int, stop: threading.Event, reads: list[Any]) -> None:
     """The queries in turn on one session of the standby until `stop`: (name, seconds, rows, error)."""
-    from hdbbench.parts.extraction.extraction import client_run
-
     conn = None
     while not stop.is_set():
         for bq in bound:
@@ -302,8 +294,6 @@ def _rates(rows: Sequence[dict[str, float]], t0: float, t1: float) -> dict[str, 
 
 
 def _query_times(reads: Sequence[tuple[str, float | None, int, str | None]]) -> list[QueryTimes]:
-    from hdbbench.model.measure import percentile
-
     out = []
     for name in dict.fromkeys(r[0] for r in reads):
         ok = [r for r in reads if r[0] == name and r[3] is None]

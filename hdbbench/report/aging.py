@@ -25,13 +25,13 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from hdbbench.results.aging import AgingResults, GrowthRecord, LoadOrderRecord
+from hdbbench.model.units import human_bytes
 from hdbbench.parts.disk.reference import LOAD_ORDER_SOURCE, load_order_reference
 from hdbbench.report import plots
 from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import Finding, fmt
+from hdbbench.results.aging import AgingResults, GrowthRecord, LoadOrderRecord
 from hdbbench.results.trials import InsertionResults, TrialSummary
-from hdbbench.model.units import human_bytes
 
 DAYS_PER_MONTH = 30.44
 NOT_MEASURED = "not measured"

@@ -10,9 +10,9 @@ from pathlib import Path
 from hdbbench.model import measure
 from hdbbench.report import data
 from hdbbench.report.data import Insertion, num
+from hdbbench.report.text import Spread
 from hdbbench.results.disk import DiskResults
 from hdbbench.results.extraction import ExtractionResults
-from hdbbench.report.text import Spread
 from hdbbench.results.trials import TrialKind
 
 DAY_S = 86400.0

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
+from hdbbench.model.units import human_bytes
 from hdbbench.parts.faults.accounting import REASONS
 from hdbbench.report import data
 from hdbbench.report.plots import PALETTE, Colours, to_svg
@@ -24,7 +25,6 @@ from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import Finding, fmt
 from hdbbench.results.document import ResultsFormatError, read_kind
 from hdbbench.results.faults import FaultsResults, FaultTrial
-from hdbbench.model.units import human_bytes
 
 FAULTS_JSON = "faults.json"
 REASON_COLOURS = dict(zip(REASONS, (*PALETTE[:len(REASONS) - 1], "#000000")))  # unattributed in black

@@ -29,17 +29,17 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from hdbbench.model.units import human_bytes
+from hdbbench.report import data, plots
+from hdbbench.report.render import Section, html_table
+from hdbbench.report.text import Finding, fmt
 from hdbbench.results.maintenance import (
     AggregateQuery,
     MaintenanceRecord,
     MaintenanceResults,
     MaintenanceTrial,
 )
-from hdbbench.report import data, plots
-from hdbbench.report.render import Section, html_table
-from hdbbench.report.text import Finding, fmt
 from hdbbench.results.trials import InsertionResults
-from hdbbench.model.units import human_bytes
 
 SERIES_DIR = "maintenance"       # beside results.json: maintenance/<trial label>.csv
 NOT_MEASURED = "not measured"

@@ -16,9 +16,23 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from hdbbench.backends.registry import REGISTRY
 from hdbbench.model import measure
-from hdbbench.report import (aging, criteria, data, disk, faults, kinds, plan, plots, ranking, replica,
-                             searches, text)
+from hdbbench.model.units import human_bytes
+from hdbbench.report import (
+    aging,
+    criteria,
+    data,
+    disk,
+    faults,
+    kinds,
+    plan,
+    plots,
+    ranking,
+    replica,
+    searches,
+    text,
+)
 from hdbbench.report.data import Insertion, RunFacts, num
 from hdbbench.report.hosts import hosts_section
 from hdbbench.report.maintenance import maintenance_section
@@ -28,7 +42,6 @@ from hdbbench.report.text import Spread, fmt
 from hdbbench.results.document import ResultsDocument
 from hdbbench.results.extraction import ExtractionResults
 from hdbbench.results.trials import CpuShare
-from hdbbench.model.units import human_bytes
 
 REPORT_NAME = "report.html"
 
@@ -336,8 +349,6 @@ def environment_section(run_dir: Path, insertion_doc: ResultsDocument[Any] | Non
 
 def _build_fact_labels() -> dict[str, str]:
     """The environment keys the backends record about their servers' builds, with their words."""
-    from hdbbench.backends.registry import REGISTRY
-
     return {key: label for e in REGISTRY for key, label in e.backend_class.build_fact_labels.items()}
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from hdbbench.stack.placement import GROUPS
 from hdbbench.report.data import Insertion, num
 from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import Finding, fmt
 from hdbbench.results.trials import ArchivingPath, PlacementRecord
+from hdbbench.stack.placement import GROUPS
 
 
 def placement_section(view: Insertion) -> Section:

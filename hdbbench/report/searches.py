@@ -18,7 +18,6 @@ from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import fmt
 from hdbbench.results.trials import SaturationSearch, SearchStep
 
-
 STEP_COLUMNS = ["backend", "offered", "emitted", "stored (counter)", "stored median/s", "lag growth (s)",
                 "lost", "error events", "saturated by", "server work in the step", "machine CPUs busy",
                 "machine pace", "devices' CPU per event (µs)", "rows stored before"]

@@ -32,6 +32,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
+from hdbbench.backends.registry import REGISTRY
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.records import RecordError, read, save, write
 from hdbbench.results.kinds import KINDS, ResultRecord
@@ -246,8 +247,6 @@ def environment_facts(server_versions: Mapping[str, Any] | None = None,
 
 def _backend_facts() -> tuple[list[str], dict[str, Any]]:
     """The packages whose versions are recorded, and the backends' build facts (hdbbench.backends.base)."""
-    from hdbbench.backends.registry import REGISTRY  # the backends import their clients: only when facts are taken
-
     classes = list(dict.fromkeys(e.backend_class for e in REGISTRY))
     clients = [p for cls in classes for p in cls.client_packages]
     built = {key: value for cls in classes for key, value in cls.build_facts().items()}

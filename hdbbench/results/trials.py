@@ -19,10 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from hdbbench.results.aging import AgingResults
-from hdbbench.results.maintenance import MaintenanceResults
 from hdbbench.model.measure import Distribution
 from hdbbench.model.records import omitted, write
+from hdbbench.results.aging import AgingResults
+from hdbbench.results.maintenance import MaintenanceResults
 
 TrialKind = Literal["throughput", "batch_sweep", "subscriber_sweep", "saturation", "sustained", "growth"]
 TRIAL_KINDS: tuple[TrialKind, ...] = ("throughput", "batch_sweep", "subscriber_sweep", "saturation", "sustained",

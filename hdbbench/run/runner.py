@@ -20,22 +20,27 @@ from typing import Any
 from rich.console import Console
 
 from hdbbench.load import devices as device_launcher
-from hdbbench.scenario import hosts as hosts_layout
-from hdbbench.results import openmetrics
-from hdbbench.parts.aging import growth
-from hdbbench.results.aging import confinement_only
-from hdbbench.parts.aging.part import AgingRun, history_lines, run_history, write_csvs
 from hdbbench.load.offered import LoadTarget
-from hdbbench.stack.placement import Placement, PlacementControl
-from hdbbench.parts.faults.part import FaultsPlan
-from hdbbench.scenario.plan import DiskPlan, ExtractionPlan, RunOptions, RunPlan, plan_run
-from hdbbench.trials.progress import PhaseProgress, TrialProgress, trial_line
 from hdbbench.model.records import write
-from hdbbench.results.document import RunDirectory, RunPart, environment_facts, results_document
+from hdbbench.parts.aging import growth
+from hdbbench.parts.aging.part import AgingRun, history_lines, run_history, write_csvs
+from hdbbench.parts.disk import run_measure, sizing
+from hdbbench.parts.extraction.extraction import run_extraction
+from hdbbench.parts.faults.part import FaultsPlan
+from hdbbench.parts.faults.run import run_faults
+from hdbbench.parts.maintenance.run import run_maintenance
+from hdbbench.parts.replica_reads import run_replica_reads
+from hdbbench.results import openmetrics
+from hdbbench.results.aging import confinement_only
+from hdbbench.results.document import RunDirectory, RunPart, environment_facts, load_results, results_document
+from hdbbench.scenario import hosts as hosts_layout
+from hdbbench.scenario.plan import DiskPlan, ExtractionPlan, RunOptions, RunPlan, plan_run
 from hdbbench.scenario.scenario import Scenario
+from hdbbench.stack.placement import Placement, PlacementControl
 from hdbbench.stack.servers import registry as servers
 from hdbbench.stack.servers.confine import lifecycle as confine
 from hdbbench.stack.stack import Stack, recorded_profile
+from hdbbench.trials.progress import PhaseProgress, TrialProgress, trial_line
 
 RESULTS_KIND = "insertion"
 
@@ -216,8 +221,6 @@ def _placement(placement: Placement, status: dict[str, Any]) -> PlacementControl
 def _run_faults(part: FaultsPlan, recorded: dict[str, Any], run: RunDirectory, endpoints: Any, load: LoadTarget,
                 devices_dir: Path, state_dir: Path, environment: dict[str, Any], console: Console) -> None:
     """The faults part (hdbbench.parts.faults.run): faults.json, faults-table.csv and a series per trial."""
-    from hdbbench.parts.faults.run import run_faults
-
     with console.status("faults...") as status:
         run_faults(part, recorded, run, endpoints, load, devices_dir, state_dir, environment,
                    say=lambda text: status.update(text) if text.startswith("fault ") else console.print(text))
@@ -226,8 +229,6 @@ def _run_faults(part: FaultsPlan, recorded: dict[str, Any], run: RunDirectory, e
 def _run_replica_reads(plan: Any, recorded: dict[str, Any], run: RunDirectory, stack: Stack, endpoints: Any,
                        load: LoadTarget, state_dir: Path, environment: dict[str, Any], console: Console) -> None:
     """Reads from a standby while the primary archives (hdbbench.parts.replica_reads): replica.json."""
-    from hdbbench.parts.replica_reads import run_replica_reads
-
     with console.status("replica reads...") as status:
         run_replica_reads(plan, recorded, run, stack, endpoints, load, state_dir, environment,
                           say=lambda text: status.update(text) if text.startswith("replica ") else console.print(text))
@@ -236,8 +237,6 @@ def _run_replica_reads(plan: Any, recorded: dict[str, Any], run: RunDirectory, s
 def _run_maintenance(plan: RunPlan, run: RunDirectory, results: dict[str, Any], endpoints: Any, load: LoadTarget,
                      state_dir: Path, environment: dict[str, Any], aging: AgingRun | None, console: Console) -> None:
     """The maintenance part (hdbbench.parts.maintenance.run): its records into results.json, a timeline CSV per trial."""
-    from hdbbench.parts.maintenance.run import run_maintenance
-
     assert plan.maintenance is not None
     histories = aging.histories if aging is not None else {}
     with console.status("maintenance...") as status:
@@ -263,8 +262,6 @@ def _on_histories(part: ExtractionPlan, aging: AgingRun | None) -> ExtractionPla
 
 def _run_extraction(part: ExtractionPlan, run: RunDirectory, endpoints: Any, stack: Stack, console: Console) -> None:
     """The extraction benchmark on the scenario's backends; its results become extraction.json."""
-    from hdbbench.parts.extraction.extraction import run_extraction
-
     with PhaseProgress(console, "extraction") as progress:
         run_extraction(part.query_set, endpoints, part.options, run.path, stack if part.cold else None,
                        progress=progress, into=RunPart(run, "extraction"))
@@ -273,10 +270,6 @@ def _run_extraction(part: ExtractionPlan, run: RunDirectory, endpoints: Any, sta
 def _run_disk(part: DiskPlan, run: RunDirectory, endpoints: Any, console: Console) -> None:
     """Bytes per event of each type on the scenario's backends (disk.json) and, with an inventory, the
     sizing projection (sizing.json)."""
-    from hdbbench.parts.disk import sizing
-    from hdbbench.parts.disk import run_measure
-    from hdbbench.results.document import load_results
-
     disk = RunPart(run, "disk")
     with PhaseProgress(console, "disk usage") as progress:
         run_measure(endpoints, part.chosen(), list(part.cases), part.seed, run.path, "disk",

@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hdbbench.model.errors import ConfigError
+from hdbbench.load.facility import facility_specs, plan_facility
 from hdbbench.load.inventory.model import Archiver, Group, Inventory
+from hdbbench.model.errors import ConfigError
+from hdbbench.results.document import read_trials
 
 DEFAULT_HEADROOM = 0.5
 ARCHIVER_PREFIX = "archiving/hdbpp/es"
@@ -64,8 +66,6 @@ def attribute_names(inventory: Inventory) -> list[tuple[Group, list[str]]]:
     """Each group with its attributes' names: the archive's where the inventory has them, else those
     the facility scenario gives its simulated attributes at scale 1 in its default layout
     ("device/attribute"), so that a plan of an inventory without names runs as `--validate` lays it out."""
-    from hdbbench.load.facility import facility_specs, plan_facility
-
     device_of = {spec.name: plan.name for plan in plan_facility(inventory, 1.0) for spec in plan.specs}
     return [(group, list(group.names) if group.names else [f"{device_of[s.name]}/{s.name}" for s in specs])
             for group, specs in facility_specs(inventory, 1.0)]
@@ -133,6 +133,7 @@ def attribute_add_lines(plan: ArchiverPlan, tango_host: str | None = None) -> li
 
 def plan_yaml(plan: ArchiverPlan) -> str:
     """The assignment as YAML: archiver → its attributes, with the figures it was planned from."""
+    # deferred: optional; only YAML files need it
     import yaml
 
     document: dict[str, Any] = {
@@ -146,8 +147,6 @@ def sustainable_from_run(run_dir: Path, backend: str, kind: str) -> tuple[float,
     """One subscriber's sustainable rate on `backend` from a run's saturation search (its last
     sustainable rate over the trial's subscribers), and the words saying so; ConfigError when the run
     has no such figure."""
-    from hdbbench.results.document import read_trials
-
     path = Path(run_dir) / "results.json"
     try:
         _, results = read_trials(path)

@@ -31,12 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hdbbench.load.devices import Fleet, load_fleet, up_plans
+from hdbbench.load.devices.plan import DevicesPlan
 from hdbbench.model.errors import ConfigError, ServerError
+from hdbbench.model.tomlfile import Table, read_document
 from hdbbench.stack.servers.ports import LOOPBACK, check_address
 from hdbbench.stack.servers.registry import hosts_keys
 from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec
-from hdbbench.model.tomlfile import Table, read_document
-from hdbbench.load.devices.plan import DevicesPlan
 
 SERVER_COMPONENTS = hosts_keys()  # [hosts] key -> server kind (hdbbench.stack.servers.registry)
 HOSTS_KEYS = (*SERVER_COMPONENTS, "devices", "subscribers", "controller")
@@ -147,9 +148,9 @@ def describe(layout: HostsLayout) -> dict[str, Any]:
 def hosted_fleet(devices: DevicesPlan, layout: HostsLayout, tango_host: str, timeout_s: float = 60.0) -> Any:
     """The planned device fleet as the device hosts run it (not started here): every device must
     answer within timeout_s."""
+    # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
     import tango
 
-    from hdbbench.load.devices import Fleet
 
     plans = devices.devices
     fleet = Fleet(tango_host, devices.source, Path("."), {p.name: p for p in plans}, engine=devices.engine)
@@ -188,6 +189,7 @@ class HostedSubscribers(SubscriberFleet):
         self._database().put_device_property(spec.device, {k: list(v) for k, v in props.items()})
 
     def _start(self, spec: SubscriberSpec) -> None:
+        # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
         import tango
 
         self._attribute_names.pop(spec.device, None)
@@ -247,8 +249,6 @@ def devices_up(devices: DevicesPlan, layout: HostsLayout, tango_host: str, addre
                state_dir: Path) -> tuple[list[str], list[str]]:
     """Start the planned device servers that this host runs, held (not emitting) until a trial
     starts them; return (started, already running)."""
-    from hdbbench.load.devices import load_fleet, up_plans
-
     mine = [inst for inst, where in layout.device_servers if where == address]
     fleet_dir = state_dir / "devices"
     previous = load_fleet(fleet_dir)

@@ -17,8 +17,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hdbbench.load.devices import load_profile
+from hdbbench.load.inventory.model import load_inventory
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.tomlfile import read_document
+from hdbbench.parts.extraction.queries import load_query_set
+from hdbbench.scenario.scenario import load_scenario
 
 KINDS = ("scenario", "device profile", "inventory", "query set")
 _MARKS = (  # (kind, top-level keys that only this kind has), most specific first
@@ -29,11 +33,6 @@ _MARKS = (  # (kind, top-level keys that only this kind has), most specific firs
 
 
 def _loaders() -> dict[str, Callable[[Path], Any]]:
-    from hdbbench.load.devices import load_profile
-    from hdbbench.parts.extraction.queries import load_query_set
-    from hdbbench.scenario.scenario import load_scenario
-    from hdbbench.load.inventory.model import load_inventory
-
     return {"scenario": load_scenario, "device profile": load_profile, "inventory": load_inventory,
             "query set": load_query_set}
 

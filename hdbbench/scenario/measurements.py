@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hdbbench.parts.aging.settings import parse_growth
-from hdbbench.trials.settings import GrowthLoad
 from hdbbench.model.measure import MIN_SATURATION_STEP_S
-from hdbbench.trials.search import MODES, Mode, SearchPlan
 from hdbbench.model.tomlfile import Table
+from hdbbench.parts.aging.settings import parse_growth
+from hdbbench.trials.search import MODES, Mode, SearchPlan
+from hdbbench.trials.settings import GrowthLoad
 
 MAX_RATE = 1e7            # offered events/s, all attributes together: far above what one machine archives
 

@@ -21,33 +21,39 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hdbbench.load import devices as launcher
-from hdbbench.scenario import hosts as hosts_layout
-from hdbbench.parts.aging.history import HistorySize
-from hdbbench.parts.aging.settings import LoadOrderPart
 from hdbbench.backends.registry import server_of
+from hdbbench.load import devices as launcher
+from hdbbench.load import facility
 from hdbbench.load.devices import DevicePlan
 from hdbbench.load.devices.plan import DevicesPlan
+from hdbbench.load.inventory.model import load_inventory
 from hdbbench.model.errors import ConfigError
+from hdbbench.model.units import human_bytes
+from hdbbench.parts.aging.history import HistorySize
+from hdbbench.parts.aging.settings import LoadOrderPart
+from hdbbench.parts.disk import default_cases, variants_for
+from hdbbench.parts.extraction.extraction import ExtractionOptions
+from hdbbench.parts.extraction.queries import load_query_set
 from hdbbench.parts.faults.part import FaultsPlan, FaultTrialPlan
-from hdbbench.scenario.hosts import HostsLayout
-from hdbbench.trials.settings import TrialSettings
-from hdbbench.subscribers.kinds import SubscriberKind, trial_label
+from hdbbench.parts.maintenance.jobs import jobs_of
 from hdbbench.parts.maintenance.run import MaintenancePlan
-from hdbbench.stack.placement import Placement
+from hdbbench.parts.maintenance.trial import MaintenanceTrialPlan
 from hdbbench.parts.replica_reads import ReplicaReadsPlan
+from hdbbench.scenario import hosts as hosts_layout
+from hdbbench.scenario.hosts import HostsLayout
 from hdbbench.scenario.scenario import Scenario
+from hdbbench.stack.placement import Placement
 from hdbbench.stack.servers import registry as servers
 from hdbbench.stack.servers.confine.lifecycle import confinement_words, refuse_unenforceable
 from hdbbench.stack.settings import resolve_profile
 from hdbbench.stack.stack import StackConfig
-from hdbbench.model.units import human_bytes
+from hdbbench.subscribers.kinds import SubscriberKind, trial_label
+from hdbbench.trials.settings import TrialSettings
 
 if TYPE_CHECKING:
-    from hdbbench.parts.disk import Case
-    from hdbbench.parts.extraction.extraction import ExtractionOptions
-    from hdbbench.parts.extraction.queries import QuerySet
     from hdbbench.load.inventory.model import Inventory
+    from hdbbench.parts.disk import Case
+    from hdbbench.parts.extraction.queries import QuerySet
 
 
 @dataclass(frozen=True)
@@ -175,9 +181,6 @@ def plan_devices(scenario: Scenario) -> DevicesPlan:
     launcher.check_engine(served, engine)
     assignment = None
     if scenario.facility is not None:
-        from hdbbench.load import facility
-        from hdbbench.load.inventory.model import load_inventory
-
         assignment = facility.assignment_of(load_inventory(scenario.facility.inventory), scenario.facility.scale,
                                             devices)
         counts = {scenario.subscribers, *scenario.measurements.subscriber_sweep}
@@ -193,9 +196,6 @@ def _served(scenario: Scenario) -> tuple[launcher.Profile, tuple[DevicePlan, ...
     """The devices' attributes as one profile (what the engine must serve) and the device plans: the
     scenario's profile, or its inventory at its scale dealt over the devices with its phases."""
     if scenario.facility is not None:
-        from hdbbench.load import facility
-        from hdbbench.load.inventory.model import load_inventory
-
         inventory = load_inventory(scenario.facility.inventory)
         plans = facility.plan_facility(inventory, scenario.facility.scale, scenario.servers,
                                        scenario.devices_per_server, scenario.seed, phases=scenario.facility.phases)
@@ -278,9 +278,6 @@ def _plan_faults(scenario: Scenario) -> FaultsPlan | None:
 def _plan_maintenance(scenario: Scenario) -> MaintenancePlan | None:
     """One trial per backend that has any of the part's jobs, with those jobs in the part's order,
     archived by the first subscriber kind (the reference)."""
-    from hdbbench.parts.maintenance.jobs import jobs_of
-    from hdbbench.parts.maintenance.trial import MaintenanceTrialPlan
-
     part = scenario.maintenance
     if part is None:
         return None
@@ -301,8 +298,6 @@ def _plan_extraction(scenario: Scenario) -> ExtractionPlan | None:
     part = scenario.extraction
     if part is None:
         return None
-    from hdbbench.parts.extraction.extraction import ExtractionOptions
-    from hdbbench.parts.extraction.queries import load_query_set
 
     options = ExtractionOptions(backends=scenario.backends, variants=part.variants, cluster=part.cluster)
     options.check()
@@ -331,8 +326,6 @@ def _plan_disk(scenario: Scenario) -> DiskPlan | None:
     part = scenario.disk
     if part is None:
         return None
-    from hdbbench.parts.disk import default_cases, variants_for
-    from hdbbench.load.inventory.model import load_inventory
 
     cases = tuple(default_cases(part.events, part.attributes, list(part.array_sizes)))
     chosen = variants_for(scenario.backends, part.variants)

@@ -115,24 +115,36 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hdbbench.parts.aging.settings import HistoryPart, parse_history
 from hdbbench.backends import base as abilities
 from hdbbench.backends.model import SchemaVariant
 from hdbbench.backends.registry import BACKENDS, DEFAULT_BACKENDS, backend_class
+from hdbbench.load import facility as fac
+from hdbbench.load.devices import load_profile
 from hdbbench.load.emitter import PHASE_MODES
-from hdbbench.model.errors import ConfigError
 from hdbbench.load.facility import FACILITY_PHASES, FacilityDevices
+from hdbbench.load.inventory.model import load_inventory
+from hdbbench.model.errors import ConfigError
+from hdbbench.model.paths import REPO
+from hdbbench.model.tomlfile import REQUIRED, Table, from_values, read_document, suggestion
+from hdbbench.parts.aging.settings import HistoryPart, parse_history
+from hdbbench.parts.disk import MeasureVariant, variants_for
+from hdbbench.parts.extraction.queries import load_query_set
 from hdbbench.parts.faults.part import DATABASE_FAULTS, FaultsPart, parse_faults, server_fault_problem
-from hdbbench.subscribers.kinds import DEFAULT_KIND, SubscriberKind, parse_kinds
 from hdbbench.parts.maintenance.part import MaintenancePart, parse_maintenance
+from hdbbench.parts.replica_reads import (
+    DEFAULT_QUERY_SET,
+    ReplicaReadsPart,
+    parse_replica_reads,
+    replica_problem,
+)
+from hdbbench.report.ranking import CRITERION_NAMES
+from hdbbench.scenario.hosts import parse_hosts
 from hdbbench.scenario.measurements import MAX_RATE, Measurements, int_list, parse_measurements
 from hdbbench.stack.placement import Placement, placement_from
-from hdbbench.parts.replica_reads import DEFAULT_QUERY_SET, ReplicaReadsPart, parse_replica_reads, replica_problem
 from hdbbench.stack.servers.confine.spec import ConfineSpec, parse_spec
 from hdbbench.stack.servers.registry import confinable_kinds, serving_problem
 from hdbbench.stack.settings import PROFILE_NAMES
-from hdbbench.model.tomlfile import REQUIRED, Table, from_values, read_document, suggestion
-from hdbbench.model.paths import REPO
+from hdbbench.subscribers.kinds import DEFAULT_KIND, SubscriberKind, parse_kinds
 
 KNOWN_BACKENDS = BACKENDS
 DEVICE_ENGINES = ("auto", "cpp", "python")
@@ -385,8 +397,6 @@ def _event_consumer_warnings(kinds: Sequence[SubscriberKind], attributes: int, s
 
 
 def _parse_hosts(reader: Table) -> Any:
-    from hdbbench.scenario.hosts import parse_hosts
-
     return parse_hosts(reader)
 
 
@@ -413,8 +423,6 @@ def _file(reader: Table, key: str, default: Any = REQUIRED) -> Path:
 
 
 def _device_profile(reader: Table) -> Path:
-    from hdbbench.load.devices import load_profile
-
     path = _file(reader, "profile", "devices/profiles/scalar-heavy-accelerator.toml")
     load_profile(path)  # refused now, before anything starts
     return path
@@ -431,7 +439,6 @@ def _facility_devices(reader: Table) -> FacilityDevices | None:
         return None
     if reader.has("profile"):
         raise reader.fail("inventory", "give exactly one of profile and inventory")
-    from hdbbench.load.inventory.model import load_inventory
 
     path = _file(reader, "inventory")
     load_inventory(path)  # refused now, before anything starts
@@ -441,9 +448,6 @@ def _facility_devices(reader: Table) -> FacilityDevices | None:
 
 def _facility_layout(facility: FacilityDevices) -> tuple[int, int]:
     """Servers and devices per server for an inventory's devices when the scenario does not say."""
-    from hdbbench.load import facility as fac
-    from hdbbench.load.inventory.model import load_inventory
-
     return fac.default_layout(fac.attribute_count(load_inventory(facility.inventory), facility.scale))
 
 
@@ -451,15 +455,9 @@ def _check_subscriber_limit(subs: Table, profile: Path | None, facility: Facilit
                             counts: tuple[int, ...]) -> int:
     """No subscriber of any trial gets more attributes than HDB++ archives per subscriber; the
     number of attributes archived."""
-    from hdbbench.load import facility as fac
-
     if facility is not None:
-        from hdbbench.load.inventory.model import load_inventory
-
         attributes = fac.attribute_count(load_inventory(facility.inventory), facility.scale)
     else:
-        from hdbbench.load.devices import load_profile
-
         assert profile is not None
         attributes = len(load_profile(profile).attributes) * devices
     fac.check_subscribers(attributes, counts, lambda problem: subs.fail("count", problem))
@@ -477,8 +475,6 @@ def _parse_placement(reader: Table) -> Placement:
 
 
 def _parse_extraction(reader: Table) -> ExtractionPart:
-    from hdbbench.parts.extraction.queries import load_query_set
-
     query_set = _file(reader, "query_set")
     load_query_set(query_set)  # refused now, before anything starts
     variants = tuple(reader.list_of("variants", str, ["pk", "pk+2"], non_empty=True))
@@ -494,9 +490,6 @@ def _parse_disk(reader: Table) -> DiskPart:
     sizes = int_list(reader, "array_sizes") or (100, 1000)
     variants = tuple(reader.list_of("variants", str, [], non_empty=False))
     if variants:
-        from hdbbench.backends import BACKENDS
-        from hdbbench.parts.disk import MeasureVariant, variants_for
-
         try:
             for backend, names in variants_for(BACKENDS, variants).items():
                 for name in names:
@@ -505,8 +498,6 @@ def _parse_disk(reader: Table) -> DiskPart:
             raise reader.fail("variants", str(exc)) from None
     inventory = None
     if reader.has("inventory"):
-        from hdbbench.load.inventory.model import load_inventory
-
         inventory = _file(reader, "inventory")
         load_inventory(inventory)  # refused now, before anything starts
     reader.finish()
@@ -514,8 +505,6 @@ def _parse_disk(reader: Table) -> DiskPart:
 
 
 def _parse_report(reader: Table) -> ReportOptions:
-    from hdbbench.report.ranking import CRITERION_NAMES
-
     weights = reader.mapping("weights", {})
     for name, value in weights.items():
         if name not in CRITERION_NAMES:

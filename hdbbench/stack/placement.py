@@ -33,6 +33,7 @@ import psutil
 
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.sampling import process_family
+from hdbbench.model.tomlfile import suggestion
 
 # The stack's servers are in the group their registry entry names (hdbbench.stack.servers.registry).
 GROUPS = ("devices", "subscribers", "databases", "tango", "controller")
@@ -107,8 +108,6 @@ def placement_from(values: Mapping[str, Any], where: Callable[[str | None, str],
     cpus: dict[str, tuple[int, ...]] = {}
     for group, text in values.items():
         if group not in GROUPS:
-            from hdbbench.model.tomlfile import suggestion
-
             raise where(group, f"unknown group; the groups are {', '.join(GROUPS)}" + suggestion(group, GROUPS))
         try:
             chosen = parse_cpu_list(text)

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 
-from hdbbench.subscribers import statistics as stats
 from hdbbench.model.errors import ConfigError, HdbbenchError, ServerError
 from hdbbench.stack.servers.ports import LOOPBACK
+from hdbbench.subscribers import statistics as stats
 
 CLASS_NAME = "HdbEventSubscriber"
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -83,6 +83,7 @@ class Subscriber:
     def ensure(self) -> None:
         """Reach the device and learn its statistics; an unreachable device, or one of another class,
         raises an HdbbenchError of one line."""
+        # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
         import tango
 
         if self.statistics is not None:
@@ -125,6 +126,7 @@ def full_name(device: str, tango_host: str | None) -> str:
 
 def discover(tango_host: str) -> list[str]:
     """The exported devices of class HdbEventSubscriber in a Tango database, as full names."""
+    # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
     import tango
 
     host, _, port = tango_host.rpartition(":")
@@ -148,6 +150,7 @@ def connect(name: str, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Subscriber:
 def scrape(subscribers: Sequence[Subscriber]) -> str:
     """The exposition text of every subscriber: one read per device; a device that does not answer
     has ``hdbbench_exporter_up 0`` and no statistics this time."""
+    # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
     import tango
 
     samples: dict[str, list[str]] = {}  # metric -> sample lines, so each metric is one group

@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hdbbench.backends.registry import backend_class
 from hdbbench.model.tomlfile import Table
+from hdbbench.subscribers.launcher import DEFAULT_BINARY
 
 OURS = "hdbbench-es"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
@@ -48,8 +50,6 @@ class SubscriberKind:
     safe_attributes: int | None = None
 
     def executable(self) -> Path:
-        from hdbbench.subscribers.launcher import DEFAULT_BINARY
-
         return self.binary if self.binary is not None else DEFAULT_BINARY
 
     @property
@@ -60,8 +60,6 @@ class SubscriberKind:
     def send_hwm(self, lib_configuration: Mapping[str, str] = {}) -> int | None:
         """The send high-water mark of this kind's event consumer (None: unlimited): ours reads
         `event_sub_send_hwm` (0 = unlimited, its default); another binary is Tango's own."""
-        from hdbbench.subscribers.launcher import DEFAULT_BINARY
-
         if self.binary is not None and self.binary.resolve() != DEFAULT_BINARY.resolve():
             return TANGO_SUB_SEND_HWM  # another binary: Tango's own consumer, as the real hdbpp-es
         given = {**dict(lib_configuration), **dict(self.lib_configuration)}.get("event_sub_send_hwm", "0")
@@ -159,7 +157,5 @@ def _string_pairs(entry: Table, key: str) -> tuple[tuple[str, str], ...]:
 
 def lib_configuration_problem(backend: str, lines: Mapping[str, str]) -> str | None:
     """What the real library of `backend` would refuse or crash on in these LibConfiguration keys."""
-    from hdbbench.backends.registry import backend_class
-
     return backend_class(backend).lib_configuration_problem(lines)
 

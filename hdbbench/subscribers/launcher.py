@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hdbbench.subscribers import statistics as stats
+from hdbbench.backends.registry import lib_configuration as backend_lines
 from hdbbench.model.errors import ServerError
+from hdbbench.model.paths import REPO
 from hdbbench.stack.servers import process
 from hdbbench.stack.servers.ports import LOOPBACK, check_address, pick_free_port
 from hdbbench.stack.servers.process import ProcessRecord
-from hdbbench.model.paths import REPO
+from hdbbench.subscribers import statistics as stats
 
 Progress = Callable[[str, float, dict[str, float]], None]  # (phase, fraction done, latest figures)
 
@@ -52,8 +53,6 @@ def lib_configuration(backend: str, database: str, endpoints: Mapping[str, Any],
     """LibConfiguration lines (HDB++ keys) for one of our backends on the stack's `endpoints` (a
     StackEndpoints: the backend's server kind is looked up there), plus overrides such as batch_size.
     Each backend knows its keys (hdbbench.backends.registry)."""
-    from hdbbench.backends.registry import lib_configuration as backend_lines
-
     return backend_lines(backend, database, endpoints, overrides)
 
 
@@ -100,11 +99,13 @@ class SubscriberFleet:
         return self.binary.name
 
     def _database(self) -> Any:
+        # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
         import tango
 
         return tango.Database(*self._db_address)
 
     def register(self, spec: SubscriberSpec) -> None:
+        # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
         import tango
 
         db = self._database()
@@ -195,6 +196,7 @@ class SubscriberFleet:
         AttributePendingList (started, not subscribed yet: AttributeAdd returns at once and the
         subscription follows; an event pushed before it is lost). 0 while the device does not answer
         (a process that ended is noticed by the caller and said in one line)."""
+        # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
         import tango
 
         try:
@@ -237,6 +239,7 @@ class SubscriberFleet:
         record.save(record_path)
 
     def _wait_ready(self, device: str, timeout_s: float) -> None:
+        # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
         import tango
 
         deadline = time.monotonic() + timeout_s
@@ -271,6 +274,7 @@ class SubscriberFleet:
         return gone
 
     def proxy(self, device: str) -> Any:
+        # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
         import tango
 
         proxy = tango.DeviceProxy(f"tango://{self.tango_host}/{device}")

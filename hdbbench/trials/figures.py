@@ -17,8 +17,6 @@ from dataclasses import asdict
 from typing import Any
 
 from hdbbench.model import measure
-from hdbbench.trials import outside as db_side
-from hdbbench.subscribers import statistics as st
 from hdbbench.model.sampling import TimeSeries
 from hdbbench.results.trials import (
     Accounting,
@@ -31,6 +29,8 @@ from hdbbench.results.trials import (
     StoredRate,
     TrialFigures,
 )
+from hdbbench.subscribers import statistics as st
+from hdbbench.trials import outside as db_side
 from hdbbench.trials.settings import TrialSettings
 
 # The windowed durations (s) the trial reports, worst subscriber: result key -> (p50, p99, max) statistics.

@@ -32,24 +32,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from hdbbench.subscribers import delivery
-from hdbbench.trials import outside as db_side
-from hdbbench.trials import saturation as sat
-from hdbbench.subscribers import statistics as st
 from hdbbench.backends import backend_for_stack
 from hdbbench.backends.base import Backend
 from hdbbench.backends.registry import server_of
-from hdbbench.subscribers.kinds import unproven_cause
-from hdbbench.stack.placement import PlacementControl, archiving_path_per_core
+from hdbbench.load.offered import LoadTarget
 from hdbbench.model.records import read, write
 from hdbbench.model.sampling import Sampler, TimeSeries, machine_probe, process_probe, thread_probe
-from hdbbench.trials.search import SearchPlan, next_rate
 from hdbbench.results.aging import HistoryRecord
-from hdbbench.trials.settings import TrialSettings
-from hdbbench.stack.servers.endpoints import StackEndpoints
-from hdbbench.load.offered import LoadTarget
-from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec, lib_configuration
-from hdbbench.trials.figures import AGE_FIGURES, loss_by_reason, summarise
 from hdbbench.results.trials import (
     Accounting,
     AttributeCount,
@@ -58,6 +47,17 @@ from hdbbench.results.trials import (
     SaturationSearch,
     TrialSummary,
 )
+from hdbbench.stack.placement import PlacementControl, archiving_path_per_core
+from hdbbench.stack.servers.endpoints import StackEndpoints
+from hdbbench.subscribers import delivery
+from hdbbench.subscribers import statistics as st
+from hdbbench.subscribers.kinds import unproven_cause
+from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec, lib_configuration
+from hdbbench.trials import outside as db_side
+from hdbbench.trials import saturation as sat
+from hdbbench.trials.figures import AGE_FIGURES, loss_by_reason, summarise
+from hdbbench.trials.search import SearchPlan, next_rate
+from hdbbench.trials.settings import TrialSettings
 
 # The windowed durations the trial reports, as our subscriber publishes them (hdbbench.trials.figures).
 _AGE_STATISTICS = tuple(name for names in AGE_FIGURES.values() for name in names)

@@ -38,11 +38,11 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from hdbbench.model import measure
-from hdbbench.subscribers import statistics as st
 from hdbbench.backends.abilities.outside import OutsideReader
+from hdbbench.model import measure
 from hdbbench.model.sampling import TimeSeries
 from hdbbench.results.trials import KindFigures, OutsideSummary, SubscriberReported, VisibilityLag
+from hdbbench.subscribers import statistics as st
 
 POLL_PERIOD_S = 0.01  # half the 20 ms asked for: the resolution adds wake-up delays and a query time
 PROBE_ATTRIBUTES = 8

@@ -19,10 +19,10 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from hdbbench.model.console import PLAIN_PERIOD_S
+from hdbbench.results.trials import TrialSummary
 from hdbbench.subscribers import statistics as st
 from hdbbench.trials.outside import COUNTER_COLUMN, LAG_COLUMN
-from hdbbench.results.trials import TrialSummary
-from hdbbench.model.console import PLAIN_PERIOD_S
 
 MIN_DONE_FOR_ESTIMATE = 0.05
 

@@ -40,12 +40,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 
 from hdbbench.model import measure
-from hdbbench.trials import search
-from hdbbench.trials import outside as db_side
-from hdbbench.subscribers import statistics as st
 from hdbbench.model.sampling import TimeSeries
-from hdbbench.trials.search import SearchPlan, Verdict
 from hdbbench.results.trials import SaturationSearch, SearchStep, StepFigures
+from hdbbench.subscribers import statistics as st
+from hdbbench.trials import outside as db_side
+from hdbbench.trials import search
+from hdbbench.trials.search import SearchPlan, Verdict
 
 STORED_TOLERANCE = 0.05
 LAG_GROWTH_LIMIT_S = 0.5

@@ -12,9 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any, TypeVar
 
+from hdbbench.backends.accounts import as_account
 from hdbbench.backends.base import Backend
 from hdbbench.backends.model import SchemaVariant, TableDef, TableSize, compare_tables
-from hdbbench.backends.accounts import as_account
 from hdbbench.backends.mysql.aggregates import MySQLAggregates
 from hdbbench.backends.mysql.aging import MySQLAgingLayout
 from hdbbench.backends.mysql.cold import MySQLColdRestart
@@ -61,6 +61,7 @@ class MySQLBackend(MySQLExtraction, Backend):
             raise ConfigError("mysql: the HDB++ data tables have no foreign keys; 'nofk' does not apply")
 
     def connect(self, database: str | None = None, **kwargs: Any) -> Any:
+        # deferred: the MariaDB driver loads only where a MariaDB server is used
         import mariadb
 
         try:
@@ -76,6 +77,7 @@ class MySQLBackend(MySQLExtraction, Backend):
         return render_schema(self.expected_tables(variant))
 
     def create_schema(self, variant: SchemaVariant | str | None = None) -> None:
+        # deferred: the MariaDB driver loads only where a MariaDB server is used
         import mariadb
 
         script = self.schema_sql(variant)

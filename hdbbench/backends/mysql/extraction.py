@@ -5,16 +5,19 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import tempfile
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import Any
 
 from hdbbench.backends.accounts import as_account
 from hdbbench.backends.mysql.encoders import naive_utc
+from hdbbench.backends.mysql.loaddata import mysql_tsv
 from hdbbench.backends.mysql.tables import RO_USER, data_type_name, quote_ident
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
-
 
 _MY_STATUS = ("Innodb_buffer_pool_reads", "Innodb_buffer_pool_read_requests", "Innodb_data_read")
 _MY_DUMP_ORDER = {"pk": "att_conf_id, data_time", "time": "data_time, att_conf_id"}
@@ -31,9 +34,6 @@ class MySQLColumnLoader:
 
     def load(self, batch: Any) -> int:
         """Store a scalar batch: rows go to `att_scalar_<type>_ro` or `_rw` by their attribute's write side."""
-        import tempfile
-
-        from hdbbench.backends.mysql.loaddata import mysql_tsv
 
         table_base = f"att_scalar_{batch.tango_type.suffix}"
         try:
@@ -159,9 +159,6 @@ class MySQLExtraction:
 
     def dump_type(self, tango_type: TangoType, order: str, out: Any) -> None:
         """Write every scalar row of `tango_type` (both `_ro` and `_rw`) as CSV bytes."""
-        import csv
-        import io
-
         base = f"att_scalar_{tango_type.suffix}"
         cols = ("att_conf_id, DATE_FORMAT(data_time, '%Y-%m-%d %H:%i:%s.%f') AS data_time, value_r, {w} AS value_w, "
                 "quality, att_error_desc_id")

@@ -60,6 +60,7 @@ class MySQLHeldLock:
         conn, self._conn = self._conn, None
         if conn is None:
             return
+        # deferred: the MariaDB driver loads only where a MariaDB server is used
         import mariadb
 
         try:
@@ -74,6 +75,7 @@ class MySQLTableFaults:
     """The table faults of MariaDB; `backend` is a MySQLBackend."""
 
     def hold_table_lock(self, backend: Any, tables: Sequence[str]) -> MySQLHeldLock:
+        # deferred: the MariaDB driver loads only where a MariaDB server is used
         import mariadb
 
         conn = backend.connect(backend.database)
@@ -110,6 +112,7 @@ class MySQLTableFaults:
 
     def _rebuild_each(self, backend: Any, tables: Sequence[str], new_ddl: Callable[[str], str | None],
                       what: str) -> None:
+        # deferred: the MariaDB driver loads only where a MariaDB server is used
         import mariadb
 
         def rebuild(cur: Any) -> None:

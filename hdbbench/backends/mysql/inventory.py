@@ -33,6 +33,7 @@ class MySQLInventoryReader:
     url_form = "mysql://user:password@host:port/database"
 
     def open_archive(self, endpoint: Any, database: str, statement_timeout_s: float) -> MySQLArchiveSession:
+        # deferred: the MariaDB driver loads only where a MariaDB server is used
         import mariadb
 
         where = f"MariaDB at {endpoint.host}:{endpoint.port}"
@@ -52,6 +53,7 @@ class MySQLArchiveSession:
     backend = MYSQL
 
     def __init__(self, conn: Any, where: str, statement_timeout_s: float) -> None:
+        # deferred: the MariaDB driver loads only where a MariaDB server is used
         import mariadb
 
         self.conn = conn
@@ -78,6 +80,7 @@ class MySQLArchiveSession:
 
     # --- statements: each in a read-only transaction that ends with it
     def _all(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        # deferred: the MariaDB driver loads only where a MariaDB server is used
         import mariadb
 
         try:
@@ -92,6 +95,7 @@ class MySQLArchiveSession:
             raise ServerError(f"reading {self.where} failed: {first_line(exc)}") from exc
 
     def set_timeout(self, seconds: float) -> None:
+        # deferred: the MariaDB driver loads only where a MariaDB server is used
         import mariadb
 
         if self._timeout_variable is None:

@@ -27,8 +27,13 @@ from hdbbench.backends.postgres.inventory import PgInventoryReader
 from hdbbench.backends.postgres.maintenance import PgMaintenance
 from hdbbench.backends.postgres.outside import PgOutsideFigures
 from hdbbench.backends.postgres.reader import fetch_events
-from hdbbench.backends.postgres.storage import (documented_row_minimum, hold_autovacuum, plain_table_size, server_facts,
-                                                wal_position)
+from hdbbench.backends.postgres.storage import (
+    documented_row_minimum,
+    hold_autovacuum,
+    plain_table_size,
+    server_facts,
+    wal_position,
+)
 from hdbbench.backends.postgres.tables import (
     POSTGRESQL,
     ROLES,

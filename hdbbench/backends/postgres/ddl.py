@@ -18,8 +18,7 @@ from hdbbench.backends.postgres.tables import (
     READWRITE_ROLE,
     USERS,
 )
-from hdbbench.model.hdbtypes import AttrFormat, HISTORY_EVENTS, TangoType, WriteType
-
+from hdbbench.model.hdbtypes import HISTORY_EVENTS, AttrFormat, TangoType, WriteType
 
 _ENUM_TRIGGER_SQL = """
 -- devenum labels, as HDB++ does: looked up in the latest att_parameter.enum_labels of the attribute.

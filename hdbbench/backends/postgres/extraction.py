@@ -12,6 +12,12 @@ import psycopg
 from psycopg import sql
 
 from hdbbench.backends.accounts import as_account
+from hdbbench.backends.postgres.copy_binary import (
+    PG_COPY_COLUMNS,
+    PGCOPY_HEADER,
+    PGCOPY_TRAILER,
+    pg_binary_rows,
+)
 from hdbbench.backends.postgres.maintenance import vacuum_analyze_tables
 from hdbbench.backends.postgres.tables import READER_USER, data_table_name, quote_ident
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
@@ -25,8 +31,6 @@ class PgColumnLoader:
 
     def load(self, batch: Any) -> int:
         """Store a scalar batch in its type's data table."""
-        from hdbbench.backends.postgres.copy_binary import PG_COPY_COLUMNS, PGCOPY_HEADER, PGCOPY_TRAILER, pg_binary_rows
-
         if len(batch) == 0:
             return 0
         table = data_table_name(batch.tango_type, AttrFormat.SCALAR)

@@ -22,7 +22,6 @@ from hdbbench.backends.postgres.tables import TIMESCALEDB
 from hdbbench.backends.postgres.verify import verify_hypertables
 from hdbbench.model.errors import ConfigError
 
-
 # The version scripts/setup.sh built from Debian's source package (docs/timescaledb.md).
 BUILT_VERSION_FILE = Path(__file__).resolve().parents[3] / ".cache" / "setup" / "timescaledb-version"
 

@@ -15,8 +15,7 @@ import psycopg
 from hdbbench.backends.model import ColumnDef, ForeignKeyDef, IndexDef, TableDef
 from hdbbench.backends.postgres.ddl import ENUM_TRIGGER_TABLES
 from hdbbench.backends.postgres.tables import DOMAINS, ROLES
-from hdbbench.model.hdbtypes import AttrFormat, HISTORY_EVENTS, TangoType, WriteType
-
+from hdbbench.model.hdbtypes import HISTORY_EVENTS, AttrFormat, TangoType, WriteType
 
 _INDEX_COLS = re.compile(r"USING \w+ \((.*)\)$")
 _CON_COLS = re.compile(r"^(?:PRIMARY KEY|FOREIGN KEY) \(([^)]*)\)(?: REFERENCES (\S+?)\(([^)]*)\))?")

@@ -22,11 +22,11 @@ from hdbbench.backends.postgres.encoders import encoded_values, plain_scalar
 from hdbbench.backends.postgres.tables import VALUE_TYPES, data_table_name
 from hdbbench.model.errors import SchemaError
 from hdbbench.model.hdbtypes import (
+    HISTORY_EVENTS,
     AttParameter,
     AttrFormat,
     AttributeInfo,
     Event,
-    HISTORY_EVENTS,
     TangoType,
     as_plain,
     split_att_name,

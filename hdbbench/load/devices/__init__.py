@@ -28,16 +28,43 @@ Every public name is re-exported here: ``from hdbbench import devices; devices.u
 from __future__ import annotations
 
 from hdbbench.load.devices.launcher import (
-    DEFAULT_PORT_RANGE, ENGINE_CLASSES, ENGINES, GEN_BINARY, SERVER_SCRIPT, ServerStatus, check_engine,
-    cpp_engine_built, down, gen_binary, pick_ports, register, resolve_engine, restart, running_fleet, status, up,
+    DEFAULT_PORT_RANGE,
+    ENGINE_CLASSES,
+    ENGINES,
+    GEN_BINARY,
+    SERVER_SCRIPT,
+    ServerStatus,
+    check_engine,
+    cpp_engine_built,
+    down,
+    gen_binary,
+    pick_ports,
+    register,
+    resolve_engine,
+    restart,
+    running_fleet,
+    status,
+    up,
     up_plans,
 )
 from hdbbench.load.devices.plan import DevicePlan, plan_fleet
 from hdbbench.load.devices.profile import (
-    MAX_ATTRIBUTES, MAX_RATE_HZ, PROFILES_DIR, REPO_ROOT, RESERVED_NAMES, Profile, load_profile,
+    MAX_ATTRIBUTES,
+    MAX_RATE_HZ,
+    PROFILES_DIR,
+    REPO_ROOT,
+    RESERVED_NAMES,
+    Profile,
+    load_profile,
 )
 from hdbbench.load.devices.records import (
-    DEFAULT_STATE_DIR, SERVER_CLASS, STATE_FILE, Fleet, ServerRecord, fleet_dir, load_fleet,
+    DEFAULT_STATE_DIR,
+    SERVER_CLASS,
+    STATE_FILE,
+    Fleet,
+    ServerRecord,
+    fleet_dir,
+    load_fleet,
     running_attributes,
 )
 

@@ -31,7 +31,6 @@ from hdbbench.model.errors import ConfigError, ServerError
 from hdbbench.stack.servers import process
 from hdbbench.stack.servers.ports import LOOPBACK, check_address, port_is_free
 
-
 SERVER_SCRIPT = REPO_ROOT / "devices" / "HdbBenchSim.py"
 GEN_BINARY = REPO_ROOT / "build" / "devices" / "gen" / "HdbBenchGen"
 # The two generator engines: the same Tango interface and properties, the same events for the same seed.
@@ -95,6 +94,7 @@ def check_engine(profile: Profile, engine: str, push_threads: int = 1) -> None:
 
 
 def _tango_db(tango_host: str) -> Any:
+    # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
     import tango
 
     host, _, port = tango_host.rpartition(":")
@@ -112,6 +112,7 @@ def register(tango_host: str, plans: Sequence[DevicePlan], auto_start: bool = Fa
 
     Both engines read the same properties; the C++ one also PushThreads (pushing threads per device).
     """
+    # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
     import tango
 
     db = _tango_db(tango_host)
@@ -172,6 +173,7 @@ def _start_server(fleet: Fleet, instance: str, devices: tuple[str, ...], tie_to_
 
 
 def _wait_exported(fleet: Fleet, timeout_s: float) -> None:
+    # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
     import tango
 
     deadline = time.monotonic() + timeout_s
@@ -289,6 +291,7 @@ def status(state_dir: str | Path = DEFAULT_STATE_DIR, ping: bool = True) -> list
 
 
 def _count_answering(fleet: Fleet, rec: ServerRecord) -> int:
+    # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
     import tango
 
     n = 0

@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench.load import emitter as em
-from hdbbench.model.tomlfile import Table, kind_name, read_document
 from hdbbench.model.paths import REPO
-
+from hdbbench.model.tomlfile import Table, kind_name, read_document
 
 REPO_ROOT = REPO
 PROFILES_DIR = REPO_ROOT / "devices" / "profiles"

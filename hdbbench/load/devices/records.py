@@ -18,7 +18,6 @@ from hdbbench.model.errors import ConfigError
 from hdbbench.stack.servers.ports import LOOPBACK
 from hdbbench.stack.servers.process import ProcessRecord
 
-
 DEFAULT_STATE_DIR = Path(".hdbbench/devices")
 SERVER_CLASS = "HdbBenchSim"
 STATE_FILE = "fleet.json"

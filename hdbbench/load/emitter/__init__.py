@@ -59,12 +59,33 @@ from hdbbench.load.emitter.digest import Checksum, Event, canonical_bytes, event
 from hdbbench.load.emitter.pacing import PHASE_MODES, TIMESTAMP_MODES, AttrState, AttrStats, Emitter, Sink
 from hdbbench.load.emitter.spec import AttrSpec, SpecError, replace_spec, validate_spec
 from hdbbench.load.emitter.stream import (
-    Block, EventStream, block_size, predict_checksum, predict_event, predict_events,
+    Block,
+    EventStream,
+    block_size,
+    predict_checksum,
+    predict_event,
+    predict_events,
 )
 from hdbbench.load.emitter.types import (
-    ALARM, CHANGING, DEFAULT_ENUM_LABELS, DEFAULT_MODEL, DEFAULT_STATES, ERROR_DESC, ERROR_REASON,
-    FORMATS, INVALID, MAX_DIM, MODELS, MODES, QUALITY_NAMES, STATE_NAMES, TYPES, VALID, WARNING,
-    WRITE_TYPES, TypeInfo,
+    ALARM,
+    CHANGING,
+    DEFAULT_ENUM_LABELS,
+    DEFAULT_MODEL,
+    DEFAULT_STATES,
+    ERROR_DESC,
+    ERROR_REASON,
+    FORMATS,
+    INVALID,
+    MAX_DIM,
+    MODELS,
+    MODES,
+    QUALITY_NAMES,
+    STATE_NAMES,
+    TYPES,
+    VALID,
+    WARNING,
+    WRITE_TYPES,
+    TypeInfo,
 )
 from hdbbench.load.emitter.values import Values, integer_step
 

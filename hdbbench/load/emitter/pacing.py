@@ -18,7 +18,6 @@ from hdbbench.load.emitter.spec import AttrSpec, SpecError
 from hdbbench.load.emitter.stream import EventStream
 from hdbbench.model.valuefn import schedule_phase
 
-
 # --------------------------------------------------------------------------------------------
 # Runtime: schedules, bursts, statistics (driven by a clock; the device supplies the sink)
 

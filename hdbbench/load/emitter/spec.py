@@ -10,8 +10,17 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from hdbbench.load.emitter.types import (
-    DEFAULT_ENUM_LABELS, DEFAULT_MODEL, DEFAULT_STATES, FORMATS, MAX_DIM, MODELS, MODES, STATE_NAMES,
-    TYPES, WRITE_TYPES, TypeInfo,
+    DEFAULT_ENUM_LABELS,
+    DEFAULT_MODEL,
+    DEFAULT_STATES,
+    FORMATS,
+    MAX_DIM,
+    MODELS,
+    MODES,
+    STATE_NAMES,
+    TYPES,
+    WRITE_TYPES,
+    TypeInfo,
 )
 
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from hdbbench.model import valuefn as vf
 from hdbbench.load.emitter.digest import Checksum, Event, _dims, event_digest, stream_key
 from hdbbench.load.emitter.spec import AttrSpec, validate_spec
 from hdbbench.load.emitter.types import ALARM, ERROR_REASON, INVALID, VALID, WARNING
 from hdbbench.load.emitter.values import _Draws, _model_values
+from hdbbench.model import valuefn as vf
 
 
 def block_size(spec: AttrSpec) -> int:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 ERROR_REASON = "HdbBench_SimulatedError"
 ERROR_DESC = "simulated error event"
 

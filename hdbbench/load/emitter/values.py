@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from hdbbench.model import valuefn as vf
 from hdbbench.load.emitter.spec import AttrSpec
 from hdbbench.load.emitter.types import STATE_NAMES, TypeInfo
+from hdbbench.model import valuefn as vf
 
 
 def _int_range(info: TypeInfo) -> tuple[float, float]:

@@ -21,7 +21,6 @@ from hdbbench.backends.abilities.inventory import InventoryReader
 from hdbbench.model.errors import ConfigError
 from hdbbench.stack.servers import registry as servers
 
-
 # ------------------------------------------------------------------------ where a URL points
 
 

@@ -20,8 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from hdbbench.model.hdbtypes import AttrFormat, Quality, TangoType
 from hdbbench.backends.abilities.inventory import LENGTH, NUMBER, EventRow
+from hdbbench.model.hdbtypes import AttrFormat, Quality, TangoType
 
 NUMERIC_TYPES = frozenset({
     TangoType.DEV_SHORT, TangoType.DEV_USHORT, TangoType.DEV_LONG, TangoType.DEV_ULONG, TangoType.DEV_LONG64,

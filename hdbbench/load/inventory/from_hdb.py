@@ -54,14 +54,14 @@ from rich.progress import (
 )
 
 from hdbbench.backends.abilities.inventory import ArchivedAttribute, ArchiveSession
-from hdbbench.model.errors import ConfigError, HdbbenchError
-from hdbbench.model.hdbtypes import AttrFormat, TangoType, WriteType
 from hdbbench.load.inventory.archive import Archive, resolve_url
 from hdbbench.load.inventory.figures import attribute_rate, tally, value_mode
 from hdbbench.load.inventory.grouping import AttributeShape, group_shapes, shape_of
+from hdbbench.load.inventory.model import Inventory, parse_inventory
 from hdbbench.load.inventory.write import inventory_text, write_inventory
 from hdbbench.model.console import PLAIN_PERIOD_S
-from hdbbench.load.inventory.model import Inventory, parse_inventory
+from hdbbench.model.errors import ConfigError, HdbbenchError
+from hdbbench.model.hdbtypes import AttrFormat, TangoType, WriteType
 
 DEFAULT_WINDOW_H = 24.0
 DEFAULT_MAX_SECONDS = 600.0

@@ -24,12 +24,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from hdbbench.model.errors import ConfigError, ServerError
 from hdbbench.load.inventory import tango_config
 from hdbbench.load.inventory.archive import masked
 from hdbbench.load.inventory.from_hdb import DEFAULT_WINDOW_H, read_archive
 from hdbbench.load.inventory.grouping import AttributeShape, build_inventory, twice_assigned
 from hdbbench.load.inventory.model import Archiver, Inventory
+from hdbbench.load.inventory.write import write_inventory
+from hdbbench.model.errors import ConfigError, ServerError
 
 SUBSCRIBER_CLASS = "HdbEventSubscriber"
 MANAGER_CLASS = "HdbConfigurationManager"
@@ -61,6 +62,7 @@ def device_name(name: str) -> str:
 
 def devices_of_class(db: Any, class_name: str) -> list[str]:
     """Every device of `class_name` defined in the database (exported or not), sorted."""
+    # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
     import tango
 
     try:
@@ -182,6 +184,4 @@ def read_tango(tango_host: str, name: str, url: str | None = None,
 
 def write_reading(reading: Reading, output: Path) -> Path:
     """The reading's inventory into `output` (atomically), its header as comments."""
-    from hdbbench.load.inventory.write import write_inventory
-
     return write_inventory(output, reading.inventory, reading.header)

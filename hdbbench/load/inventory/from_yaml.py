@@ -39,7 +39,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from hdbbench.model.errors import ConfigError, ServerError
 from hdbbench.load.inventory import tango_config
 from hdbbench.load.inventory.archive import masked
 from hdbbench.load.inventory.from_hdb import DEFAULT_WINDOW_H
@@ -52,6 +51,7 @@ from hdbbench.load.inventory.from_tango import (
 )
 from hdbbench.load.inventory.grouping import AttributeShape, build_inventory
 from hdbbench.load.inventory.model import Archiver
+from hdbbench.model.errors import ConfigError, ServerError
 
 LITERAL_DEVICE = re.compile(r"[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+")
 FILTER_KEYS = ("device",)
@@ -83,6 +83,7 @@ def _not_archiving(path: Path, what: str) -> ConfigError:
 
 def load_archiving_config(path: str | Path) -> ArchivingConfig:
     """Read and check a yaml2archiving file; one ConfigError line naming the file and what is wrong."""
+    # deferred: optional; only YAML files need it
     import yaml
 
     path = Path(path)

@@ -17,9 +17,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from hdbbench.model.hdbtypes import AttrFormat, TangoType, WriteType
 from hdbbench.load.inventory.figures import NUMERIC_TYPES, ValueTally
 from hdbbench.load.inventory.model import MAX_ELEMENTS, MAX_RATE_HZ, Archiver, Group, Inventory
+from hdbbench.model.hdbtypes import AttrFormat, TangoType, WriteType
 
 ARCHIVABLE_TYPES = frozenset(int(t) for t in TangoType)
 

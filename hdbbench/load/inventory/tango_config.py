@@ -21,9 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hdbbench.load.inventory.grouping import AttributeShape, shape_of
 from hdbbench.model.errors import ConfigError, ServerError
 from hdbbench.model.hdbtypes import split_att_name
-from hdbbench.load.inventory.grouping import AttributeShape, shape_of
 
 DEFAULT_PERIOD_S = 10.0     # a code-pushed attribute with neither archive_period nor polling
 TIMEOUT_MS = 3000           # per device call
@@ -55,6 +55,7 @@ def split_tango_host(tango_host: str) -> tuple[str, int]:
 
 def database(tango_host: str) -> Any:
     """The Tango database at `tango_host`; ServerError (one line) when it does not answer."""
+    # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
     import tango
 
     host, port = split_tango_host(tango_host)
@@ -136,6 +137,7 @@ def describe(tango_host: str, names: Sequence[str], given_rates: Mapping[str, fl
 
 def _configs(tango_host: str, device: str, attributes: Sequence[str]) -> tuple[Any, dict[str, Any]]:
     """The device's proxy and the configuration of those of `attributes` it has (by lower-case name)."""
+    # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
     import tango
 
     proxy = tango.DeviceProxy(f"tango://{tango_host}/{device}")
@@ -156,6 +158,7 @@ def _configs(tango_host: str, device: str, attributes: Sequence[str]) -> tuple[A
 
 
 def _rate(proxy: Any, attr: str, info: Any, given: float | None, default_period_s: float) -> tuple[float, str]:
+    # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
     import tango
 
     if given is not None:

@@ -14,8 +14,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from hdbbench.model.hdbtypes import AttrFormat
 from hdbbench.load.inventory.model import VALUE_STATISTICS, Group, Inventory
+from hdbbench.model.hdbtypes import AttrFormat
 
 
 def _value(v: object) -> str:

@@ -24,16 +24,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hdbbench.trials import outside as db_side
-from hdbbench.subscribers import statistics as st
+from hdbbench.backends.registry import server_of
+from hdbbench.model.errors import ServerError
+from hdbbench.model.records import write
+from hdbbench.model.sampling import Sampler, TimeSeries, process_family
 from hdbbench.parts.aging.history import Confinement, confinement_of
 from hdbbench.results.aging import GrowthInterval, GrowthRecord
-from hdbbench.trials.settings import GrowthLoad
-from hdbbench.model.errors import ServerError
-from hdbbench.trials.insertion import Trial
-from hdbbench.model.sampling import Sampler, TimeSeries, process_family
-from hdbbench.trials.figures import stored_column
 from hdbbench.results.trials import TrialSummary
+from hdbbench.stack.servers.confine import io_counters, oom_kills
+from hdbbench.subscribers import statistics as st
+from hdbbench.trials import outside as db_side
+from hdbbench.trials.figures import stored_column
+from hdbbench.trials.insertion import Trial
+from hdbbench.trials.settings import GrowthLoad
 
 TOLERANCE = 0.05   # below the offered rate: stored < (1 - TOLERANCE) × offered
 WINDOW = 3         # intervals of the rolling median, and the shortest run of slow intervals that is a knee
@@ -90,8 +93,6 @@ class ServerReads:
             self.source = "the server's loop device"
 
     def _device(self) -> int | None:
-        from hdbbench.stack.servers.confine import io_counters
-
         if self.state_dir is None or self.server is None:
             return None
         try:
@@ -101,8 +102,6 @@ class ServerReads:
         return _read_part(counters)
 
     def oom_kills(self) -> int | None:
-        from hdbbench.stack.servers.confine import oom_kills
-
         if self.state_dir is None or self.server is None:
             return None
         return oom_kills(Path(self.state_dir).resolve(), self.server)
@@ -234,8 +233,6 @@ class GrowthTrial(Trial):
 
 
 def _server_of(backend: str) -> str | None:
-    from hdbbench.backends.registry import server_of
-
     return server_of(backend)
 
 
@@ -304,7 +301,6 @@ def keep_record(results: dict[str, Any], trial: Trial, write_csv: Any) -> None:
     CSV (`write_csv(name, header, rows)`, growth/<label>.csv); nothing for another trial."""
     if not isinstance(trial, GrowthTrial) or trial.record is None:
         return
-    from hdbbench.model.records import write
 
     aging = results.setdefault("aging", {"confinement": [], "history": [], "load_order": [], "growth": []})
     aging.setdefault("growth", []).append(dict(write(trial.record)))

@@ -32,17 +32,17 @@ from typing import Any
 
 import numpy as np
 
-from hdbbench.results.aging import HistoryRecord
-from hdbbench.stack.servers.confine.records import ServerConfinement, StorageClassName
-from hdbbench.parts.aging.settings import HistorySize, history_refusal
 from hdbbench.backends.abilities.aging import AgingLayout
 from hdbbench.backends.base import Backend
 from hdbbench.backends.registry import backend_for_stack, server_of
-from hdbbench.parts.datagen import US, AttributeGroup, DataSet, GenAttribute, chunks, mix64, time_window_us
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
 from hdbbench.model.records import read, write
+from hdbbench.parts.aging.settings import HistorySize, history_refusal
+from hdbbench.parts.datagen import US, AttributeGroup, DataSet, GenAttribute, chunks, mix64, time_window_us
+from hdbbench.results.aging import HistoryRecord
 from hdbbench.stack.servers.confine import drop_cache, lifted
+from hdbbench.stack.servers.confine.records import ServerConfinement, StorageClassName
 
 END_MARGIN_S = 120.0       # the history ends this long before it is built: the trials come after it
 CHUNK_ROWS = 200_000       # rows per load (one time slice of every attribute, one transaction per type)

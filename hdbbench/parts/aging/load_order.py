@@ -35,6 +35,10 @@ from typing import Any
 
 import numpy as np
 
+from hdbbench.backends.base import extraction_of
+from hdbbench.backends.registry import backend_for_stack
+from hdbbench.model.columnar import ColumnBatch
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
 from hdbbench.parts.aging.history import (
     Confinement,
     HistorySize,
@@ -44,12 +48,8 @@ from hdbbench.parts.aging.history import (
     building,
     cold_start,
 )
-from hdbbench.results.aging import HistoryRecord, LoadOrderRecord
-from hdbbench.backends.base import extraction_of
-from hdbbench.backends.registry import backend_for_stack
-from hdbbench.model.columnar import ColumnBatch
 from hdbbench.parts.disk.columns import COLUMN_ROWS, column_values
-from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
+from hdbbench.results.aging import HistoryRecord, LoadOrderRecord
 
 ORDERS = ("pk", "time")
 ROW_BYTES_FLOOR = 48          # bytes a devdouble row takes at least (heap or leaf + key), to size ≥ 5× memory

@@ -15,12 +15,12 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from hdbbench.backends.registry import server_of
+from hdbbench.model.records import write
 from hdbbench.parts.aging.history import build_history, confinement_of, mix_from_devices
 from hdbbench.parts.aging.load_order import LoadOrderSpec, run_load_order
 from hdbbench.results.aging import AgingResults, HistoryRecord, LoadOrderRecord
 from hdbbench.stack.servers.confine.records import ServerConfinement
-from hdbbench.backends.registry import server_of
-from hdbbench.model.records import write
 
 Progress = Callable[[str, float, dict[str, float]], None]
 

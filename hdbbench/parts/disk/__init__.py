@@ -56,7 +56,14 @@ from hdbbench.parts.disk.cases import (
     value_bytes,
 )
 from hdbbench.parts.disk.inventory import InventoryRun, measure_inventory
-from hdbbench.parts.disk.measure import CaseResult, VariantOutcome, array_fits, measure_case, measure_variant, table_for
+from hdbbench.parts.disk.measure import (
+    CaseResult,
+    VariantOutcome,
+    array_fits,
+    measure_case,
+    measure_variant,
+    table_for,
+)
 from hdbbench.parts.disk.runs import CSV_COLUMNS, run_measure
 from hdbbench.parts.disk.variants import DEFAULT_VARIANTS, MeasureVariant, variants_for
 

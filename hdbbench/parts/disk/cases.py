@@ -14,10 +14,18 @@ from typing import Any
 
 from hdbbench.backends.base import Backend
 from hdbbench.load.emitter import TYPES, AttrSpec, EventStream, stream_key
-from hdbbench.parts.disk.fit import geometric_sizes
 from hdbbench.model.errors import ConfigError
+from hdbbench.model.hdbtypes import (
+    AttrFormat,
+    AttributeInfo,
+    Event,
+    TangoType,
+    WriteType,
+    as_encoded,
+    parse_type,
+)
+from hdbbench.parts.disk.fit import geometric_sizes
 from hdbbench.results.disk import CaseShape
-from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType, as_encoded, parse_type
 
 RAW_FIXED_BYTES = 8 + 4 + 1  # data_time + att_conf_id + quality
 VALUE_BYTES: dict[TangoType, int] = {

@@ -19,9 +19,9 @@ import numpy as np
 
 from hdbbench.backends.base import Backend, ExtractionBackend
 from hdbbench.model.columnar import FAST_TYPES, ColumnBatch
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
 from hdbbench.parts.datagen import mix64, unit_float
 from hdbbench.parts.disk.cases import RAW_FIXED_BYTES, VALUE_BYTES, Case, Tally
-from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
 
 COLUMN_ROWS = 250_000  # rows per column-loader batch (one transaction each)
 

@@ -16,7 +16,6 @@ from hdbbench.parts.disk.measure import load_range, table_bytes, table_for
 from hdbbench.parts.disk.variants import MeasureVariant, apply_storage, storage_unavailable
 from hdbbench.results.disk import InventoryGroup, InventoryLoad, TableChange
 
-
 # ------------------------------------------------------------------------- inventory runs
 
 

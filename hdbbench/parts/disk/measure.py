@@ -20,14 +20,22 @@ from typing import Any
 from hdbbench.backends import get_backend
 from hdbbench.backends.base import Backend
 from hdbbench.backends.model import TableDef, TableSize
-from hdbbench.parts.disk.cases import Case, Loader, Tally, case_attributes, case_batches, case_start_time, recorded_load
+from hdbbench.model.errors import ConfigError, HdbbenchError, SchemaError
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo
+from hdbbench.model.measure import fit_line
+from hdbbench.parts.disk.cases import (
+    Case,
+    Loader,
+    Tally,
+    case_attributes,
+    case_batches,
+    case_start_time,
+    recorded_load,
+)
 from hdbbench.parts.disk.columns import column_load, columns_apply
 from hdbbench.parts.disk.fit import SizeFit, fit_sizes, part_marginals, relative_weights
 from hdbbench.parts.disk.variants import MeasureVariant, apply_storage, storage_unavailable
-from hdbbench.model.errors import ConfigError, HdbbenchError, SchemaError
-from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo
 from hdbbench.results.disk import ArrayFit, CaseSize, MeasuredSize, TableBytes
-
 
 # ---------------------------------------------------------------------------------- tables
 
@@ -288,8 +296,6 @@ def _is_server_error(exc: Exception) -> bool:
 def array_fits(rows: Sequence[CaseSize]) -> list[ArrayFit]:
     """marginal bytes/event = a + b * elements per (backend, variant, type, format, write), from >= 2
     array sizes whose own fits are linear."""
-    from hdbbench.model.measure import fit_line
-
     groups: dict[tuple[str, ...], list[CaseSize]] = {}
     for r in rows:
         if r.case_format != "scalar" and r.usable:

@@ -12,16 +12,15 @@ from typing import Any
 
 from hdbbench.backends import endpoint_for, server_of
 from hdbbench.backends.registry import server_facts
-from hdbbench.parts.disk.reference import compare as compare_with_reference
+from hdbbench.model.records import write
 from hdbbench.parts.disk.cases import clear_made
 from hdbbench.parts.disk.inventory import measure_inventory
 from hdbbench.parts.disk.measure import array_fits, measure_variant
+from hdbbench.parts.disk.reference import compare as compare_with_reference
 from hdbbench.parts.disk.sizing import group_case
-from hdbbench.model.records import write
 from hdbbench.parts.side_by_side import GroupProgress, ItemProgress, side_by_side
 from hdbbench.results.disk import CaseSize, DiskResults, InventoryLoad, VariantRun
 from hdbbench.results.document import RunDirectory, RunPart, environment_facts, results_document
-
 
 # ------------------------------------------------------------------------------ run output
 

@@ -50,11 +50,11 @@ from typing import Any
 
 from hdbbench.backends import get_backend
 from hdbbench.load.inventory.model import Group, Inventory
-from hdbbench.parts.disk.variants import MeasureVariant
-from hdbbench.parts.disk.cases import Case
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, WriteType
 from hdbbench.model.records import write
+from hdbbench.parts.disk.cases import Case
+from hdbbench.parts.disk.variants import MeasureVariant
 from hdbbench.results.sizing import Projection
 
 DAYS_PER_MONTH = 30.44

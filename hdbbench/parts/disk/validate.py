@@ -19,13 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench.backends import endpoint_for, get_backend
+from hdbbench.backends.registry import server_facts
+from hdbbench.model.errors import ConfigError
+from hdbbench.model.hdbtypes import TangoType
 from hdbbench.parts.disk.cases import Case, Tally, case_attributes, start_time
 from hdbbench.parts.disk.columns import column_load
 from hdbbench.parts.disk.fit import SizeFit
 from hdbbench.parts.disk.inventory import used_bytes
 from hdbbench.parts.disk.measure import measure_variant, table_for
-from hdbbench.model.errors import ConfigError
-from hdbbench.model.hdbtypes import TangoType
 from hdbbench.results.disk import SizeValidation, ValidateResults
 from hdbbench.results.document import RunDirectory, environment_facts, results_document
 
@@ -126,8 +127,6 @@ CSV_COLUMNS = ("backend", "variant", "order", "rows", "fixed_bytes", "marginal_b
 
 def write_validation(runs_root: Path, name: str, endpoints: Any, settings: dict[str, Any],
                      results: list[Validation]) -> Path:
-    from hdbbench.backends.registry import server_facts
-
     run = RunDirectory.create(runs_root, name)
     rows = [v.record() for v in results]
     run.write_json("results.json", results_document(

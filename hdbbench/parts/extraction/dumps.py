@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hdbbench.parts.datagen import ORDERS, TYPE_SUFFIXES
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
+from hdbbench.parts.datagen import ORDERS, TYPE_SUFFIXES
 
 DUMP_COLUMNS = ("att_conf_id", "data_time", "value_r", "value_w", "quality", "att_error_desc_id")
 

@@ -43,14 +43,22 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench.backends import DEFAULT_BACKENDS, SchemaVariant, backend_for_stack, endpoint_for, server_of
-from hdbbench.backends.registry import backend_class, cold_notes, server_kind
 from hdbbench.backends.base import ExtractionBackend, extraction_of
-from hdbbench.parts.extraction.checksums import ValidationError, Validator
-from hdbbench.parts.datagen import ORDERS
+from hdbbench.backends.registry import backend_class, cold_notes, server_kind
 from hdbbench.model.errors import ConfigError, ServerError
-from hdbbench.parts.extraction.loads import Loaded, database_name, load_all, table_sizes
 from hdbbench.model.measure import fit_line, percentile
-from hdbbench.parts.extraction.queries import BoundQuery, Query, QuerySet, attribute_ids, bind, catalog_of, resolve
+from hdbbench.parts.datagen import ORDERS
+from hdbbench.parts.extraction.checksums import ValidationError, Validator
+from hdbbench.parts.extraction.loads import Loaded, database_name, load_all, table_sizes
+from hdbbench.parts.extraction.queries import (
+    BoundQuery,
+    Query,
+    QuerySet,
+    attribute_ids,
+    bind,
+    catalog_of,
+    resolve,
+)
 from hdbbench.results.document import RunDirectory, RunPart, environment_facts, results_document
 from hdbbench.results.extraction import (
     Clustering,

@@ -27,9 +27,9 @@ from typing import Any
 
 from hdbbench.backends import backend_for_stack
 from hdbbench.backends.base import ExtractionBackend, extraction_of
-from hdbbench.parts.extraction.checksums import Checksum, checksum
-from hdbbench.parts.datagen import generate
 from hdbbench.model.errors import HdbbenchError
+from hdbbench.parts.datagen import generate
+from hdbbench.parts.extraction.checksums import Checksum, checksum
 from hdbbench.parts.extraction.queries import Query, QuerySet, attribute_ids, bind, catalog_of, resolve
 from hdbbench.parts.side_by_side import GroupProgress, ItemProgress, side_by_side
 from hdbbench.results.extraction import DataLoad

@@ -53,10 +53,10 @@ from typing import Any
 import numpy as np
 
 from hdbbench.backends.base import ExtractionBackend
-from hdbbench.parts.datagen import FORMATS, TYPE_SUFFIXES, DataSet, parse_data_set
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType
 from hdbbench.model.tomlfile import Table, from_values, parse_duration_s, read_document, suggestion
+from hdbbench.parts.datagen import FORMATS, TYPE_SUFFIXES, DataSet, parse_data_set
 from hdbbench.results.extraction import QueryRecord
 
 KINDS = ("range", "random", "aggregate", "array")

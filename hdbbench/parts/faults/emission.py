@@ -27,6 +27,7 @@ class Emission:
         self.offsets = {a: n for a, n in counts.items() if a.startswith(prefixes)}
 
     def per_attribute(self) -> dict[str, int]:
+        # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
         import tango
 
         counts = dict(self.offsets)

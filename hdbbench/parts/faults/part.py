@@ -11,13 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hdbbench.backends.registry import server_of
 from hdbbench.model.tomlfile import suggestion
 from hdbbench.results.faults import DATABASE_FAULTS as DATABASE_FAULTS
+from hdbbench.stack.servers.registry import SERVER_KINDS, kind
 from hdbbench.subscribers.kinds import SubscriberKind
 
 if TYPE_CHECKING:
-    from hdbbench.stack.servers.registry import ServerKind
     from hdbbench.model.tomlfile import Table
+    from hdbbench.stack.servers.registry import ServerKind
 
 # Database faults must lose nothing (DATABASE_FAULTS, with the records they are judged on); the process and
 # filesystem faults lose what their reason says.
@@ -25,7 +27,7 @@ PROCESS_FAULTS = ("subscriber_kill", "device_kill")
 FAULT_KINDS = ("database_stop", "database_kill", "table_lock", "subscriber_kill", "device_kill",
                "spool_full", "database_full")
 # A replicated cluster's faults (hdbbench.parts.faults.cluster): only when named, on a stack with a cluster.
-CLUSTER_FAULTS = ("switchover", "failover", "replica_lost")
+CLUSTER_FAULTS = ("switchover", "failover", "primary_host_isolated", "replica_lost")
 # What a fault does to the backend's server: the ability its server kind must list (ServerKind.faults).
 SERVER_ABILITY = {"database_stop": "stop", "database_kill": "kill", "database_full": "fill",
                   **{k: k for k in CLUSTER_FAULTS}}
@@ -66,9 +68,6 @@ class FaultsPart:
 def server_fault_problem(kinds: tuple[str, ...], backends: tuple[str, ...], serving: dict[str, str]) -> str | None:
     """Why a fault of `kinds` cannot be done to a backend's server (None: each can), with `serving` the
     scenario's [stack] servers (kind -> the kind in its place)."""
-    from hdbbench.backends.registry import server_of  # the backends import the faults' records
-    from hdbbench.stack.servers.registry import kind
-
     for backend in backends:
         role = server_of(backend) or ""
         server = kind(serving.get(role, role))
@@ -83,8 +82,6 @@ def server_fault_problem(kinds: tuple[str, ...], backends: tuple[str, ...], serv
 
 
 def _stand_in(role: str, ability: str) -> ServerKind | None:
-    from hdbbench.stack.servers.registry import SERVER_KINDS
-
     return next((k for k in SERVER_KINDS if k.serves == role and ability in k.faults), None)
 
 
@@ -92,9 +89,9 @@ def parse_faults(reader: Table) -> FaultsPart:
     """``[faults]`` checked completely; ConfigError "file:line: [faults] key: problem" otherwise."""
     kinds = tuple(reader.list_of("kinds", str, list(FAULT_KINDS), non_empty=True))
     known = FAULT_KINDS + CLUSTER_FAULTS
-    for kind in kinds:
-        if kind not in known:
-            raise reader.fail("kinds", f"names an unknown fault {kind!r}" + suggestion(kind, known))
+    for fault in kinds:
+        if fault not in known:
+            raise reader.fail("kinds", f"names an unknown fault {fault!r}" + suggestion(fault, known))
     if twice := next((k for k in kinds if kinds.count(k) > 1), None):
         raise reader.fail("kinds", f"names {twice!r} twice")
     part = FaultsPart(

@@ -22,10 +22,12 @@ from typing import Any
 
 import psutil
 
-from hdbbench.subscribers import statistics as st
-from hdbbench.model.errors import ServerError
+from hdbbench.load import devices
+from hdbbench.load.devices import load_fleet
 from hdbbench.load.offered import LoadTarget
+from hdbbench.model.errors import ServerError
 from hdbbench.stack.servers.process import ProcessRecord
+from hdbbench.subscribers import statistics as st
 from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec
 
 GONE_TIMEOUT_S = 10.0
@@ -103,8 +105,6 @@ class DeviceKill:
     def arm(self) -> None:
         """The target: the server of the load's last device (the subscribers assign attributes in the
         load's order, so they connect to that server last) or of its first."""
-        from hdbbench.load.devices import load_fleet
-
         fleet = load_fleet(self.devices_dir)
         device = (self.load.devices[-1] if self.which == "last" else self.load.devices[0]) if self.load.devices else ""
         record = next((r for r in fleet.servers if device in r.devices), None) if fleet else None
@@ -114,8 +114,6 @@ class DeviceKill:
         self.instance, self.devices = record.instance, record.devices
 
     def begin(self) -> None:
-        from hdbbench.load.devices import load_fleet
-
         fleet = load_fleet(self.devices_dir)
         record = next((r for r in fleet.servers if r.instance == self.instance), None) if fleet else None
         if record is None:
@@ -126,8 +124,6 @@ class DeviceKill:
         self.marks["killed"] = time.time()
 
     def end(self) -> None:
-        from hdbbench.load import devices
-
         self.marks["ended"] = time.time()
         devices.restart(self.devices_dir, self.instance, tie_to_parent=True)
         self.marks["restarted"] = time.time()
@@ -149,6 +145,7 @@ class DeviceKill:
         """The run stops the device servers itself."""
 
     def _proxy(self, device: str) -> Any:
+        # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
         import tango
 
         proxy = tango.DeviceProxy(f"tango://{self.load.tango_host}/{device}")

@@ -20,23 +20,28 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from hdbbench.subscribers import statistics as st
 from hdbbench.backends import backend_for_stack
+from hdbbench.load.devices import load_fleet
+from hdbbench.load.offered import LoadTarget
 from hdbbench.model.errors import one_line
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
+from hdbbench.model.sampling import Sampler, TimeSeries
 from hdbbench.parts.faults import accounting as acc
 from hdbbench.parts.faults.accounting import KillSnapshot
+from hdbbench.parts.faults.cluster import ClusterFault, Failover
 from hdbbench.parts.faults.emission import Emission, numbers, peak_memory_bytes
-from hdbbench.parts.faults.part import FaultsPart
+from hdbbench.parts.faults.factory import make_injector
+from hdbbench.parts.faults.injectors import FaultTarget
+from hdbbench.parts.faults.part import FaultsPart, FaultsPlan, FaultTrialPlan
 from hdbbench.parts.faults.processes import DeviceKill, SubscriberKill
 from hdbbench.parts.faults.results import NAMES_KEPT, RESULTS_KIND, TABLE_COLUMNS, TABLE_CSV, table_rows
-from hdbbench.load.offered import LoadTarget
-from hdbbench.parts.faults.part import FaultsPlan, FaultTrialPlan
 from hdbbench.results.document import RunDirectory, RunPart, results_document
 from hdbbench.results.faults import FaultsResults, FaultTrial
-from hdbbench.model.sampling import Sampler, TimeSeries
+from hdbbench.subscribers import statistics as st
 from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec, lib_configuration
 
 SETTLE_S = 2.0          # ZeroMQ subscriptions reach the publisher asynchronously
@@ -182,7 +187,6 @@ class FaultTrialRun:
                              tables=self._data_tables(), spool_dir=self.home / "spool", tmpfs_mb=self.part.tmpfs_mb)
         if self.fault == "spool_full":
             return Together(make_injector("spool_full", target), make_injector("database_stop", target))
-        from hdbbench.parts.faults.cluster import Failover
 
         injector = make_injector(self.fault, target)
         if isinstance(injector, Failover):  # its loss is split at the crash (a cut), as a process kill's
@@ -191,9 +195,6 @@ class FaultTrialRun:
 
     def _data_tables(self) -> tuple[str, ...]:
         """The data tables the load's attributes are stored in (the backend names them)."""
-        from hdbbench.load.devices import load_fleet
-        from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
-
         fleet = load_fleet(self.devices_dir)
         by_suffix = {t.suffix: t for t in TangoType}
         shapes = {(spec.type, spec.format, spec.write) for plan in (fleet.devices.values() if fleet else ())
@@ -239,8 +240,6 @@ class FaultTrialRun:
         return totals
 
     def _probes(self, specs: Sequence[SubscriberSpec], injector: Any) -> dict[str, Callable[[], dict[str, float]]]:
-        from hdbbench.parts.faults.cluster import ClusterFault
-
         def memory() -> dict[str, float]:
             self.peak_memory = max(self.peak_memory, peak_memory_bytes(self.fleet.pids()))
             return {"peak_bytes": float(self.peak_memory)}
@@ -401,8 +400,6 @@ class Together:
 
 
 def _utc(seconds: float) -> Any:
-    from datetime import datetime, timezone
-
     return datetime.fromtimestamp(seconds, timezone.utc)
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hdbbench.model.tomlfile import suggestion
+from hdbbench.parts.maintenance.jobs import jobs_of
 
 if TYPE_CHECKING:
     from hdbbench.model.tomlfile import Table
@@ -42,8 +43,6 @@ class MaintenancePart:
 
 def parse_maintenance(reader: Table, backends: Sequence[str]) -> MaintenancePart:
     """``[maintenance]`` checked completely; ConfigError "file:line: [maintenance] key: problem" otherwise."""
-    from hdbbench.parts.maintenance.jobs import jobs_of
-
     kinds = {job for backend in backends for job in jobs_of(backend)}
     if not reader.has("jobs"):  # every job some backend of the scenario has
         if not kinds:

@@ -16,17 +16,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hdbbench.backends.registry import server_of
 from hdbbench.load.offered import LoadTarget
 from hdbbench.model.records import write
+from hdbbench.parts.maintenance.aggregates import compare_extraction
 from hdbbench.parts.maintenance.part import MaintenancePart
+from hdbbench.parts.maintenance.trial import MaintenanceTrialPlan, MaintenanceTrialRun, TrialOutcome
+from hdbbench.parts.maintenance.windows import series_table
 from hdbbench.results.maintenance import (
     AggregateQuery,
     MaintenanceRecord,
     MaintenanceResults,
     MaintenanceTrial,
 )
-from hdbbench.parts.maintenance.trial import MaintenanceTrialPlan, MaintenanceTrialRun, TrialOutcome
-from hdbbench.parts.maintenance.windows import series_table
+from hdbbench.stack.servers.confine import drop_cache
 
 SPANS = ("day", "week", "month", "year")
 Say = Callable[[str], object]
@@ -78,10 +81,6 @@ def _aggregated(outcome: TrialOutcome) -> bool:
 def _compare(backend: Any, load: LoadTarget, state_dir: Path) -> list[AggregateQuery]:
     """One archived attribute's hourly mean/min/max over each span, from raw rows and from the aggregates;
     cold = the server's page cache dropped first (where the stack confines its memory)."""
-    from hdbbench.backends.registry import server_of
-    from hdbbench.parts.maintenance.aggregates import compare_extraction
-    from hdbbench.stack.servers.confine import drop_cache
-
     wanted = set(load.attributes)
     catalog = sorted(i for i, info in backend.attribute_catalog() if info.name in wanted)
     if not catalog:

@@ -25,19 +25,21 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from hdbbench.subscribers import statistics as st
 from hdbbench.backends import backend_for_stack
 from hdbbench.backends.abilities.aggregates import refresh_all
 from hdbbench.backends.abilities.maintenance import JobContext, JobOutcome
-from hdbbench.model.errors import one_line
-from hdbbench.parts.faults.emission import Emission
+from hdbbench.backends.registry import server_of
 from hdbbench.load.offered import LoadTarget
+from hdbbench.model.errors import one_line
+from hdbbench.model.sampling import Sampler, TimeSeries
+from hdbbench.parts.faults.emission import Emission
 from hdbbench.parts.maintenance import jobs as job_registry
 from hdbbench.parts.maintenance.aggregates import aggregates_equal
 from hdbbench.parts.maintenance.part import MaintenancePart
-from hdbbench.results.maintenance import AggregateRefresh, MaintenanceRecord, MaintenanceTrial
 from hdbbench.parts.maintenance.windows import Query, window
-from hdbbench.model.sampling import Sampler, TimeSeries
+from hdbbench.results.maintenance import AggregateRefresh, MaintenanceRecord, MaintenanceTrial
+from hdbbench.stack.servers.confine import lifted
+from hdbbench.subscribers import statistics as st
 from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec, lib_configuration
 
 SETTLE_S = 2.0               # ZeroMQ subscriptions reach the publisher asynchronously
@@ -141,9 +143,6 @@ class MaintenanceTrialRun:
 
     def _lifted(self) -> Any:
         """The server's memory limit and throttle off for work that is not measured (hdbbench.stack.servers.confine)."""
-        from hdbbench.backends.registry import server_of
-        from hdbbench.stack.servers.confine import lifted
-
         return lifted(self.state_dir.resolve(), server_of(self.planned.backend) or "")
 
     def _specs(self) -> list[SubscriberSpec]:

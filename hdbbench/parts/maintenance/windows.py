@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hdbbench.subscribers import statistics as st
-from hdbbench.results.maintenance import WindowFigures
 from hdbbench.model.sampling import TimeSeries
+from hdbbench.results.maintenance import WindowFigures
+from hdbbench.subscribers import statistics as st
 
 STORED = f"sub.{st.ROWS_STORED_NUMBER}"
 QUEUE = f"sub.{st.ATTRIBUTE_PENDING_NUMBER}"

@@ -42,6 +42,7 @@ class PostgresEndpoint:
         return " ".join(f"{k}={_libpq_quote(v)}" for k, v in parts.items())
 
     def connect(self, dbname: str | None = None, **kwargs: Any) -> Any:
+        # deferred: the PostgreSQL driver loads only where a PostgreSQL server is used
         import psycopg
 
         return psycopg.connect(self.conninfo(dbname), **kwargs)
@@ -120,6 +121,7 @@ class ClusterEndpoint:
         return " ".join(f"{k}={_libpq_quote(v)}" for k, v in parts.items())
 
     def connect(self, dbname: str | None = None, **kwargs: Any) -> Any:
+        # deferred: the PostgreSQL driver loads only where a PostgreSQL server is used
         import psycopg
 
         return psycopg.connect(self.conninfo(dbname), **kwargs)
@@ -170,6 +172,7 @@ class MariaDBEndpoint:
     external: bool = False
 
     def connect(self, database: str | None = None, **kwargs: Any) -> Any:
+        # deferred: the MariaDB driver loads only where a MariaDB server is used
         import mariadb
 
         params: dict[str, Any] = {

@@ -127,6 +127,7 @@ class MariaDBServer(PrivateServer):
         return self.socket_path.exists()
 
     def is_ready(self, port: int, meta: dict[str, Any]) -> bool:
+        # deferred: the MariaDB driver loads only where a MariaDB server is used
         import mariadb
 
         if meta.get("admin_created") and self._grants_current(meta):
@@ -142,6 +143,7 @@ class MariaDBServer(PrivateServer):
         if meta.get("admin_created") and self._grants_current(meta) and self.is_ready(port, meta):
             return  # (a data directory first served on another address gets its grants renewed)
         granted = list(self._client_hosts())
+        # deferred: the MariaDB driver loads only where a MariaDB server is used
         import mariadb
 
         password = meta["password"]

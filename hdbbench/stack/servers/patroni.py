@@ -49,6 +49,9 @@ from hdbbench.stack.servers.postgres import AUTOVACUUM, PG_BINDIR, SUPERUSER
 from hdbbench.stack.servers.process import ProcessRecord, RunAs
 
 MEMBERS = ("m1", "m2", "m3")
+# Patroni from PyPI, pinned in scripts/patroni-requirements.txt and installed by scripts/setup.sh in a
+# virtualenv the members' account can read (Debian's 3.0.2 races in its demotion: docs/ha.md).
+PATRONI = homes.HOMES_ROOT / f"hdbbench-{os.geteuid()}" / "patroni" / "bin" / "patroni"
 PG_PORT, REST_PORT, ETCD_CLIENT_PORT, ETCD_PEER_PORT = 5432, 8008, 2379, 2380
 REPLICATOR = "replicator"
 SCOPE = "hdbbench"
@@ -253,6 +256,7 @@ class PatroniCluster:
             return False
         if self.synchronous and not any(m.get("role") == "sync_standby" for m in running):
             return False
+        # deferred: the PostgreSQL driver loads only where a PostgreSQL server is used
         import psycopg
 
         # The primary takes a read-write session, directly and, once HAProxy runs, through it too.
@@ -274,6 +278,9 @@ class PatroniCluster:
         if self.running() and meta.get("synchronous") == self.synchronous and meta.get("router") == self.router \
                 and self.is_ready():
             return self.endpoint(meta)
+        if not os.access(PATRONI, os.X_OK):
+            raise ServerError(f"Patroni is not installed in {PATRONI.parents[1]}: run ./run.sh setup "
+                              "(scripts/patroni-requirements.txt)")
         self.down()
         sweep_stale()  # the namespaces of clusters whose state directory is gone (a crashed command's)
         meta = {"password": secrets.token_urlsafe(18), "replication_password": secrets.token_urlsafe(18),
@@ -288,7 +295,7 @@ class PatroniCluster:
             for member in self.members:
                 self._spawn(member, "etcd", self._etcd_command(member))
             for member in self.members:  # the first bootstraps; the others wait for its leader key
-                self._spawn(member, "patroni", ["patroni", str(self.home(member) / "patroni.yml")])
+                self._spawn(member, "patroni", [str(PATRONI), str(self.home(member) / "patroni.yml")])
             self._wait_ready()
             if self.router == "haproxy":
                 self.haproxy.start(self.network.here, {m: self.address_of(m) for m in self.members},
@@ -435,7 +442,7 @@ class PatroniCluster:
         """Start a member's Patroni again (after a fault stopped it): it rejoins as a replica."""
         rec = ProcessRecord.load(self._record_path(member, "patroni"))
         if rec is None or not rec.alive():
-            self._spawn(member, "patroni", ["patroni", str(self.home(member) / "patroni.yml")])
+            self._spawn(member, "patroni", [str(PATRONI), str(self.home(member) / "patroni.yml")])
 
     def down(self) -> bool:
         """Stop Patroni (and so PostgreSQL), then etcd, kill what is left on the hosts, remove the

@@ -133,6 +133,7 @@ class PostgresServer(PrivateServer):
         return PostgresEndpoint(host=self.address, port=port, user=SUPERUSER, password=meta["password"])
 
     def is_ready(self, port: int, meta: dict[str, Any]) -> bool:
+        # deferred: the PostgreSQL driver loads only where a PostgreSQL server is used
         import psycopg
 
         try:

@@ -67,12 +67,14 @@ class PyTangoDatabaseServer(PrivateServer):
         return tango_database_answers(self.address, port)
 
     def version(self, port: int, meta: dict[str, Any]) -> str | None:
+        # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
         import tango
 
         return f"PyTango {tango.__version__} DataBaseds (sqlite)"
 
 
 def tango_database_answers(host: str, port: int) -> bool:
+    # deferred: PyTango (cppTango) is heavy to load; only this path talks to Tango
     import tango
 
     try:
