@@ -26,7 +26,7 @@ from hdbbench.stack.servers import homes
 from hdbbench.stack.servers.confine import cgroup, memory, probe, storage
 from hdbbench.stack.servers.confine.records import ServerConfinement, StorageProbe
 from hdbbench.stack.servers.confine.spec import CLASSES, DEFAULT_STORAGE_SIZE, ConfineSpec, StorageClass
-from hdbbench.stack.servers.registry import confinable_kinds, kind
+from hdbbench.stack.servers.registry import ServerArgs, confinable_kinds, kind
 
 _RECORD = "confinement.json"
 TOLERANCE = 0.2  # a probe within 20 % of the class's read IOPS counts as the class
@@ -244,10 +244,49 @@ def lifted(state_dir: Path, name: str) -> Iterator[bool]:
     finally:
         os.sync()  # what the build left dirty is written while the device is still fast
         if budget:
-            memory.set_limit(state_dir, name, budget)
+            restore_budget(state_dir, name, int(budget))
         if device:
             storage.throttle(device, StorageClass(**klass))
         memory.drop_cache(state_dir, name)
+
+
+def restore_budget(state_dir: Path, name: str, budget: int) -> str:
+    """Put the server's memory limit back after a lifted phase; how it was done ("set" or "restarted").
+
+    Page cache is reclaimed when the limit is lowered, but memory the server itself keeps after the
+    build (a buffer pool grown into, a session's temporary buffers, a MEMORY table) cannot be: the
+    kernel refuses the limit (EBUSY). The server is then restarted under its budget, as a facility's
+    server is after a maintenance window: stopped, the limit set on the empty group, started again on
+    the same data, port and settings, in its group. If even that fails, ServerError says so before the
+    measurement that would run outside its budget."""
+    try:
+        memory.set_limit(state_dir, name, budget)
+        return "set"
+    except ServerError as refused:
+        server = _recorded_server(state_dir, name)
+        if server is None:
+            raise ServerError(f"{refused}; and the {name} server cannot be restarted here (not a private server "
+                              "of this state directory)") from None
+        server.down()
+        memory.set_limit(state_dir, name, budget)
+        server.up()
+        return "restarted"
+
+
+def _recorded_server(state_dir: Path, name: str) -> Any | None:
+    """The private server `name` of the state directory as it was started: its settings and address as
+    recorded (meta.json), joining its memory group; None when the stack does not run one."""
+    server_kind = kind(name)
+    if not server_kind.process:
+        return None
+    probe_server = server_kind.private(ServerArgs(state_dir))
+    meta = probe_server.meta()
+    if not probe_server.running() or not meta:
+        return None
+    server = server_kind.private(ServerArgs(state_dir, settings=dict(meta.get("settings") or {}),
+                                            address=str(meta.get("address") or probe_server.address)))
+    server.cgroup_procs = memory.procs_file(state_dir, name)
+    return server
 
 
 def confinement_dicts(records: list[ServerConfinement]) -> list[dict[str, Any]]:
