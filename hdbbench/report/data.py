@@ -146,7 +146,7 @@ class RunFacts:
 def run_facts(scenario: Mapping[str, Any], environment: Mapping[str, Any]) -> RunFacts:
     """The facts (RunFacts) of a recorded scenario and environment: the one place the report reads them."""
     measurements, report = _object(scenario.get("measurements")), _object(scenario.get("report"))
-    disk, machine = _object(scenario.get("disk")), _object(environment.get("disk"))
+    machine = _object(environment.get("disk"))
     kinds = scenario.get("subscriber_kinds")
     lib = scenario.get("lib_configuration")
     return RunFacts(

@@ -26,7 +26,7 @@ from hdbbench.report import data, diskplots
 from hdbbench.report.data import num
 from hdbbench.report.plots import Colours
 from hdbbench.report.render import Section, html_table
-from hdbbench.report.text import Finding, fmt
+from hdbbench.report.text import DISK_RESOLUTION, Finding, fmt, resolved, unresolved
 from hdbbench.results.disk import DiskResults, ReferenceComparison
 
 CASES_CSV = "disk-cases.csv"
@@ -261,9 +261,15 @@ def disk_finding(cases: Sequence[DiskCase], who: Sequence[tuple[str, str]],
     finding.sentences += reference_summary(references)
     if not ordered:
         finding.sentences.append("No usable scalar devdouble marginal was measured.")
-    finding.recommendation = (f"Where disk is the constraint, prefer {ordered[0][0]} (smallest marginal on scalar "
-                              "devdouble, the commonest archived type); the sizing section weighs every type by a "
-                              "facility's inventory." if ordered else "")
+    tied = resolved(ordered, relative=DISK_RESOLUTION)
+    if len(tied) > 1:
+        words = f"scalar devdouble marginals within {DISK_RESOLUTION:.0%}"
+        finding.recommendation = (f"Where disk is the constraint: {unresolved(tied, words)}; the sizing section "
+                                  "weighs every type by a facility's inventory.")
+    else:
+        finding.recommendation = (f"Where disk is the constraint, prefer {ordered[0][0]} (smallest marginal on "
+                                  "scalar devdouble, the commonest archived type); the sizing section weighs every "
+                                  "type by a facility's inventory." if ordered else "")
     finding.warnings += [f"{c.contestant}, {c.name}: its sizes do not fit a line ({c.note or 'off a line'}); its "
                          f"marginal is shown flagged and is not used." for c in cases if not c.fit_ok]
     return finding

@@ -41,7 +41,7 @@ from hdbbench.report.render import Section, html_table, render_page
 from hdbbench.report.text import Spread, fmt
 from hdbbench.results.document import ResultsDocument
 from hdbbench.results.extraction import ExtractionResults
-from hdbbench.results.trials import CpuShare
+from hdbbench.results.trials import CpuShare, TrialSummary
 
 REPORT_NAME = "report.html"
 
@@ -191,16 +191,17 @@ def cpu_section(view: Insertion) -> Section:
     return section
 
 
-def loss_section(view: Insertion) -> Section:
+def loss_section(trials: Sequence[TrialSummary]) -> Section:
+    """Every trial of the run, of every subscriber kind: a no-loss claim covers all of them or none."""
     section = Section("loss", "Loss accounting")
-    if not view.trials:
+    if not trials:
         section.missing = "No trials in this run."
         return section
     full = [(t.label, t.accounting.emitted, t.accounting.stored, t.accounting.lost, t.accounting.duplicates)
-            for t in view.trials]
-    reasons = {t.label: dict(t.accounting.lost_by_reason.items()) for t in view.trials}
+            for t in trials]
+    reasons = {t.label: dict(t.accounting.lost_by_reason.items()) for t in trials}
     shown = list(dict.fromkeys(r for by in reasons.values() for r in by))
-    errors = {t.label: (t.accounting.error_events or 0, t.accounting.missed_event_errors or 0) for t in view.trials}
+    errors = {t.label: (t.accounting.error_events or 0, t.accounting.missed_event_errors or 0) for t in trials}
     section.tables.append(html_table(
         ["trial", "emitted", "stored", "lost", *[f"lost: {r.replace('_', ' ')}" for r in shown], "duplicates",
          "error events stored", "of which missed events"],
@@ -210,16 +211,16 @@ def loss_section(view: Insertion) -> Section:
         "per trial, all attributes: the devices' counters against the rows; the reasons add up to the loss "
         "(hdbbench.trials.figures.loss_by_reason)"))
     overload = {t.label: sum(s.lost or 0 for s in t.saturation.steps if s.saturated)
-                for t in view.trials if t.saturation is not None}
-    section.finding = text.loss(full, reasons, overload)
-    for t in view.trials:
+                for t in trials if t.saturation is not None}
+    section.finding = text.loss(full, reasons, overload, list(dict.fromkeys(t.subscriber_kind for t in trials)))
+    for t in trials:
         if unproven := t.delivery_unproven or 0:
             cause = t.delivery_unproven_cause or "cause not recorded"
             section.finding.warnings.append(f"{t.label}: {unproven:,} attribute{'s' if unproven > 1 else ''} delivered "
                                             "no event before the load "
                                             f"(their events count as lost): {cause}.")
     undrained = [f"{t.label} ({t.accounting.not_drained.left_in_subscriber_queue:,} left in the subscriber's queue)"
-                 for t in view.trials if t.accounting.not_drained is not None]
+                 for t in trials if t.accounting.not_drained is not None]
     if undrained:
         section.finding.warnings.append("did not drain within the timeout: " + ", ".join(undrained))
     return section
@@ -390,7 +391,8 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
         sections += [throughput_section(view, colours), lag_section(view, colours), batch_section(view, colours),
                      subscribers_section(view, colours), searches.saturation_section(view, colours),
                      sustained_section(view, colours), cpu_section(view), placement_section(view),
-                     loss_section(view), *kinds.kinds_sections(run_dir, loaded)]
+                     loss_section(loaded.insertion.trials if loaded.insertion else []),
+                     *kinds.kinds_sections(run_dir, loaded)]
     load_rate = facts.rate
     if (archive_age := aging.aging_section(loaded.insertion, colours, load_rate)) is not None:  # with aging records
         sections.append(archive_age)

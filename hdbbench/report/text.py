@@ -25,6 +25,13 @@ MIN_SAMPLES = 10
 HIGH_SPREAD = 0.20
 KEEP_UP = 0.99      # a stored median at >= 99 % of the offered rate kept up
 STABLE_SHARE = 0.99  # methodology: stable = >= 99 % of seconds at or above the offered rate
+# What a single run can tell apart, per figure: a recommendation names one contestant only when it beats
+# every other by more than this; otherwise the section says "no difference at this resolution".
+AGE_RESOLUTION_S = 0.005     # event age p99: one number per trial; the devices' push timers and the 1 Hz
+                             # statistics window move it by a few milliseconds from trial to trial
+CPU_RESOLUTION = 0.10        # CPU per event: 1 Hz samples of 10 ms clock ticks
+QUERY_RESOLUTION = 0.20      # a query's time between repeats on a shared machine (docs/default-run-time.md)
+DISK_RESOLUTION = 0.02       # bytes per event: two sizes' fits agree within 0.8 %, 10 M rows within 0.3 %
 
 
 @dataclass
@@ -90,6 +97,22 @@ def best(values: Mapping[str, float | None], higher_is_better: bool = True) -> l
     """Contestants with a figure, best first (ties by name)."""
     present = [(k, float(v)) for k, v in values.items() if v is not None and math.isfinite(v)]
     return sorted(present, key=lambda kv: ((-kv[1] if higher_is_better else kv[1]), kv[0]))
+
+
+def resolved(ordered: Sequence[tuple[str, float]], absolute: float = 0.0, relative: float = 0.0) -> list[str]:
+    """The contestants the measurement cannot tell from the best (`ordered` best first): within
+    `absolute` (the figure's unit) or `relative` (a share of the best's figure) of it, the best first."""
+    if not ordered:
+        return []
+    top = ordered[0][1]
+    margin = max(absolute, relative * abs(top))
+    return [name for name, value in ordered if abs(value - top) <= margin * (1 + 1e-9)]
+
+
+def unresolved(tied: Sequence[str], resolution: str) -> str:
+    """The words for contestants a recommendation must not choose between."""
+    names = ", ".join(tied[:-1]) + f" and {tied[-1]}"
+    return f"no difference at this resolution between {names} ({resolution})"
 
 
 def leaders(ordered: Sequence[tuple[str, float]]) -> str:
@@ -167,10 +190,17 @@ def lag(age_p99: Mapping[str, float | None], age_max: Mapping[str, float | None]
     worst_max = best(age_max)
     if worst_max:
         finding.sentences.append(f"The oldest event at commit was {fmt(worst_max[0][1], 's')} ({worst_max[0][0]}).")
+    resolution = f"event age p99 within {AGE_RESOLUTION_S * 1000:g} ms"
     finding.warnings.append("Event age p99 is one number per trial, not a distribution of repeats: "
-                            "differences below a few milliseconds are within timer and sampling resolution.")
-    finding.recommendation = (f"Where freshness matters (alarms, live plots), prefer {top}." if len(ordered) > 1
-                              else "Only one backend measured: compare runs to judge lag.")
+                            f"differences below {AGE_RESOLUTION_S * 1000:g} ms are within timer and sampling "
+                            "resolution.")
+    tied = resolved(ordered, absolute=AGE_RESOLUTION_S)
+    if len(ordered) < 2:
+        finding.recommendation = "Only one backend measured: compare runs to judge lag."
+    elif len(tied) > 1:
+        finding.recommendation = f"Where freshness matters (alarms, live plots): {unresolved(tied, resolution)}."
+    else:
+        finding.recommendation = f"Where freshness matters (alarms, live plots), prefer {top}."
     return finding
 
 
@@ -271,6 +301,13 @@ def saturation(last: Mapping[str, float | None], highest_offered: Mapping[str, f
         between = "rates within the resolution above it" if bisected else "rates between steps"
         finding.recommendation = (f"Plan with at most {fmt(ordered[0][1], 'events/s')} per subscriber on "
                                   f"{leaders(ordered)}, less a margin; {between} were not measured.")
+        # Each limit is known to within its search's resolution: a backend that close to the leader's is
+        # not shown to sustain less.
+        coarsest = max((r for _, r in (precision or {}).values() if r is not None), default=None)
+        tied = resolved(ordered, relative=coarsest) if coarsest else [ordered[0][0]]
+        if len(tied) > 1:
+            words = f"limits within the search resolution, {coarsest:.0%}"
+            finding.recommendation += f" Between them: {unresolved(tied, words)}."
     return finding
 
 
@@ -405,21 +442,26 @@ def cpu(us_per_event: Mapping[str, float | None]) -> Finding:
         finding.sentences.append(f"{other}: {fmt(v, 'µs')} ({_ratio(v, value)}).")
     finding.warnings.append("CPU is sampled from /proc at 1 Hz with 10 ms clock ticks: at low rates a few "
                             "ticks decide the figure.")
-    finding.recommendation = f"On a busy archiving host, {top} leaves the most CPU for other work."
+    tied = resolved(ordered, relative=CPU_RESOLUTION)
+    finding.recommendation = (
+        f"On a busy archiving host: {unresolved(tied, f'CPU per event within {CPU_RESOLUTION:.0%}')}."
+        if len(tied) > 1 else f"On a busy archiving host, {top} leaves the most CPU for other work.")
     return finding
 
 
 def loss(rows: Sequence[tuple[str, int, int, int, int]],
          reasons: Mapping[str, Mapping[str, int]] | None = None,
-         overload: Mapping[str, int] | None = None) -> Finding:
-    """rows: (trial label, emitted, stored, lost, duplicates); reasons: trial label → reason → events;
-    overload: a saturation search's label → events lost in the steps it found saturated (offered
-    above the limit on purpose, so a loss there says how the subscriber fails, not that it failed)."""
+         overload: Mapping[str, int] | None = None, kinds: Sequence[str] = ()) -> Finding:
+    """rows: (trial label, emitted, stored, lost, duplicates) of every trial of the run; reasons: trial
+    label → reason → events; overload: a saturation search's label → events lost in the steps it found
+    saturated (offered above the limit on purpose, so a loss there says how the subscriber fails, not
+    that it failed); kinds: the subscriber kinds the trials ran, named when more than one."""
     finding = Finding()
     overload = overload or {}
     emitted = sum(r[1] for r in rows)
     lost_rows = [r for r in rows if r[3] > 0 or r[4] > 0]
-    finding.sentences.append(f"{len(rows)} trials, {emitted:,} events emitted in all.")
+    of_kinds = f" of {len(kinds)} subscriber kinds ({', '.join(kinds)})" if len(kinds) > 1 else ""
+    finding.sentences.append(f"{len(rows)} trials{of_kinds}, {emitted:,} events emitted in all.")
     if not lost_rows:
         finding.sentences.append("Zero events lost and zero duplicates in every trial.")
         finding.recommendation = "The no-loss claim holds for this run."
@@ -458,8 +500,14 @@ def extraction(slopes_s_per_day: Mapping[str, float | None], longest_p95: Mappin
             finding.sentences.append(f"{backend}: cold / warm p95 = {ratio:.2f}×.")
     if not ordered and not p95:
         finding.sentences.append("No query times could be read.")
-    finding.recommendation = (f"For long-range extraction prefer {ordered[0][0]}." if ordered
-                              else "Measure at least two interval lengths to fit a slope.")
+    tied = resolved(ordered, relative=QUERY_RESOLUTION)
+    if not ordered:
+        finding.recommendation = "Measure at least two interval lengths to fit a slope."
+    elif len(tied) > 1:
+        finding.recommendation = (f"For long-range extraction: "
+                                  f"{unresolved(tied, f'p95 slopes within {QUERY_RESOLUTION:.0%}')}.")
+    else:
+        finding.recommendation = f"For long-range extraction prefer {ordered[0][0]}."
     return finding
 
 
