@@ -24,20 +24,16 @@ from hdbbench.model.records import read, write
 from hdbbench.results.document import read_trials
 from hdbbench.model.sampling import TimeSeries
 from hdbbench.scenario.scenario import load_scenario, parse_scenario
-from hdbbench.subscribers.launcher import SubscriberFleet
 from tests.harness import REPO
+from tests.harness.runs import PROFILES, nothing_left, part_scenario, run
 
 SMALL = REPO / "scenarios" / "maintenance-small.toml"
-
-
-def _scenario(maintenance: dict[str, Any], backends: list[str]) -> dict[str, Any]:
-    return {"name": "t", "backends": backends, "devices": {"profile": "devices/profiles/maintenance-devdouble.toml"},
-            "measurements": {"throughput": False}, "maintenance": maintenance}
+PROFILE = "maintenance-devdouble"
 
 
 # --- the [maintenance] table ----------------------------------------------------------------------
 def test_an_empty_maintenance_table_runs_every_job_each_backend_has() -> None:
-    scenario = parse_scenario(_scenario({}, ["timescaledb", "mysql"]), Path("t.toml"))
+    scenario = parse_scenario(part_scenario("maintenance", {}, ["timescaledb", "mysql"], PROFILE), Path("t.toml"))
     assert scenario.maintenance == MaintenancePart() and scenario.maintenance.jobs == JOB_KINDS
     assert set(jobs_of("timescaledb")) == {"reorder", "retention", "aggregates", "vacuum_analyze", "backup"}
     assert set(jobs_of("postgresql")) == set(jobs_of("timescaledb"))
@@ -66,7 +62,7 @@ def test_the_shipped_scenarios_run_every_job_kind() -> None:
 def test_a_bad_maintenance_key_is_refused_in_one_line_naming_it(maintenance: dict, backends: list[str],
                                                                 words: str) -> None:
     with pytest.raises(ConfigError) as caught:
-        parse_scenario(_scenario(maintenance, backends), Path("t.toml"))
+        parse_scenario(part_scenario("maintenance", maintenance, backends, PROFILE), Path("t.toml"))
     assert str(caught.value) == f"t.toml: {words}"
 
 
@@ -110,8 +106,6 @@ def test_maintenance_records_are_read_back_exactly_as_written() -> None:
 # --- end to end on real servers -------------------------------------------------------------------
 def _run_small(tmp_path: Path, state_dir: Path, **changes: Any) -> Path:
     """scenarios/maintenance-small.toml as shipped, with `changes` over its keys (shorter waits here)."""
-    from hdbbench.run.runner import RunOptions, run_scenario
-
     document = tomllib.loads(SMALL.read_text())
     for key, value in changes.items():
         table, _, name = key.rpartition(".")
@@ -120,8 +114,7 @@ def _run_small(tmp_path: Path, state_dir: Path, **changes: Any) -> Path:
             where.pop(name, None)
         else:
             where[name] = value
-    scenario = parse_scenario(document, SMALL)
-    return run_scenario(scenario, RunOptions(state_dir=state_dir, runs_root=tmp_path / "runs"))
+    return run(parse_scenario(document, SMALL), state_dir, tmp_path)
 
 
 def _maintenance(run_dir: Path) -> MaintenanceResults:
@@ -130,20 +123,17 @@ def _maintenance(run_dir: Path) -> MaintenanceResults:
     return insertion.maintenance
 
 
-def _nothing_left(state_dir: Path, results: MaintenanceResults) -> None:
-    for trial in results.trials:
-        home = state_dir / "maintenance" / trial.label
-        assert SubscriberFleet("127.0.0.1:1", home).pids() == []
-        assert not any((home / "backup").glob("*")), "a backup was left behind"
-
-
 @pytest.mark.subscriber
 def test_every_job_on_every_backend_while_archiving_loses_nothing_and_keeps_the_data_intact(
         tmp_path: Path, test_state_dir: Path, stack_endpoints: object) -> None:
     backends = ["timescaledb", "postgresql", "mysql"]
-    run_dir = _run_small(tmp_path, test_state_dir, backends=backends, **{
-        "stack.memory": None, "history.days": 30, "maintenance.rate": 500, "maintenance.warmup_s": 2, "maintenance.gap_s": 3,
-        "maintenance.settle_s": 1})
+    # The shipped profile with 25 attributes instead of 100: a quarter of the history's rows (still 30
+    # days, over a chunk and a month bound) for the jobs to reorder, drop, aggregate, optimize and back up.
+    profile = tmp_path / "maintenance-devdouble-25.toml"
+    profile.write_text((PROFILES / f"{PROFILE}.toml").read_text().replace("count = 100\n", "count = 25\n"))
+    run_dir = _run_small(tmp_path, test_state_dir, backends=backends, **{"devices.profile": str(profile),
+        "stack.memory": None, "history.days": 30, "maintenance.rate": 500, "maintenance.warmup_s": 2,
+        "maintenance.gap_s": 2, "maintenance.settle_s": 0})  # the shortest windows the part allows
     results = _maintenance(run_dir)
     assert [t.backend for t in results.trials] == backends
     for trial in results.trials:
@@ -170,7 +160,7 @@ def test_every_job_on_every_backend_while_archiving_loses_nothing_and_keeps_the_
         assert all(q.equal and q.rows > 0 for q in queries)
     with open(run_dir / "maintenance" / "timescaledb_maintenance.csv") as timeline:
         assert timeline.readline().strip() == "t_s,stored_rate,event_age_p99_s,queue,lock_waiters"
-    _nothing_left(test_state_dir, results)
+    nothing_left(test_state_dir, "maintenance", [t.label for t in results.trials])
 
 
 @pytest.mark.subscriber
@@ -182,7 +172,7 @@ def test_a_backup_into_a_full_file_system_fails_in_one_line_and_the_trial_goes_o
     try:
         run_dir = _run_small(tmp_path, test_state_dir, backends=["mysql"], history=None, **{"stack.memory": None,
             "maintenance.jobs": ["backup", "optimize"], "maintenance.backup_dir": str(full), "maintenance.rate": 300,
-            "maintenance.warmup_s": 1, "maintenance.gap_s": 2, "maintenance.settle_s": 1})
+            "maintenance.warmup_s": 1, "maintenance.gap_s": 2, "maintenance.settle_s": 0})
     finally:
         subprocess.run(["umount", str(full)], check=True)
     results = _maintenance(run_dir)
@@ -191,4 +181,4 @@ def test_a_backup_into_a_full_file_system_fails_in_one_line_and_the_trial_goes_o
     assert optimize.error is None and optimize.duration_s is not None  # the trial went on
     (trial,) = results.trials
     assert trial.error is None and trial.lost == 0 and trial.rows_match and trial.aggregates_equal is None
-    _nothing_left(test_state_dir, results)
+    nothing_left(test_state_dir, "maintenance", [t.label for t in results.trials])

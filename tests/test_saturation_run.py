@@ -16,36 +16,39 @@ lower rate after it passes. Real servers, devices and subscribers.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
 from hdbbench.trials.insertion import EARLY_VERDICT_S
-from hdbbench.results.document import read_trials
 from hdbbench.stack.servers.endpoints import StackEndpoints
 from hdbbench.subscribers.launcher import DEFAULT_BINARY
-from hdbbench.results.trials import SaturationSearch, TrialKind, TrialSummary
+from hdbbench.results.trials import SaturationSearch, TrialSummary
 from tests.harness import REPO
+from tests.harness.runs import insertion_trials, run
 from tests.harness.servers import one_backend_per_server
 
 pytestmark = pytest.mark.subscriber
 
 BACKENDS = one_backend_per_server()
 CAP = 2000
-START, STEP, STEPS = 1000.0, 0.25, 7  # 1000, 1250, 1563, 1953, 2441, 3052, 3815 events/s (or a repeat)
+# 1563 and 1953 pass, 2441 saturates (22 % over CAP: its queue of 2,000 overflows within a step) and
+# its repeat ends the capped kind's search in 4 steps (a fifth is room for one more repeat); ours passes
+# the last step, 3815 events/s. Steps of 7 s, the shortest Elettra's rule allows (MIN_SATURATION_STEP_S).
+START, STEP, STEPS, STEP_S = 1000.0 * 1.25 ** 2, 0.25, 5, 7  # 1563, 1953, 2441, 3052, 3815 events/s
 RATES = [START * (1 + STEP) ** k for k in range(STEPS)]
 
 
-def capped_scenario(tmp: Path) -> Path:
-    """scenarios/small.toml with ours and the capped kind, a throughput trial and a saturation search."""
-    text = (REPO / "scenarios" / "small.toml").read_text()
-    text = re.sub(r"(?m)^backends = \[.*\]$", f"backends = {list(BACKENDS)!r}".replace("'", '"'),
-                  text.split("[load]")[0])
+def capped_scenario(tmp: Path, name: str, backends: list[str], measurements: str, ours: bool = True) -> Path:
+    """scenarios/small.toml up to its [load] table, on `backends`, with the capped kind (after ours
+    when `ours`), a load of 500 events/s for 6 s and the `measurements` table given."""
+    text = (REPO / "scenarios" / "small.toml").read_text().split("[load]")[0]
+    text = re.sub(r"(?m)^backends = \[.*\]$", f"backends = {json.dumps(backends)}", text)
+    if ours:
+        text += '[[subscribers.kinds]]\nname = "hdbbench-es"\n\n'
     text += f'''[[subscribers.kinds]]
-name = "hdbbench-es"
-
-[[subscribers.kinds]]
 name = "capped"
 binary = "{DEFAULT_BINARY}"
 lib_configuration = {{ hdbpp_strict = "1", max_events_per_s = "{CAP}", queue_capacity = "2000" }}
@@ -56,10 +59,9 @@ duration_s = 6
 warmup_s = 1
 
 [measurements]
-throughput = true
-saturation = {{ start_rate = {START:g}, step = {STEP}, step_s = 8, max_steps = {STEPS} }}
+{measurements}
 '''
-    path = tmp / "small-capped.toml"
+    path = tmp / f"{name}.toml"
     path.write_text(text)
     return path
 
@@ -68,13 +70,10 @@ saturation = {{ start_rate = {START:g}, step = {STEP}, step_s = 8, max_steps = {
 def capped_run(
     stack_endpoints: StackEndpoints, test_state_dir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
-    from hdbbench.run.runner import RunOptions, run_scenario
-    from hdbbench.scenario.scenario import load_scenario
-
     tmp = tmp_path_factory.mktemp("capped")
-    return run_scenario(
-        load_scenario(capped_scenario(tmp)), RunOptions(state_dir=test_state_dir, runs_root=tmp / "runs")
-    )
+    saturation = f"{{ start_rate = {START:g}, step = {STEP}, step_s = {STEP_S}, max_steps = {STEPS} }}"
+    scenario = capped_scenario(tmp, "small-capped", list(BACKENDS), f"throughput = true\nsaturation = {saturation}")
+    return run(scenario, test_state_dir, tmp)
 
 
 # 1300 passes, 2600 saturates, then 1838 and 2186 (9 % over CAP: clear of the stored-rate rule's 5 %)
@@ -82,46 +81,18 @@ BISECT_START, BISECT_RESOLUTION = 1300.0, 0.20
 BISECT_BACKEND = "mysql" if "mysql" in BACKENDS else BACKENDS[0]
 
 
-def bisect_scenario(tmp: Path) -> Path:
-    """The capped kind alone, one backend, a bisect search only, bisected to 20 % (about six steps of
-    7 s with the repeats)."""
-    text = (REPO / "scenarios" / "small.toml").read_text()
-    text = re.sub(r"(?m)^backends = \[.*\]$", f'backends = ["{BISECT_BACKEND}"]', text.split("[load]")[0])
-    text += f'''[[subscribers.kinds]]
-name = "capped"
-binary = "{DEFAULT_BINARY}"
-lib_configuration = {{ hdbpp_strict = "1", max_events_per_s = "{CAP}", queue_capacity = "2000" }}
-
-[load]
-rate = 500
-duration_s = 6
-warmup_s = 1
-
-[measurements]
-throughput = false
-saturation = {{ mode = "bisect", start_rate = {BISECT_START:g}, resolution = {BISECT_RESOLUTION}, max_rate = 4000, step_s = 7 }}
-'''
-    path = tmp / "small-capped-bisect.toml"
-    path.write_text(text)
-    return path
-
-
 @pytest.fixture(scope="module")
 def bisect_run(
     stack_endpoints: StackEndpoints, test_state_dir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
-    from hdbbench.run.runner import RunOptions, run_scenario
-    from hdbbench.scenario.scenario import load_scenario
-
+    """The capped kind alone, one backend, a bisect search only, bisected to 20 % (about six steps of
+    7 s with the repeats)."""
     tmp = tmp_path_factory.mktemp("capped-bisect")
-    return run_scenario(
-        load_scenario(bisect_scenario(tmp)), RunOptions(state_dir=test_state_dir, runs_root=tmp / "runs")
-    )
-
-
-def _trials(run: Path, kind: TrialKind) -> dict[tuple[str, str], TrialSummary]:
-    _, results = read_trials(run / "results.json")
-    return {(t.backend, t.subscriber_kind): t for t in results.trials if t.kind == kind}
+    saturation = (f'{{ mode = "bisect", start_rate = {BISECT_START:g}, resolution = {BISECT_RESOLUTION}, '
+                  f'max_rate = 4000, step_s = 7 }}')
+    scenario = capped_scenario(tmp, "small-capped-bisect", [BISECT_BACKEND],
+                               f"throughput = false\nsaturation = {saturation}", ours=False)
+    return run(scenario, test_state_dir, tmp)
 
 
 def _search(trial: TrialSummary) -> SaturationSearch:
@@ -130,7 +101,7 @@ def _search(trial: TrialSummary) -> SaturationSearch:
 
 
 def test_the_capped_kind_saturates_within_one_step_of_its_cap(capped_run: Path) -> None:
-    for (backend, kind), trial in _trials(capped_run, "saturation").items():
+    for (backend, kind), trial in insertion_trials(capped_run, "saturation").items():
         search = _search(trial)
         if kind != "capped":
             continue
@@ -153,7 +124,7 @@ def test_the_capped_kind_saturates_within_one_step_of_its_cap(capped_run: Path) 
 
 
 def test_the_capped_kind_loses_events_accounted_by_reason(capped_run: Path) -> None:
-    for (backend, kind), trial in _trials(capped_run, "saturation").items():
+    for (backend, kind), trial in insertion_trials(capped_run, "saturation").items():
         acc = trial.accounting
         if kind != "capped":
             continue
@@ -166,7 +137,7 @@ def test_the_capped_kind_loses_events_accounted_by_reason(capped_run: Path) -> N
 
 
 def test_ours_reaches_the_end_of_the_range_with_nothing_lost(capped_run: Path) -> None:
-    for (backend, kind), trial in _trials(capped_run, "saturation").items():
+    for (backend, kind), trial in insertion_trials(capped_run, "saturation").items():
         if kind != "hdbbench-es":
             continue
         search = _search(trial)
@@ -176,7 +147,7 @@ def test_ours_reaches_the_end_of_the_range_with_nothing_lost(capped_run: Path) -
 
 
 def test_every_kinds_throughput_trial_has_the_outside_figures(capped_run: Path) -> None:
-    trials = _trials(capped_run, "throughput")
+    trials = insertion_trials(capped_run, "throughput")
     assert set(trials) == {(b, k) for b in BACKENDS for k in ("hdbbench-es", "capped")}
     for (backend, kind), trial in trials.items():
         rate = trial.stored_rate
@@ -208,7 +179,7 @@ def test_report_and_compare_set_the_verdicts_side_by_side(capped_run: Path, tmp_
 
 
 def test_a_bisect_search_finds_the_cap_within_its_resolution(bisect_run: Path) -> None:
-    (trial,) = _trials(bisect_run, "saturation").values()
+    (trial,) = insertion_trials(bisect_run, "saturation").values()
     search = _search(trial)
     assert search.mode == "bisect" and search.resolution == BISECT_RESOLUTION, search
     last = search.last_sustainable_rate
@@ -225,7 +196,7 @@ def test_a_bisect_search_finds_the_cap_within_its_resolution(bisect_run: Path) -
 
 
 def test_a_bisect_search_drains_after_a_saturated_step(bisect_run: Path) -> None:
-    (trial,) = _trials(bisect_run, "saturation").values()
+    (trial,) = insertion_trials(bisect_run, "saturation").values()
     steps = _search(trial).steps
     for s in steps:  # a passing step runs its 7 s; a saturated one may end from EARLY_VERDICT_S
         assert s.start_s is not None and s.end_s is not None
