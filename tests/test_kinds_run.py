@@ -97,6 +97,19 @@ def test_visibility_lag_is_reported_for_both_kinds(kinds_run: Path) -> None:
     assert "db.rows_inserted" in header and "vis.lag_s" in header
 
 
+def test_every_kinds_throughput_trial_has_the_outside_figures(kinds_run: Path) -> None:
+    trials = insertion_trials(kinds_run, "throughput")
+    assert set(trials) == {(b, k) for b in BACKENDS for k in KINDS}
+    for (backend, kind), trial in trials.items():
+        rate = trial.stored_rate
+        assert rate.count > 0 and rate.median > 0 and rate.source == "database counter", (backend, kind)
+        assert trial.outside is not None, (backend, kind)
+        lag = trial.outside.visibility_lag_s
+        assert lag.count > 0 and lag.p50 is not None and lag.p99 is not None and 0 <= lag.p50 <= lag.p99, (backend, kind)
+        assert trial.accounting.lost == 0 and trial.accounting.lost_by_reason.total() == 0, (backend, kind)
+        assert trial.pending_events.high_water_mark is not None, (backend, kind)  # HDB++'s, every kind
+
+
 def test_report_sets_the_kinds_side_by_side(kinds_run: Path) -> None:
     from hdbbench.report.page import write_report
 
