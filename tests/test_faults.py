@@ -12,13 +12,20 @@ import pytest
 
 from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.model.errors import ConfigError
-from hdbbench.parts.faults.accounting import KillSnapshot, account, caught_up_s, recovery_s, write_stall
-from hdbbench.parts.faults.part import CLUSTER_FAULTS, FAULT_KINDS, FaultsPart
 from hdbbench.model.records import write
+from hdbbench.parts.faults.accounting import (
+    DROPPED,
+    KillSnapshot,
+    account,
+    caught_up_s,
+    recovery_s,
+    write_stall,
+)
+from hdbbench.parts.faults.part import CLUSTER_FAULTS, FAULT_KINDS, FaultsPart
 from hdbbench.parts.faults.results import RESULTS_KIND
-from hdbbench.scenario.plan import RunOptions, plan_run
 from hdbbench.results.document import RunDirectory, RunPart, read_kind, results_document
 from hdbbench.results.faults import FaultsResults, FaultTrial
+from hdbbench.scenario.plan import RunOptions, plan_run
 from hdbbench.scenario.scenario import load_scenario, parse_scenario
 from tests.harness import REPO
 from tests.harness.runs import fault_trials, nothing_left, part_scenario, run
@@ -94,14 +101,28 @@ def test_a_device_kill_counts_only_the_killed_servers_attributes() -> None:
 
 
 @pytest.mark.parametrize("fault", ["failover", "primary_host_isolated"])
-def test_a_failover_loses_as_not_replicated_only_what_was_stamped_before_the_crash(fault: str) -> None:
-    # At the crash (or the cut of the primary's host) A had emitted 10 and 7 are stored of them: 3 were
-    # committed on the old primary and never replicated. After it, 6 emitted and 5 stored: the one
-    # missing has no reason.
+@pytest.mark.parametrize(("synchronous", "counted", "before_crash"), [
+    (False, {}, {"not_replicated_at_failover": 3}),          # asynchronous: the old primary's unreplicated commits
+    (True, {}, {"dropped_by_subscriber_at_failover": 3}),    # synchronous, another kind: it dropped them
+    (True, {DROPPED: 2}, {"dropped_by_subscriber_at_failover": 2, "unattributed": 1}),  # ours: what it counted
+    (None, {}, {"unattributed": 3}),                          # replication mode not known: nobody is blamed
+])
+def test_a_failover_blames_replication_only_where_it_can_lose_rows(
+        fault: str, synchronous: bool | None, counted: dict[str, int], before_crash: dict[str, int]) -> None:
+    # At the crash (or the cut of the primary's host) A had emitted 10 and 7 are stored of them: 3 are
+    # missing. After it, 6 emitted and 5 stored: the one missing has no reason.
     snapshot = KillSnapshot(100.0, {A: 10}, {A: 7}, frozenset({A}))
-    loss = account(fault, {A: 16}, {A: 12}, {}, snapshot)
-    assert loss.lost_by_reason == {"not_replicated_at_failover": 3, "unattributed": 1}
-    assert account(fault, {A: 16}, {A: 16}, {}, snapshot).lost_by_reason == {}
+    loss = account(fault, {A: 16}, {A: 12}, counted, snapshot, synchronous)
+    expected = dict(before_crash)
+    expected["unattributed"] = expected.get("unattributed", 0) + 1
+    assert loss.lost_by_reason == expected and sum(loss.lost_by_reason.values()) == loss.lost == 4
+    assert account(fault, {A: 16}, {A: 16}, counted, snapshot, synchronous).lost_by_reason == {}
+
+
+def test_in_synchronous_mode_no_loss_is_ever_put_down_to_replication() -> None:
+    snapshot = KillSnapshot(100.0, {A: 10}, {A: 0}, frozenset({A}))
+    for counted in ({}, {DROPPED: 0}, {DROPPED: 10}):
+        assert "not_replicated_at_failover" not in account("failover", {A: 10}, {}, counted, snapshot, True).lost_by_reason
 
 
 ON_CLUSTER = {"servers": {"postgres": "patroni"}}

@@ -44,12 +44,12 @@ from hdbbench.parts.faults import accounting as acc
 from hdbbench.parts.faults.cluster import Failover, PrimaryHostIsolated, ReplicaLost, Switchover
 from hdbbench.parts.faults.factory import make_injector
 from hdbbench.parts.faults.injectors import FaultTarget
-from hdbbench.scenario.plan import RunOptions
 from hdbbench.report.page import write_report
 from hdbbench.results.document import read_kind
 from hdbbench.results.faults import FaultsResults
 from hdbbench.results.replica import ReplicaResults
 from hdbbench.run.runner import run_scenario
+from hdbbench.scenario.plan import RunOptions
 from hdbbench.scenario.scenario import parse_scenario
 from hdbbench.stack.servers import homes, netns
 from hdbbench.stack.servers.endpoints import ClusterEndpoint, StackEndpoints
@@ -271,7 +271,7 @@ def test_switchover_and_failover_under_load(ha_stack: tuple[Stack, StackEndpoint
     snapshot = acc.KillSnapshot(at_crash["at"], at_crash["emitted"],
                                 {n: stored.get(n, 0) - after_crash.get(n, 0) for n in sims.names},
                                 frozenset(sims.names))
-    loss = acc.account("failover", {n: emitted[n] for n in sims.names}, stored, {}, snapshot)
+    loss = acc.account("failover", {n: emitted[n] for n in sims.names}, stored, {}, snapshot, cluster.synchronous)
     assert "unattributed" not in loss.lost_by_reason, loss
     assert sum(loss.lost_by_reason.values()) == loss.lost
     if cluster.synchronous:
@@ -360,10 +360,58 @@ def test_the_primary_host_isolated_under_load(ha_stack: tuple[Stack, StackEndpoi
     snapshot = acc.KillSnapshot(at_cut["at"], at_cut["emitted"],
                                 {n: stored.get(n, 0) - after_cut.get(n, 0) for n in sims.names},
                                 frozenset(sims.names))
-    loss = acc.account("primary_host_isolated", {n: emitted[n] for n in sims.names}, stored, {}, snapshot)
+    loss = acc.account("primary_host_isolated", {n: emitted[n] for n in sims.names}, stored, {}, snapshot,
+                       cluster.synchronous)
     assert "unattributed" not in loss.lost_by_reason, loss
     if cluster.synchronous:
         assert loss.lost == 0 and stored == {n: emitted[n] for n in sims.names}, loss
+
+
+def test_a_subscriber_that_drops_its_batch_at_a_failover_is_blamed_not_replication(
+        ha_stack: tuple[Stack, StackEndpoints], cluster: PatroniCluster, tmp_path: Path) -> None:
+    """A contestant that fails on purpose: ours with `drop_batch_on_lost_connection=1` and no spool,
+    batches of 2 s, so that the batch it writes when the primary is gone is dropped. With synchronous
+    replication no committed row is lost in a failover, so its loss is put down to it (its own count
+    of rejected rows), never to replication. On the synchronous cluster only (the module's time)."""
+    if not cluster.synchronous:
+        pytest.skip("run on the synchronous cluster only (the module's time)")
+    stack, endpoints = ha_stack
+    with Harness(endpoints, tmp_path) as h:
+        db = h.database(BACKEND, prefix="ha", endpoint=endpoints["patroni"])
+        sims: Sims = h.devices(profile_toml(tmp_path, "hadrop", RATE_HZ))
+        lib = h.lib(db, drop_batch_on_lost_connection=1, flush_interval_ms=2000, reconnect_min_ms=100,
+                    reconnect_max_ms=1000)
+        es = h.subscriber(95, None, sims.names, lib=lib)
+        since = h.archiving(es, db, sims)
+        sim = sims.proxy()
+        sim.Start()
+        _archiving_on(db, since, "before the failover")
+        target = FaultTarget(state_dir=stack.state_dir, backend=BACKEND, database=db.database, tables=())
+        failover = make_injector("failover", target)
+        assert isinstance(failover, Failover)
+        at_crash: dict[str, Any] = {}
+        failover.at_crash = lambda: at_crash.update(at=time.time(), emitted=sims.emitted())
+        failover.arm()
+        failover.begin()
+        _archiving_on(db, since, "after the failover")
+        failover.end()
+        failover.disarm()
+        emitted_grew(sim, BETWEEN)
+        sim.Stop()
+        emitted = sims.emitted()
+        eventually(lambda: seen(int(es.PendingEventNumber) == 0, es.PendingEventNumber), 120, "queue drained")
+        stored = eventually(lambda: _by_attribute(db, since), 120, "the rows")
+        after_crash = eventually(lambda: _by_attribute(db, _utc(at_crash["at"])), 120, "the rows after the crash")
+        dropped = int(es.DbErrorNumber)
+
+    snapshot = acc.KillSnapshot(at_crash["at"], at_crash["emitted"],
+                                {n: stored.get(n, 0) - after_crash.get(n, 0) for n in sims.names},
+                                frozenset(sims.names))
+    loss = acc.account("failover", {n: emitted[n] for n in sims.names}, stored, {acc.DROPPED: dropped}, snapshot,
+                       cluster.synchronous)
+    assert dropped > 0 and loss.lost > 0, (dropped, loss)  # it did drop a batch, and events are missing
+    assert "not_replicated_at_failover" not in loss.lost_by_reason, loss
+    assert loss.lost_by_reason.get("dropped_by_subscriber_at_failover") == min(loss.lost, dropped), loss
 
 
 def _utc(seconds: float) -> Any:

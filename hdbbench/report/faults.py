@@ -134,7 +134,7 @@ def _memory(t: FaultTrial) -> str:
     peak = human_bytes(t.peak_memory_bytes) if t.peak_memory_bytes else "–"
     if t.memory_queue_max is not None and t.memory_queue_capacity:
         return f"{peak}; queue max {t.memory_queue_max:,.0f} / {t.memory_queue_capacity:,.0f}"
-    return f"{peak}; capacity {t.queue_capacity:,} events"
+    return f"{peak}; capacity {t.queue_capacity:,} events" if t.queue_capacity is not None else peak
 
 
 def _resumed(t: FaultTrial) -> str:
@@ -153,6 +153,11 @@ def _lag(t: FaultTrial) -> str:
     return " / ".join(human_bytes(v) if v is not None else "–" for v in (t.lag_bytes_max, t.lag_bytes_at_begin))
 
 
+def _spool(t: FaultTrial) -> str:
+    """Our subscriber's spool settings; "–" for a kind without our spool."""
+    return "–" if t.spool_mode is None else f"{t.spool_mode}, sync {t.spool_sync_ms} ms"
+
+
 def _folded(trials: Sequence[FaultTrial]) -> str:
     shown = [r for r in REASONS if any(t.lost_by_reason.get(r) for t in trials)] or ["unattributed"]
     resumes = any(t.killed_server is not None for t in trials)
@@ -164,7 +169,7 @@ def _folded(trials: Sequence[FaultTrial]) -> str:
     rows = []
     for t in trials:
         verdict = "failed" if t.problems() else "ok"
-        rows.append([t.fault, t.backend, t.kind, f"{t.spool_mode} {t.spool_sync_ms} ms", f"{t.emitted:,}",
+        rows.append([t.fault, t.backend, t.kind, _spool(t), f"{t.emitted:,}",
                      f"{t.stored:,}", f"{t.lost:,}", *(f"{t.lost_by_reason.get(r, 0):,}" for r in shown),
                      f"{t.duplicates:,}", *(fmt(v) if v is not None else "–" for v in
                                             (t.write_stall_s, t.caught_up_s, t.recovery_s)),
@@ -182,8 +187,9 @@ def _finding(trials: Sequence[FaultTrial]) -> Finding:
     kills = [t for t in trials if t.fault in ("subscriber_kill", "device_kill") and not t.error]
     for t in kills:
         reasons = ", ".join(f"{v:,} {k.replace('_', ' ')}" for k, v in t.lost_by_reason.items()) or "nothing"
-        finding.sentences.append(f"{t.fault} on {t.backend} lost {t.lost:,} of {t.emitted:,} events: {reasons} "
-                                 f"(spool {t.spool_mode}, sync {t.spool_sync_ms} ms).")
+        spool = f" (spool {_spool(t)})" if t.spool_mode is not None else ""
+        finding.sentences.append(f"{t.fault} on {t.backend} ({t.kind}) lost {t.lost:,} of {t.emitted:,} events: "
+                                 f"{reasons}{spool}.")
         if t.killed_server is not None and t.killed_attributes is not None and t.never_resumed is not None:
             finding.sentences.append(
                 f"After {t.killed_server} was restarted ({t.backend}, {t.kind}), {t.killed_attributes - t.never_resumed:,}"

@@ -26,9 +26,10 @@ class FaultTrial:
     label: str                      # the trial's series: faults-series-<label>.csv
     rate: float                     # events/s offered
     hold_s: float
-    spool_mode: str
-    spool_sync_ms: int
-    queue_capacity: int             # configured, records
+    # Our subscriber's spool and queue (hdbbench-es's keys); None for a kind they do not apply to.
+    spool_mode: str | None
+    spool_sync_ms: int | None
+    queue_capacity: int | None      # configured, records
     emitted: int = 0
     stored: int = 0
     lost: int = 0

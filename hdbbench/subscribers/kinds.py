@@ -57,10 +57,15 @@ class SubscriberKind:
         """The name as it may appear in trial labels, file names and database names."""
         return slugify(self.name)
 
+    @property
+    def ours(self) -> bool:
+        """Our subscriber (hdbbench-es): the built binary, whose own keys (spool, queue) apply."""
+        return self.binary is None or self.binary.resolve() == DEFAULT_BINARY.resolve()
+
     def send_hwm(self, lib_configuration: Mapping[str, str] = {}) -> int | None:
         """The send high-water mark of this kind's event consumer (None: unlimited): ours reads
         `event_sub_send_hwm` (0 = unlimited, its default); another binary is Tango's own."""
-        if self.binary is not None and self.binary.resolve() != DEFAULT_BINARY.resolve():
+        if not self.ours:
             return TANGO_SUB_SEND_HWM  # another binary: Tango's own consumer, as the real hdbpp-es
         given = {**dict(lib_configuration), **dict(self.lib_configuration)}.get("event_sub_send_hwm", "0")
         return int(given) if str(given).isdigit() and int(given) > 0 else None

@@ -16,6 +16,7 @@ WriterLoopOptions writer_options(const LibConfig &lib) {
     o.reconnect_min = lib.reconnect_min;
     o.reconnect_max = lib.reconnect_max;
     o.max_events_per_s = lib.max_events_per_s;
+    o.drop_batch_on_lost_connection = lib.drop_batch_on_lost_connection;
     return o;
 }
 }  // namespace

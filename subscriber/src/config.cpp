@@ -116,6 +116,9 @@ const Keys &common_keys() {
         {"reconnect_max_ms", [](LibConfig &c, const std::string &k, const std::string &v) {
              c.reconnect_max = milliseconds(parse_uint(k, v, 1));
          }},
+        {"drop_batch_on_lost_connection", [](LibConfig &c, const std::string &k, const std::string &v) {
+             c.drop_batch_on_lost_connection = parse_bool(k, v);
+         }},
         {"max_events_per_s", [](LibConfig &c, const std::string &k, const std::string &v) {
              c.max_events_per_s = parse_uint(k, v, 0, RateCap::kMaxEventsPerS);
          }},

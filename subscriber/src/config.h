@@ -49,6 +49,10 @@ struct LibConfig {
     std::chrono::milliseconds spool_sync_ms{100};  // write_ahead: flush+fsync period (0: every record)
     std::chrono::milliseconds reconnect_min{250};
     std::chrono::milliseconds reconnect_max{30000};
+    // A contestant that fails on purpose (ours; off by default): a batch whose connection was lost is
+    // dropped, counted as rejected rows (DbErrorNumber), instead of kept and written again once
+    // reconnected. The fault trials' accounting must then blame the subscriber, not replication.
+    bool drop_batch_on_lost_connection = false;
     // Writer rate cap in data/error events per second (ours; 0: none): a subscriber slow on purpose,
     // the contestant that the tests of the saturation verdicts expect to fail (rate_cap.h).
     std::uint64_t max_events_per_s = 0;

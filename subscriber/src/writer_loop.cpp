@@ -82,10 +82,14 @@ bool WriterLoop::write(std::vector<Record> &batch) {
                 std::lock_guard<std::mutex> lock(error_mutex_);
                 error_ = e.what();
             }
-            log_("error", std::string("database unavailable, batch kept for retry: ") + e.what());
-            return false;
+            if (!opts_.drop_batch_on_lost_connection) {
+                log_("error", std::string("database unavailable, batch kept for retry: ") + e.what());
+                return false;
+            }
+            reject_all(std::string("dropped on a lost connection (drop_batch_on_lost_connection): ") + e.what());
+        } else {
+            reject_all(e.what());
         }
-        reject_all(e.what());
     } catch (const std::exception &e) {
         reject_all(e.what());
     }

@@ -30,6 +30,8 @@ struct WriterLoopOptions {
     // Data/error events per second at most (0: no cap); it also bounds the batch size (rate_cap.h).
     // Not applied to the drain at stop, which drain_at_stop bounds, so that Stop/Init stay prompt.
     std::uint64_t max_events_per_s = 0;
+    // Drop (reject) a batch whose connection was lost instead of keeping it for a retry (config.h).
+    bool drop_batch_on_lost_connection = false;
 };
 
 class WriterLoop : private StoppableThread {

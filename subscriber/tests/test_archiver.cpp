@@ -239,6 +239,47 @@ TEST(Archiver, LostConnectionKeepsTheBatchAndStoresItOnce) {
     EXPECT_EQ(c.snapshot()->pending_events, 0u);
 }
 
+TEST(Archiver, ALostConnectionDropsTheBatchWhenAskedAndCountsIt) {
+    std::shared_ptr<FakeWriter::Control> db = std::make_shared<FakeWriter::Control>();
+    LibConfig lib = LibConfig::parse({"drop_batch_on_lost_connection=1"});
+    lib.flush_interval = 1ms;
+    lib.reconnect_min = lib.reconnect_max = 1ms;
+    FakeSubscriptions tango;
+    Archiver archiver(ArchiverOptions{}, lib, std::make_unique<FakeWriter>(db),
+                      std::make_unique<EventQueue>(1000, nullptr), nullptr);
+    archiver.set_backend(&tango);
+    AttributeSpec spec;
+    spec.name = kName;
+    archiver.registry().add(spec, AttributeTypes{}, false);
+    archiver.start_threads();
+    ASSERT_TRUE(eventually([&] { return tango.attribute(kName) != nullptr; }));
+    AttributePtr a = tango.attribute(kName);
+    archiver.on_config(a, {kDevDouble, kScalar, kRead}, ParamInfo{});
+    auto stored = [&] {
+        std::lock_guard<std::mutex> lock(db->mutex);
+        return db->stored.size();
+    };
+    ASSERT_TRUE(eventually([&] { return stored() == 2; }));  // start, param
+    {
+        std::lock_guard<std::mutex> lock(db->mutex);
+        db->lose_connection = 1;
+    }
+    Record r;
+    r.att_name = kName;
+    r.data_type = kDevDouble;
+    r.data_format = kScalar;
+    r.recv_time = r.data_time = now_us();
+    r.value_r = std::vector<double>{1.0};
+    archiver.on_data(a, std::move(r));
+    archiver.refresh_snapshot();
+    ASSERT_TRUE(eventually([&] {
+        archiver.refresh_snapshot();
+        return archiver.snapshot()->db_errors == 1;
+    }));
+    EXPECT_EQ(stored(), 2u);  // the data event's batch was dropped, not written again
+    EXPECT_EQ(archiver.snapshot()->pending_events, 0u);
+}
+
 TEST(Archiver, ContextStartsAndStopsByStrategy) {
     Core c;
     c.add(kName, true, {"RUN"});

@@ -15,9 +15,16 @@ attribute, summed. The reasons add up to `lost` exactly:
   its re-subscription: the moment the database first holds an event stamped after the restart) or
   by the restarted device before the subscriber subscribed again (``emitted_before_resubscription``);
 * a failover (the primary's node crashed, or its host was cut off the network: hdbbench.parts.faults.cluster)
-  splits the loss the same way at the crash (the cut): events stamped before it and never stored were
-  committed on the old primary and never replicated (``not_replicated_at_failover``: asynchronous
-  replication; none in synchronous mode); those stamped after are ``unattributed``;
+  splits the loss the same way at the crash (the cut). Events stamped before it and never stored:
+  - with asynchronous replication, committed on the old primary and never replicated
+    (``not_replicated_at_failover``);
+  - with synchronous replication a commit the primary acknowledged is on a standby, so replication
+    lost none of them: the subscriber dropped them (its insert failed with the primary and it did not
+    write them again: ``dropped_by_subscriber_at_failover``). Ours counts what it drops
+    (DbErrorNumber: rejected rows), and that much of the loss is put down to it, stamped before the
+    crash or after it; another kind, which does not count, has the loss from before the crash;
+  - where the replication mode is not known, ``unattributed``;
+  those stamped after are ``unattributed``;
 * ``spool_full`` and ``queue_full``: what our subscriber counted itself (LostSpoolFullNumber,
   LostQueueFullNumber); a subscriber kind without these statistics has none;
 * ``unattributed``: the rest, which the report shows as a failure.
@@ -61,7 +68,10 @@ QUEUE_MAX = st.MEMORY_QUEUE_MAX_NUMBER
 # of its node, or its host cut off the network.
 FAILOVERS = ("failover", "primary_host_isolated")
 REASONS = ("in_subscriber_memory_at_crash", "emitted_while_subscriber_down", "in_flight_at_device_crash",
-           "emitted_before_resubscription", "not_replicated_at_failover", "spool_full", "queue_full", "unattributed")
+           "emitted_before_resubscription", "not_replicated_at_failover", "dropped_by_subscriber_at_failover",
+           "spool_full", "queue_full", "unattributed")
+# `counted` key of our subscriber's own count of the rows it dropped (rejected): absent for another kind.
+DROPPED = "dropped_by_subscriber"
 
 
 @dataclass(frozen=True)
@@ -84,9 +94,10 @@ class Loss:
 
 
 def account(fault: str, emitted: Mapping[str, int], stored: Mapping[str, int], counted: Mapping[str, int],
-            snapshot: KillSnapshot | None = None) -> Loss:
+            snapshot: KillSnapshot | None = None, synchronous: bool | None = None) -> Loss:
     """Emitted, stored, lost and lost by reason (the module docstring); `counted`: our subscriber's
-    own loss counters by reason (``spool_full``, ``queue_full``), absent for another kind."""
+    own loss counters by reason (``spool_full``, ``queue_full``, `DROPPED`), absent for another kind;
+    `synchronous`: the cluster's replication mode at a failover (None: not known)."""
     lost_of = {a: max(0, n - stored.get(a, 0)) for a, n in emitted.items()}
     lost = sum(lost_of.values())
     reasons: dict[str, int] = {}
@@ -110,11 +121,17 @@ def account(fault: str, emitted: Mapping[str, int], stored: Mapping[str, int], c
             attribute("in_flight_at_device_crash", before)
             attribute("emitted_before_resubscription", after)
     if snapshot is not None and fault in FAILOVERS:
-        # Stamped before the primary's crash and never stored: commits the old primary acknowledged
-        # and no standby had (asynchronous replication). A subscriber keeps a batch whose commit did
-        # not return and writes it again to the new primary, so nothing else of that time goes missing.
-        before, _ = _split_at_kill(emitted, stored, snapshot)
-        attribute("not_replicated_at_failover", before)
+        before, after = _split_at_kill(emitted, stored, snapshot)
+        if synchronous is False:
+            # Commits the old primary acknowledged and no standby had. A subscriber that keeps a batch
+            # whose commit did not return writes it again to the new primary, so nothing else of
+            # that time goes missing.
+            attribute("not_replicated_at_failover", before)
+        elif synchronous:
+            # Ours counts what it dropped, stamped before the crash or after it (a batch it was still
+            # filling); another kind's loss from before the crash can only be its own.
+            dropped = counted.get(DROPPED)
+            attribute("dropped_by_subscriber_at_failover", before if dropped is None else min(before + after, dropped))
     for reason in ("spool_full", "queue_full"):
         attribute(reason, int(counted.get(reason, 0)))
     attribute("unattributed", left)

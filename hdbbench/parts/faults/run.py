@@ -49,7 +49,7 @@ PLATEAU_SAMPLES = 4     # the gap emitted − stored is steady over this many 1 
 RESUME_POLL_S = 0.5     # after a device kill: how often the rows stored since the restart are counted
 STATISTICS = (st.PENDING_EVENT_NUMBER, st.ROWS_STORED_NUMBER, st.DUPLICATE_ROW_NUMBER, st.LOST_EVENT_NUMBER,
               st.SPOOLED_EVENT_NUMBER, acc.LOST_QUEUE_FULL, acc.LOST_SPOOL_FULL, acc.QUEUE_CAPACITY, acc.QUEUE_MAX,
-              st.WAL_REPLAYED_NUMBER)
+              st.WAL_REPLAYED_NUMBER, st.DB_ERROR_NUMBER)
 # Counters a killed subscriber's process had: added to those of the restarted one.
 
 Say = Callable[[str], None]
@@ -106,14 +106,18 @@ class FaultTrialRun:
         self.peak_memory = 0
         self.load_started = 0.0
         self.killed_statistics: dict[str, float] = {}  # a killed subscriber's last statistics
+        self.synchronous: bool | None = None  # a cluster fault's replication mode (its accounting)
         self.device_kill: DeviceKill | None = None
         self.resumed_at: dict[str, float] = {}  # after a device kill: when a row stamped after the restart was seen
 
     def record(self, **figures: Any) -> FaultTrial:
         p = self.part
+        ours = self.kind.ours  # the spool and queue settings are our subscriber's keys: none for another kind
         return FaultTrial(backend=self.backend.name, kind=self.kind.name, fault=self.fault, label=self.label,
-                          rate=p.rate, hold_s=p.hold_s, spool_mode=p.spool_mode, spool_sync_ms=p.spool_sync_ms,
-                          queue_capacity=int(p.lib_overrides(self.fault, "")["queue_capacity"]), **figures)
+                          rate=p.rate, hold_s=p.hold_s, spool_mode=p.spool_mode if ours else None,
+                          spool_sync_ms=p.spool_sync_ms if ours else None,
+                          queue_capacity=int(p.lib_overrides(self.fault, "")["queue_capacity"]) if ours else None,
+                          **figures)
 
     def run(self) -> tuple[FaultTrial, TimeSeries]:
         sampler: Sampler | None = None
@@ -189,6 +193,8 @@ class FaultTrialRun:
             return Together(make_injector("spool_full", target), make_injector("database_stop", target))
 
         injector = make_injector(self.fault, target)
+        if isinstance(injector, ClusterFault):
+            self.synchronous = injector.cluster.synchronous
         if isinstance(injector, Failover):  # its loss is split at the crash (a cut), as a process kill's
             injector.at_crash = self._before_kill
         return injector
@@ -328,13 +334,15 @@ class FaultTrialRun:
         before = self.killed_statistics
         counted = {"spool_full": int(final.get(acc.LOST_SPOOL_FULL, 0) + before.get(acc.LOST_SPOOL_FULL, 0)),
                    "queue_full": int(final.get(acc.LOST_QUEUE_FULL, 0) + before.get(acc.LOST_QUEUE_FULL, 0))}
+        if final.get(st.DB_ERROR_NUMBER) is not None:  # ours: the rows it rejected, dropped ones among them
+            counted[acc.DROPPED] = int(final[st.DB_ERROR_NUMBER] + before.get(st.DB_ERROR_NUMBER, 0))
         snapshot = None
         if self.snapshot:
             after = self.backend.count_rows_by_attribute(since=_utc(self.snapshot["at"]))
             snapshot = KillSnapshot(self.snapshot["at"], self.snapshot["emitted"],
                                     {a: n - after.get(a, 0) for a, n in stored.items()},
                                     self.snapshot["attributes"], self.snapshot.get("until_resubscribed"))
-        loss = acc.account(self.fault, emitted, stored, counted, snapshot)
+        loss = acc.account(self.fault, emitted, stored, counted, snapshot, self.synchronous)
         times, columns = _wall_columns(series, ("db.stored", "dev.emitted"))
         duplicates = _duplicates(final, before, emitted, stored)
         began = marks.get("began", marks["ended"])
