@@ -2,9 +2,10 @@
 """Both generator engines through the harness: the small scenario via the runner, and through a real
 subscriber into a real database and back.
 
-The runner test runs scenarios/small.toml cut to one backend and its throughput trial (the full small
-run is tests/test_run.py's, which now uses the C++ engine by default), once per engine, and checks the
-run records its engine and accounts for every event. The database test sends the same seeded events
+The runner test reads the session's run of scenarios/small.toml for the C++ engine (the default, when
+built: tests/conftest.py's `small_run_dir`, shared with tests/test_run.py) and runs small.toml cut to
+one backend and its throughput trial for the Python engine, and checks that each run records its engine
+and accounts for every event. The database test sends the same seeded events
 from each engine in turn into one HDB++ database per engine and compares the stored rows: values,
 qualities, set points and error rows must be identical, and what the seed predicts. The devices
 run at a rate (not a burst) there: HDB++ stamps an error row at reception, and rows of a burst collide.
@@ -22,7 +23,9 @@ import pytest
 from hdbbench.load import devices as launcher
 from hdbbench.load import emitter as em
 from hdbbench.results.document import load_results
+from hdbbench.scenario.scenario import load_scenario
 from tests.harness import REPO, eventually, seen
+from tests.harness.runs import run
 from tests.harness.composed import GENERATOR_PROFILE, Harness, expected_stored, last_was_error, rewound
 
 BACKEND = "postgresql"
@@ -48,28 +51,29 @@ def reduced_small_scenario(engine: str, root: Path) -> Path:
 
 @pytest.mark.parametrize("engine", ["cpp", "python"])
 def test_the_runner_drives_either_engine_through_the_small_scenario(
-        engine: str, stack_endpoints: Any, test_state_dir: Path, tmp_path: Path) -> None:
-    from hdbbench.run.runner import RunOptions, run_scenario
-    from hdbbench.scenario.scenario import load_scenario
-
-    scenario = load_scenario(reduced_small_scenario(engine, tmp_path))
-    assert scenario.device_engine == engine
-    run = run_scenario(scenario, RunOptions(state_dir=test_state_dir, runs_root=tmp_path / "runs"))
-    assert json.loads((run / "status.json").read_text())["state"] == "completed"
-    doc = load_results(run / "results.json")
+        engine: str, request: pytest.FixtureRequest, test_state_dir: Path, tmp_path: Path) -> None:
+    if engine == "cpp":  # the default: the session's run of scenarios/small.toml as shipped (tests/conftest.py)
+        run_dir: Path = request.getfixturevalue("small_run_dir")
+    else:
+        request.getfixturevalue("stack_endpoints")
+        scenario = load_scenario(reduced_small_scenario(engine, tmp_path))
+        assert scenario.device_engine == engine
+        run_dir = run(scenario, test_state_dir, tmp_path)
+    assert json.loads((run_dir / "status.json").read_text())["state"] == "completed"
+    doc = load_results(run_dir / "results.json")
     assert doc["results"]["device_engine"] == engine
-    (trial,) = doc["results"]["trials"]
-    assert trial["device_engine"] == engine
-    acc = trial["accounting"]
-    assert acc["emitted"] > 0 and acc["lost"] == 0 and acc["duplicates"] == 0
-    assert acc["emitted"] == acc["stored"]
-    header = (run / "series" / f"{trial['label']}.csv").read_text().splitlines()[0]
-    assert "dev.max_lag_s" in header
+    trials = doc["results"]["trials"]
+    assert f"{BACKEND}_throughput" in {t["label"] for t in trials}
+    for trial in trials:
+        assert trial["device_engine"] == engine
+        acc = trial["accounting"]
+        assert acc["emitted"] > 0 and acc["lost"] == 0 and acc["duplicates"] == 0
+        assert acc["emitted"] == acc["stored"]
+        header = (run_dir / "series" / f"{trial['label']}.csv").read_text().splitlines()[0]
+        assert "dev.max_lag_s" in header
 
 
 def test_insertion_scenarios_default_to_the_built_cpp_engine(tmp_path: Path) -> None:
-    from hdbbench.scenario.scenario import load_scenario
-
     scenario = load_scenario(REPO / "scenarios" / "small.toml")
     assert scenario.device_engine == "auto" and launcher.resolve_engine(scenario.device_engine) == "cpp"
     bad = tmp_path / "bad.toml"
@@ -173,7 +177,6 @@ def test_a_cpp_engine_that_is_not_built_is_refused_before_anything_is_written(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from hdbbench.model.errors import ConfigError
     from hdbbench.run.runner import RunOptions, run_scenario
-    from hdbbench.scenario.scenario import load_scenario
 
     monkeypatch.setenv("HDBBENCH_GEN_BINARY", str(tmp_path / "no-such-HdbBenchGen"))
     scenario = load_scenario(reduced_small_scenario("cpp", tmp_path))
