@@ -24,8 +24,8 @@ from hdbbench.stack.servers.endpoints import StackEndpoints
 from hdbbench.stack.stack import Stack
 from hdbbench.subscribers.launcher import DEFAULT_BINARY
 from tests.harness.composed import Harness
-from tests.harness.servers import REPO, TEST_STATE_DIR, endpoint_or_skip, stack_config, tango_alone
 from tests.harness.runs import run
+from tests.harness.servers import REPO, TEST_STATE_DIR, endpoint_or_skip, stack_config, tango_alone
 
 SUBSCRIBER_NOT_BUILT = f"the subscriber is not built ({DEFAULT_BINARY} missing): run ./run.sh setup"
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from tests.harness import REPO
 
 ANSIBLE = REPO / "ansible"

@@ -18,7 +18,15 @@ import pytest
 from hdbbench.backends import Backend
 from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.model.errors import SchemaError
-from hdbbench.model.hdbtypes import AttParameter, AttrFormat, AttributeInfo, Event, Quality, TangoType, WriteType
+from hdbbench.model.hdbtypes import (
+    AttParameter,
+    AttrFormat,
+    AttributeInfo,
+    Event,
+    Quality,
+    TangoType,
+    WriteType,
+)
 from tests.harness.databases import fresh_backend
 from tests.harness.values import (
     BACKEND_VARIANTS,

@@ -20,9 +20,9 @@ from hdbbench.cli import main
 from hdbbench.cli.options import state_dir_option, tango_host_option
 from hdbbench.stack.servers.endpoints import StackEndpoints
 from tests.harness import REPO, eventually, seen
+from tests.harness.runs import HDBBENCH
 from tests.harness.servers import one_backend_per_server
 from tests.harness.signals import default_sigint, sigint_ignored
-from tests.harness.runs import HDBBENCH
 
 PROFILE = "devices/profiles/all-types.toml"
 

@@ -17,13 +17,13 @@ from typing import Any
 
 import pytest
 
-from hdbbench.parts.aging.history import building
-from hdbbench.stack.servers.confine.records import ServerConfinement
 from hdbbench.backends.mysql.aging import BUILD_POOL_BYTES
 from hdbbench.backends.registry import backend_for_stack
 from hdbbench.model.errors import ConfigError, ServerError
+from hdbbench.parts.aging.history import building
 from hdbbench.stack.servers import confine
 from hdbbench.stack.servers.confine import cgroup, memory, storage
+from hdbbench.stack.servers.confine.records import ServerConfinement
 from hdbbench.stack.servers.confine.spec import CLASSES, ConfineSpec, parse_spec
 from hdbbench.stack.servers.registry import confinable_kinds
 from hdbbench.stack.stack import Stack

@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench.load import facility
 from hdbbench.load import devices as launcher
+from hdbbench.load import facility
+from hdbbench.load.inventory.model import load_inventory
 from hdbbench.parts.faults.accounting import resumption
 from hdbbench.parts.faults.part import FaultsPart
 from hdbbench.parts.faults.processes import DeviceKill
 from hdbbench.results.document import read_kind
 from hdbbench.results.faults import FaultsResults
 from hdbbench.scenario.scenario import parse_scenario
-from hdbbench.load.inventory.model import load_inventory
 from tests.harness import REPO
 from tests.harness.runs import run
 

@@ -18,23 +18,22 @@ from typing import Any
 
 import pytest
 
-from hdbbench.parts.disk import sizing
 from hdbbench.backends import DEFAULT_BACKENDS, backend_class
 from hdbbench.backends.base import TableSize
-from hdbbench.parts.disk import CaseResult, measure_variant, parse_case, run_measure
-from hdbbench.parts.disk.fit import LINEAR_TOLERANCE, fit_sizes, geometric_sizes
 from hdbbench.load.inventory.model import load_inventory, parse_inventory
-from hdbbench.parts.disk.validate import validate, write_validation
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
 from hdbbench.model.records import read, write
+from hdbbench.parts.disk import CaseResult, measure_variant, parse_case, run_measure, sizing
+from hdbbench.parts.disk.fit import LINEAR_TOLERANCE, fit_sizes, geometric_sizes
+from hdbbench.parts.disk.validate import validate, write_validation
 from hdbbench.results.disk import CaseSize
-from tests.harness.synthetic import disk_case
 from hdbbench.results.document import load_results
 from hdbbench.stack.servers.endpoints import StackEndpoints
 from tests.harness import REPO
 from tests.harness.databases import fresh_backend
 from tests.harness.servers import endpoint_or_skip
+from tests.harness.synthetic import disk_case
 
 SMALL_CASES = ("devdouble", "devstring:rw", "devboolean", "spectrum:devdouble:4", "spectrum:devdouble:16")
 # The variant each backend is measured in here: its default index set (plain PostgreSQL: the primary

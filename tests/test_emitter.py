@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from hdbbench.load import emitter as em
-from hdbbench.model import valuefn as vf
 from hdbbench.load.devices import PROFILES_DIR, load_profile, plan_fleet
+from hdbbench.model import valuefn as vf
 from hdbbench.model.errors import ConfigError
 
 DEV = "sim/test/d0"

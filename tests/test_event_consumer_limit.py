@@ -31,8 +31,8 @@ from typing import Any
 
 import pytest
 
-from hdbbench.subscribers import delivery
 from hdbbench.backends import Backend
+from hdbbench.subscribers import delivery
 from tests.harness.composed import Harness, Sims
 from tests.harness.databases import sql
 

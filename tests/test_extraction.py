@@ -23,12 +23,12 @@ import pytest
 
 from hdbbench.backends import Backend, get_backend
 from hdbbench.backends.registry import DEFAULT_BACKENDS
-from hdbbench.parts.extraction.checksums import ValidationError, Validator, checksum
-from hdbbench.parts.datagen import events_for, generate, load_data_set
-from hdbbench.parts.extraction.dumps import dump, load
 from hdbbench.model.errors import ConfigError
-from hdbbench.parts.extraction.extraction import ExtractionOptions, run_extraction
 from hdbbench.model.hdbtypes import AttrFormat, TangoType
+from hdbbench.parts.datagen import events_for, generate, load_data_set
+from hdbbench.parts.extraction.checksums import ValidationError, Validator, checksum
+from hdbbench.parts.extraction.dumps import dump, load
+from hdbbench.parts.extraction.extraction import ExtractionOptions, run_extraction
 from hdbbench.parts.extraction.queries import (
     AttributeSpan,
     Catalog,

@@ -13,10 +13,10 @@ import pytest
 
 from hdbbench.load import devices as launcher
 from hdbbench.load import facility
-from hdbbench.model.errors import ConfigError
-from hdbbench.load.offered import LoadTarget
-from hdbbench.scenario.scenario import load_scenario
 from hdbbench.load.inventory.model import load_inventory
+from hdbbench.load.offered import LoadTarget
+from hdbbench.model.errors import ConfigError
+from hdbbench.scenario.scenario import load_scenario
 from tests.harness import REPO, eventually
 from tests.harness.runs import run
 

@@ -29,10 +29,10 @@ from hdbbench.backends import Backend
 from hdbbench.backends.mysql import MySQLBackend
 from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.model.errors import ConfigError, HdbbenchError
-from hdbbench.stack import mounts
+from hdbbench.model.hdbtypes import AttributeInfo, Event, TangoType
 from hdbbench.parts.faults.factory import make_injector
 from hdbbench.parts.faults.injectors import INJECTORS, FaultTarget, Injector
-from hdbbench.model.hdbtypes import AttributeInfo, Event, TangoType
+from hdbbench.stack import mounts
 from hdbbench.stack.servers.endpoints import StackEndpoints
 from hdbbench.stack.stack import Stack, StackConfig
 from tests.harness import eventually

@@ -25,8 +25,8 @@ from hdbbench.load import emitter as em
 from hdbbench.results.document import load_results
 from hdbbench.scenario.scenario import load_scenario
 from tests.harness import REPO, eventually, seen
-from tests.harness.runs import run
 from tests.harness.composed import GENERATOR_PROFILE, Harness, expected_stored, last_was_error, rewound
+from tests.harness.runs import run
 
 BACKEND = "postgresql"
 RATE_HZ = 20.0

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from hdbbench.model.sampling import TimeSeries
 from hdbbench.parts.aging.growth import Mark, growth_record, intervals_of, knee_bytes, knee_index
 from hdbbench.parts.aging.history import Confinement, confinement_of
 from hdbbench.results.aging import GrowthInterval, ServerConfinement
 from hdbbench.results.document import read_trials
-from hdbbench.model.sampling import TimeSeries
 from hdbbench.scenario.scenario import load_scenario
-from tests.harness.servers import REPO
 from tests.harness.runs import run as harness_run
+from tests.harness.servers import REPO
 
 OFFERED = 1000.0
 

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from hdbbench.parts.aging.history import HistorySize, MixAttribute, build_history
-from hdbbench.trials.insertion import reset_history
-from hdbbench.parts.aging.load_order import LoadOrderSpec, _make_copy, load_mix, load_rows, run_load_order
-from hdbbench.results.aging import HistoryRecord
 from hdbbench.backends.registry import backend_for_stack
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.hdbtypes import AttributeInfo, Event, TangoType, WriteType
+from hdbbench.parts.aging.history import HistorySize, MixAttribute, build_history
+from hdbbench.parts.aging.load_order import LoadOrderSpec, _make_copy, load_mix, load_rows, run_load_order
+from hdbbench.results.aging import HistoryRecord
 from hdbbench.scenario.scenario import load_scenario
+from hdbbench.trials.insertion import reset_history
 from tests.harness.databases import sql
 
 BACKENDS = ("postgresql", "timescaledb", "mysql")

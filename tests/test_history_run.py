@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from hdbbench.backends.registry import backend_for_stack
-from tests.harness.servers import REPO
 from tests.harness.runs import run as harness_run
+from tests.harness.servers import REPO
 
 SCENARIO = """
 name = "aged-tiny"

@@ -26,15 +26,15 @@ from typing import Any
 import pytest
 
 from hdbbench.backends import Backend
+from hdbbench.backends.abilities.inventory import EventRow
 from hdbbench.backends.accounts import as_account
 from hdbbench.backends.registry import DEFAULT_BACKENDS, server_of
-from hdbbench.model.errors import ConfigError, ServerError
-from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, Quality, TangoType, WriteType
 from hdbbench.load.inventory import archive as archive_mod
 from hdbbench.load.inventory import figures, grouping
 from hdbbench.load.inventory import from_hdb as hdb
-from hdbbench.backends.abilities.inventory import EventRow
 from hdbbench.load.inventory.model import Group, load_inventory
+from hdbbench.model.errors import ConfigError, ServerError
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, Quality, TangoType, WriteType
 from tests.harness import REPO
 from tests.harness.databases import fresh_backend, read_only_account, unique_db_name, url_of
 from tests.harness.servers import one_backend_per_server

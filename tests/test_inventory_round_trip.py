@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from hdbbench.load import facility
 from hdbbench.backends.registry import DEFAULT_BACKENDS
+from hdbbench.load import facility
 from hdbbench.load.inventory.from_hdb import from_hdb
 from hdbbench.load.inventory.from_tango import read_tango
 from hdbbench.load.inventory.model import Inventory, load_inventory

@@ -27,15 +27,15 @@ from urllib.parse import urlsplit
 import pytest
 
 from hdbbench.backends.registry import DEFAULT_BACKENDS
-from hdbbench.model.errors import ConfigError
-from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Encoded, Event, TangoType, WriteType
 from hdbbench.load.inventory.archive import masked
 from hdbbench.load.inventory.from_tango import read_tango
 from hdbbench.load.inventory.from_yaml import read_yaml
-from hdbbench.stack.servers.ports import pick_free_port
 from hdbbench.load.inventory.model import load_inventory
-from hdbbench.subscribers.launcher import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
 from hdbbench.load.offered import spread
+from hdbbench.model.errors import ConfigError
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Encoded, Event, TangoType, WriteType
+from hdbbench.stack.servers.ports import pick_free_port
+from hdbbench.subscribers.launcher import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
 from tests.harness import REPO, eventually, seen
 from tests.harness.databases import fresh_backend, read_only_url
 from tests.harness.devices import tango_database

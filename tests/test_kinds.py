@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from hdbbench.model.errors import ConfigError, ServerError
-from hdbbench.subscribers.kinds import DEFAULT_KIND
 from hdbbench.scenario.scenario import load_scenario
 from hdbbench.stack.servers.endpoints import MariaDBEndpoint, PostgresEndpoint
+from hdbbench.subscribers.kinds import DEFAULT_KIND
 from hdbbench.subscribers.launcher import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec, lib_configuration
 from tests.harness import REPO
 

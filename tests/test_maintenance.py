@@ -16,14 +16,15 @@ from typing import Any
 import pytest
 
 from hdbbench.model.errors import ConfigError
+from hdbbench.model.records import read, write
+from hdbbench.model.sampling import TimeSeries
 from hdbbench.parts.maintenance.jobs import jobs_of
 from hdbbench.parts.maintenance.part import JOB_KINDS, MaintenancePart
-from hdbbench.results.maintenance import MaintenanceRecord, MaintenanceResults, WindowFigures
 from hdbbench.parts.maintenance.windows import Query, window
-from hdbbench.model.records import read, write
 from hdbbench.results.document import read_trials
-from hdbbench.model.sampling import TimeSeries
+from hdbbench.results.maintenance import MaintenanceRecord, MaintenanceResults, WindowFigures
 from hdbbench.scenario.scenario import load_scenario, parse_scenario
+from hdbbench.subscribers.launcher import DEFAULT_BINARY
 from tests.harness import REPO
 from tests.harness.runs import PROFILES, nothing_left, part_scenario, run
 
@@ -76,8 +77,27 @@ def _series() -> TimeSeries:
         series.rows.append({"t_s": float(t), "sub.RowsStoredNumber": stored,
                             "sub.EventAgeAtCommitP99": 2.0 if t == 8 else 0.02, "sub.AttributePendingNumber": 2000.0
                             if t == 7 else 10.0, "sub.LostEventNumber": 5.0 if t >= 6 else 0.0,
-                            "db.lock_waiters": 1.0 if t in (5, 6) else 0.0})
+                            "locks.lock_waiters": 1.0 if t in (5, 6) else 0.0})
     return series
+
+
+def test_a_window_reads_the_stored_rate_and_lag_from_outside_where_the_series_has_them() -> None:
+    """The database's counter (any kind) wins over the subscribers' RowsStoredNumber; the visibility lag
+    is read as the age is. Here the counter says 500 rows/s while the subscriber claims 1,000."""
+    series = _series()
+    for row in series.rows:
+        row["db.rows_inserted"] = 500.0 * row["t_s"]
+        row["vis.lag_s"] = 3.0 if row["t_s"] == 8 else 0.05
+    before, during = window(series, [], 1.0, 4.0), window(series, [], 4.0, 7.0)
+    assert before.stored_rate == during.stored_rate == 500.0
+    assert (before.stored_from, during.stored_from) == ("database", "database")
+    assert (before.visibility_lag_s, during.visibility_lag_s) == (0.05, 3.0)
+    assert before.lag == ("visibility lag", 0.05)
+    # A job's window where the counter counts the job's own writes: the subscribers' count instead.
+    assert window(series, [], 4.0, 7.0, counter_counts_the_job=True).stored_from == "subscriber"
+    plain = window(_series(), [], 1.0, 4.0)
+    assert plain.stored_from == "subscriber" and plain.visibility_lag_s is None
+    assert plain.lag == ("event age p99", 0.02)
 
 
 def test_a_window_reads_rate_age_queue_loss_locks_and_queries_from_the_samples() -> None:
@@ -147,6 +167,11 @@ def test_every_job_on_every_backend_while_archiving_loses_nothing_and_keeps_the_
             assert record.duration_s is not None and record.duration_s > 0 and record.lost == 0
             assert record.before.end_s == record.started_s and record.during.start_s == record.started_s
             assert record.before.stored_rate is not None and record.before.stored_rate > 0
+            # From outside, as for every kind: the database's counter and the probes' visibility lag.
+            # MariaDB's counter is server-wide and counts a job's own rewrites: its job windows take ours.
+            assert record.before.stored_from == "database"
+            assert record.during.stored_from == ("subscriber" if trial.backend == "mysql" else "database")
+            assert record.before.visibility_lag_s is not None and record.during.visibility_lag_s is not None
         backup = next(r for r in ran if r.job == "backup")
         assert backup.bytes is not None and backup.bytes > 1 << 20
         levels = next(r for r in ran if r.job == "aggregates").levels
@@ -159,7 +184,7 @@ def test_every_job_on_every_backend_while_archiving_loses_nothing_and_keeps_the_
                                                          for src in ("raw", "aggregate")}
         assert all(q.equal and q.rows > 0 for q in queries)
     with open(run_dir / "maintenance" / "timescaledb_maintenance.csv") as timeline:
-        assert timeline.readline().strip() == "t_s,stored_rate,event_age_p99_s,queue,lock_waiters"
+        assert timeline.readline().strip() == "t_s,stored_rate,event_age_p99_s,queue,lock_waiters,visibility_lag_s"
     nothing_left(test_state_dir, "maintenance", [t.label for t in results.trials])
 
 
@@ -181,4 +206,29 @@ def test_a_backup_into_a_full_file_system_fails_in_one_line_and_the_trial_goes_o
     assert optimize.error is None and optimize.duration_s is not None  # the trial went on
     (trial,) = results.trials
     assert trial.error is None and trial.lost == 0 and trial.rows_match and trial.aggregates_equal is None
+    nothing_left(test_state_dir, "maintenance", [t.label for t in results.trials])
+
+
+@pytest.mark.subscriber
+def test_a_capped_kinds_maintenance_trial_is_measured_from_outside_and_fails(
+        tmp_path: Path, test_state_dir: Path, stack_endpoints: object) -> None:
+    """A contestant that fails: the capped kind (ours in HDB++ strict mode, which publishes only HDB++'s
+    statistics, as a real hdbpp-es; writes capped below the offered rate, a small queue). Its stored
+    rate and visibility lag still come from outside, and the events it could not keep are lost."""
+    kinds = [{"name": "capped", "binary": str(DEFAULT_BINARY),
+              "lib_configuration": {"hdbpp_strict": "1", "max_events_per_s": "200", "queue_capacity": "200"}}]
+    run_dir = _run_small(tmp_path, test_state_dir, backends=["timescaledb"], history=None,
+                         **{"stack.memory": None, "subscribers.kinds": kinds, "maintenance.jobs": ["vacuum_analyze"],
+                            "maintenance.rate": 600, "maintenance.warmup_s": 2, "maintenance.gap_s": 2,
+                            "maintenance.settle_s": 0})
+    results = _maintenance(run_dir)
+    (trial,) = results.trials
+    (job,) = results.jobs
+    assert trial.error is None and job.error is None, (trial.error, job.error)
+    assert trial.lost > 0 and not trial.rows_match  # it failed, and the accounting says so
+    for figures in (job.before, job.during):
+        assert figures.stored_from == "database"
+        assert figures.stored_rate is not None and figures.stored_rate > 0
+        assert figures.visibility_lag_s is not None
+        assert figures.event_age_p99_s is None  # ours only: the strict kind does not publish it
     nothing_left(test_state_dir, "maintenance", [t.label for t in results.trials])

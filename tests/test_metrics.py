@@ -29,9 +29,9 @@ from typing import Any
 
 import pytest
 
-from hdbbench.subscribers import statistics as stats
 from hdbbench.stack.servers import process
 from hdbbench.stack.servers.ports import LOOPBACK, pick_free_port
+from hdbbench.subscribers import statistics as stats
 from hdbbench.subscribers.launcher import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
 from tests.harness import REPO, eventually, seen
 from tests.harness.devices import tango_database

@@ -19,13 +19,13 @@ from typing import Any
 import pytest
 
 from hdbbench.model.errors import ConfigError
-from hdbbench.results.migration import MIGRATION_FILE, default_destination, migrate_run
 from hdbbench.report import compare, criteria, data
 from hdbbench.report.page import build_sections, write_report
 from hdbbench.results.document import FORMAT_VERSION, ResultsFormatError, read_kind, read_results
 from hdbbench.results.extraction import ExtractionResults
-from tests.harness.synthetic import SECTIONS, make_run, sections_of
+from hdbbench.results.migration import MIGRATION_FILE, default_destination, migrate_run
 from tests.harness import REPO
+from tests.harness.synthetic import SECTIONS, make_run, sections_of
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "format1" / "20261123T182641Z-default"
 

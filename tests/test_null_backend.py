@@ -20,16 +20,16 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from hdbbench.subscribers import delivery
 from hdbbench.backends import BACKENDS, DEFAULT_BACKENDS, get_backend
 from hdbbench.backends.base import EXTRACTION
 from hdbbench.backends.null import NullBackend
 from hdbbench.backends.registry import lib_configuration
 from hdbbench.cli.check import check
 from hdbbench.model.errors import ConfigError, SchemaError
-from hdbbench.trials.outside import VisibilityWatch, outside_reader
 from hdbbench.stack.servers.endpoints import LocalEndpoint
+from hdbbench.subscribers import delivery
 from hdbbench.subscribers.launcher import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
+from hdbbench.trials.outside import VisibilityWatch, outside_reader
 from tests.harness import REPO, eventually, seen
 from tests.harness.runs import scenario_document, write_scenario
 

@@ -14,10 +14,10 @@ import psutil
 import pytest
 
 from hdbbench.model.errors import ConfigError
-from hdbbench.stack.placement import Placement, format_cpus, machine_cpus, parse_cli, parse_cpu_list, pin
 from hdbbench.model.records import read
 from hdbbench.results.document import load_results
 from hdbbench.scenario.scenario import load_scenario
+from hdbbench.stack.placement import Placement, format_cpus, machine_cpus, parse_cli, parse_cpu_list, pin
 from hdbbench.stack.stack import Stack
 from tests.harness import REPO, eventually
 from tests.harness.runs import scenario_document, write_scenario
@@ -186,8 +186,15 @@ def _throughput(backend: str, placement: Any) -> Any:
     """A throughput trial with nothing but its placement (the placement section reads no other figure)."""
     import math
 
-    from hdbbench.results.trials import (Accounting, AgeFigures, DatabaseBytes, PendingAge, PendingEvents, StoredRate,
-                                 TrialSummary)
+    from hdbbench.results.trials import (
+        Accounting,
+        AgeFigures,
+        DatabaseBytes,
+        PendingAge,
+        PendingEvents,
+        StoredRate,
+        TrialSummary,
+    )
 
     nan, ages = math.nan, AgeFigures("", None, None, None)
     return TrialSummary(

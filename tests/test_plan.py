@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hdbbench.load import facility
 from hdbbench.cli import main
+from hdbbench.load import facility
+from hdbbench.load.inventory.model import load_inventory
 from hdbbench.model.errors import ConfigError
-from hdbbench.scenario.plan import RunOptions, RunPlan, plan_run
 from hdbbench.run.runner import run_scenario
+from hdbbench.scenario.plan import RunOptions, RunPlan, plan_run
 from hdbbench.scenario.scenario import load_scenario
 from hdbbench.stack.servers import registry as servers
-from hdbbench.load.inventory.model import load_inventory
 from tests.harness import REPO
 
 SCENARIOS = sorted((REPO / "scenarios").glob("*.toml"))

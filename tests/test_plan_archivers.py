@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from hdbbench.load import facility
+from hdbbench.load.inventory.model import load_inventory
+from hdbbench.load.inventory.write import write_inventory
 from hdbbench.model.errors import ConfigError
 from hdbbench.scenario import archivers as planner
 from hdbbench.scenario.archivers import plan_archivers, planned_inventory
-from hdbbench.load.inventory.write import write_inventory
-from hdbbench.subscribers.kinds import OURS
 from hdbbench.scenario.plan import plan_devices
 from hdbbench.scenario.scenario import parse_scenario
-from hdbbench.load.inventory.model import load_inventory
+from hdbbench.subscribers.kinds import OURS
 from tests.harness import REPO
 
 EXAMPLE = REPO / "inventories" / "example-facility.toml"

@@ -9,9 +9,18 @@ import math
 
 from rich.console import Console
 
+from hdbbench.results.trials import (
+    Accounting,
+    AgeFigures,
+    DatabaseBytes,
+    LostByReason,
+    PendingAge,
+    PendingEvents,
+    SaturationSearch,
+    StoredRate,
+    TrialSummary,
+)
 from hdbbench.trials import progress
-from hdbbench.results.trials import (Accounting, AgeFigures, DatabaseBytes, LostByReason, PendingAge, PendingEvents,
-                             SaturationSearch, StoredRate, TrialSummary)
 
 
 def test_plain_lines_carry_the_trial_its_figures_and_time_left(monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -21,7 +21,15 @@ from hypothesis import strategies as st
 
 from hdbbench.backends import Backend
 from hdbbench.backends.registry import DEFAULT_BACKENDS
-from hdbbench.model.hdbtypes import AttParameter, AttrFormat, AttributeInfo, Event, Quality, TangoType, WriteType
+from hdbbench.model.hdbtypes import (
+    AttParameter,
+    AttrFormat,
+    AttributeInfo,
+    Event,
+    Quality,
+    TangoType,
+    WriteType,
+)
 from tests.harness.databases import fresh_backend
 from tests.harness.values import PROPERTY, Clock, all_attributes, assert_read_back, event
 

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench.parts.disk import reference
 from hdbbench.model.errors import ConfigError
+from hdbbench.model.records import read
+from hdbbench.parts.disk import reference
 from hdbbench.report import compare, data, plan, ranking
 from hdbbench.report import text as report_text
 from hdbbench.report.page import write_report
 from hdbbench.report.text import Spread
-from hdbbench.model.records import read
 from hdbbench.results.disk import DiskResults
 from hdbbench.results.document import FORMAT_VERSION
 from hdbbench.results.sizing import ProjectedGroup, Projection

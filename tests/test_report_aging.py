@@ -9,13 +9,13 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+from hdbbench.model.records import read, write
 from hdbbench.parts.aging.growth import growth_record
 from hdbbench.parts.aging.history import Confinement
-from hdbbench.results.aging import AgingResults, GrowthInterval, HistoryRecord, LoadOrderRecord
-from hdbbench.model.records import read, write
-from hdbbench.report.aging import bytes_per_event
 from hdbbench.report import plots
+from hdbbench.report.aging import bytes_per_event
 from hdbbench.report.page import ranking_section
+from hdbbench.results.aging import AgingResults, GrowthInterval, HistoryRecord, LoadOrderRecord
 from tests.harness.synthetic import run_with
 
 MIB = 2 ** 20

@@ -10,6 +10,7 @@ import csv
 import io
 from pathlib import Path
 
+from hdbbench.report.maintenance import job_words
 from hdbbench.results.maintenance import (
     AggregateQuery,
     AggregateRefresh,
@@ -18,7 +19,6 @@ from hdbbench.results.maintenance import (
     MaintenanceTrial,
     WindowFigures,
 )
-from hdbbench.report.maintenance import job_words
 from tests.harness.synthetic import run_with
 
 HEADER = ["t_s", "stored_rate", "event_age_p99_s", "queue", "lock_waiters"]

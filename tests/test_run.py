@@ -20,8 +20,8 @@ from hdbbench.results.disk import CaseSize
 from hdbbench.results.document import load_results, read_trials
 from hdbbench.results.extraction import QuerySummary
 from hdbbench.results.sizing import Projection
-from hdbbench.stack.servers.endpoints import StackEndpoints
 from hdbbench.results.trials import TrialSummary
+from hdbbench.stack.servers.endpoints import StackEndpoints
 from tests.harness import REPO, eventually
 from tests.harness.signals import default_sigint, sigint_ignored
 

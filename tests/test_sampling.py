@@ -3,16 +3,15 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
-import time
-
-import psutil
-
-import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
+
+import psutil
 
 from hdbbench.model.sampling import Sampler, machine_probe, process_probe, thread_probe
 from tests.harness import eventually, seen

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from hdbbench.trials import saturation as sat
-from hdbbench.trials import search
 from hdbbench.model.records import read, write
 from hdbbench.model.sampling import TimeSeries
 from hdbbench.results.trials import Accounting, AttributeCount, LostByReason, NotDrained
+from hdbbench.trials import saturation as sat
+from hdbbench.trials import search
 
 RATE = 1000.0
 

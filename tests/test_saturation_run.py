@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from hdbbench.trials.insertion import EARLY_VERDICT_S
+from hdbbench.results.trials import SaturationSearch, TrialSummary
 from hdbbench.stack.servers.endpoints import StackEndpoints
 from hdbbench.subscribers.launcher import DEFAULT_BINARY
-from hdbbench.results.trials import SaturationSearch, TrialSummary
+from hdbbench.trials.insertion import EARLY_VERDICT_S
 from tests.harness import REPO
 from tests.harness.runs import insertion_trials, run
 from tests.harness.servers import one_backend_per_server

@@ -14,11 +14,9 @@ from hdbbench.backends import BACKENDS, Backend, backend_class, get_backend
 from hdbbench.backends.base import SQL_SCHEMA, SchemaVariant
 from hdbbench.cli.schema import schema, schema_files
 from hdbbench.model.errors import ConfigError
+from tests.harness import REPO
 from tests.harness.databases import fresh_backend, unique_db_name
 from tests.harness.values import BACKEND_VARIANTS
-from tests.harness import REPO
-
-
 
 # ------------------------------------------------------------------------------ no server needed
 

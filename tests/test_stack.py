@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import shutil
 import signal
-import pwd
 import stat
 import subprocess
 import sys
@@ -27,9 +27,8 @@ from hdbbench.stack.servers.mariadb import MariaDBServer
 from hdbbench.stack.servers.ports import pick_free_port
 from hdbbench.stack.servers.process import ProcessRecord
 from tests.harness import REPO, eventually
-from tests.harness.signals import default_sigint, sigint_ignored
 from tests.harness.runs import HDBBENCH
-
+from tests.harness.signals import default_sigint, sigint_ignored
 
 
 @pytest.fixture

@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from hdbbench.load import emitter as em
 from hdbbench.backends import Backend
 from hdbbench.backends.mysql import MySQLBackend
 from hdbbench.backends.registry import DEFAULT_BACKENDS
+from hdbbench.load import emitter as em
 from tests.harness import REPO, eventually, seen
 from tests.harness.composed import Harness, Sims, expected_stored, last_was_error, rewound
 from tests.harness.databases import sql

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from hdbbench.load import emitter as em
 from hdbbench.backends import Backend
+from hdbbench.load import emitter as em
 from hdbbench.model.hdbtypes import AttributeInfo, TangoType
 from tests.harness import eventually, seen, unchanged
 from tests.harness.composed import Harness, profile_toml

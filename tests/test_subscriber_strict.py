@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import pytest
 
-from hdbbench.subscribers import statistics as stats
 from hdbbench.backends import Backend
-from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec
 from hdbbench.load.offered import spread
+from hdbbench.subscribers import statistics as stats
+from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec
 from tests.harness import eventually, seen
 from tests.harness.composed import Harness, Sims, events_received, profile_toml
 from tests.harness.databases import sql

@@ -23,14 +23,14 @@ from typing import Any
 
 import pytest
 
-from hdbbench.load import emitter as em
 from hdbbench.backends import Backend
+from hdbbench.load import emitter as em
 from hdbbench.model.hdbtypes import AttributeInfo, TangoType
 from hdbbench.subscribers.launcher import SubscriberSpec
 from tests.harness import eventually, seen
 from tests.harness.composed import Harness, Sims, events_received, profile_toml
-from tests.harness.devices import emitted_grew
 from tests.harness.databases import sql
+from tests.harness.devices import emitted_grew
 
 pytestmark = pytest.mark.subscriber
 

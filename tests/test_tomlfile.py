@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from hdbbench.model.errors import ConfigError
-from hdbbench.scenario.inputs import kind_of, load_input
 from hdbbench.model.tomlfile import Lines, read_document
 from hdbbench.model.units import human_bytes
+from hdbbench.scenario.inputs import kind_of, load_input
 from tests.harness import REPO
 
 SHIPPED = sorted([*REPO.glob("scenarios/*.toml"), *REPO.glob("devices/profiles/*.toml"),

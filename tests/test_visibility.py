@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from hdbbench.trials import outside
 from hdbbench.backends.registry import DEFAULT_BACKENDS
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
+from hdbbench.trials import outside
 from hdbbench.trials.outside import VisibilityWatch, outside_reader
 from tests.harness import eventually, seen
 from tests.harness.databases import fresh_backend

@@ -3,7 +3,7 @@
 
 Built only from a run's `InsertionResults.maintenance` records (hdbbench.results.maintenance) and, for
 the timelines, each trial's 1 Hz series ``maintenance/<label>.csv`` (columns t_s, stored_rate,
-event_age_p99_s, queue, lock_waiters; an empty cell = not measured); the section is absent from a run
+event_age_p99_s, queue, lock_waiters, visibility_lag_s; an empty cell = not measured); the section is absent from a run
 without them. Plots first: per trial the stored rate and the event age p99 against the trial's clock,
 each job's run shaded and named (a failed job hatched red). Then the jobs, trials and aggregate-vs-raw
 tables folded away; then one sentence per job and per backend's aggregate query. Every sentence comes
@@ -104,13 +104,16 @@ def _trial_labels(found: MaintenanceResults) -> dict[str, str]:
 
 # --- the timeline ---------------------------------------------------------------------------------
 def timeline(series: dict[str, list[float]], jobs: Sequence[MaintenanceRecord], colour: str) -> str:
-    """Stored rate (top) and event age p99 (bottom) against t_s, each job's span shaded on both.
-    Empty cells are NaN, which matplotlib leaves as gaps: a second not measured is not drawn."""
+    """Stored rate (top) and the visibility lag (bottom; our event age p99 where a run has no lag) against
+    t_s, each job's span shaded on both. Empty cells are NaN, which matplotlib leaves as gaps: a second
+    not measured is not drawn."""
     fig = Figure(figsize=(6.4, 4.2), layout="constrained")
     rate_ax, age_ax = fig.subplots(2, 1, sharex=True)
     times = series.get("t_s") or []
-    for ax, name, ylabel in ((rate_ax, "stored_rate", "stored events/s"), (age_ax, "event_age_p99_s",
-                                                                           "event age p99 (s)")):
+    lags = series.get("visibility_lag_s") or []
+    age = ("visibility_lag_s", "visibility lag (s)") if any(v == v for v in lags) else \
+        ("event_age_p99_s", "event age p99 (s)")
+    for ax, name, ylabel in ((rate_ax, "stored_rate", "stored events/s"), (age_ax, *age)):
         values = series.get(name) or []
         ax.plot(times[:len(values)], values, color=colour, linewidth=1)
         ax.set_ylabel(ylabel)
@@ -160,13 +163,15 @@ def _detail(job: MaintenanceRecord) -> str:
 def jobs_table(jobs: Sequence[MaintenanceRecord]) -> str:
     rows = [[j.backend, j.job, fmt(j.started_s), fmt(j.duration_s),
              _pair(j.before.stored_rate, j.during.stored_rate),
+             _pair(j.before.visibility_lag_s, j.during.visibility_lag_s),
              _pair(j.before.event_age_p99_s, j.during.event_age_p99_s),
              _pair(j.before.queue_max, j.during.queue_max), _pair(j.before.lock_wait_s, j.during.lock_wait_s),
              _pair(j.before.query_p95_s, j.during.query_p95_s), f"{j.lost:,}", _detail(j)] for j in jobs]
-    return html_table(["backend", "job", "started (s)", "duration (s)", "stored events/s", "age p99 (s)",
-                       "queue max", "lock wait (s)", "query p95 (s)", "lost", "detail / error"], rows,
-                      "figures as before / during: the window of the job's length just before it, then its run; "
-                      "– where not measured")
+    return html_table(["backend", "job", "started (s)", "duration (s)", "stored events/s", "visibility lag (s)",
+                       "age p99, ours (s)", "queue max", "lock wait (s)", "query p95 (s)", "lost", "detail / error"],
+                      rows, "figures as before / during: the window of the job's length just before it, then its "
+                      "run; the stored rate from the database's counter, the visibility lag from probe "
+                      "attributes (any subscriber kind); – where not measured")
 
 
 def trials_table(trials: Sequence[MaintenanceTrial]) -> str:
@@ -232,14 +237,16 @@ def _duration(seconds: float) -> str:
 
 
 def _age_words(job: MaintenanceRecord) -> str:
-    before, during = job.before.event_age_p99_s, job.during.event_age_p99_s
+    """The age in words: the visibility lag from outside (any kind), else our event age p99."""
+    name, during = job.during.lag
+    before = job.before.lag[1] if job.before.lag[0] == name else None
     if during is None:
-        return f"ran with event age p99 {NOT_MEASURED}"
+        return f"ran with {name} {NOT_MEASURED}"
     if before is None:
-        return f"had event age p99 at {_time(during)} ({NOT_MEASURED} before)"
+        return f"had {name} at {_time(during)} ({NOT_MEASURED} before)"
     if _raised(before, during):
-        return f"raised event age p99 from {_time(before)} to {_time(during)}"
-    return f"kept event age p99 at {_time(during)} ({_time(before)} before)"
+        return f"raised {name} from {_time(before)} to {_time(during)}"
+    return f"kept {name} at {_time(during)} ({_time(before)} before)"
 
 
 def _effects(job: MaintenanceRecord) -> list[str]:
@@ -265,8 +272,8 @@ def disturbed(job: MaintenanceRecord) -> bool:
     rate fall or the subscriber wait on locks (then the recommendation names it). Slower extraction
     alone is said in the job's words, not here: it is the readers' cost, not the archive's."""
     b, d = job.before, job.during
-    raised = b.event_age_p99_s is not None and d.event_age_p99_s is not None and _raised(b.event_age_p99_s,
-                                                                                          d.event_age_p99_s)
+    (name, after), (name_before, before) = d.lag, b.lag
+    raised = name == name_before and before is not None and after is not None and _raised(before, after)
     fell = b.stored_rate is not None and d.stored_rate is not None and d.stored_rate < FELL * b.stored_rate
     return bool(job.error or job.lost or raised or fell or d.lock_wait_s)
 

@@ -27,6 +27,19 @@ class WindowFigures:
     lock_wait_s: float | None        # subscriber sessions waiting on a lock: samples × the sampling period
     query_p95_s: float | None        # extraction queries run meanwhile (one attribute's last 10 minutes)
     queries: int
+    # From outside the subscriber, the same for every kind (hdbbench.trials.outside): where the stored
+    # rate came from ("database": the server's inserted-row counter; "subscriber": RowsStoredNumber, a
+    # run of an older format or a backend without the counter), and the probe attributes' largest
+    # visibility lag (source time to the row readable by a reader).
+    stored_from: str | None = omitted()
+    visibility_lag_s: float | None = omitted()
+
+    @property
+    def lag(self) -> tuple[str, float | None]:
+        """The age figure the words use: the visibility lag (any kind), else our event age p99."""
+        if self.visibility_lag_s is not None:
+            return "visibility lag", self.visibility_lag_s
+        return "event age p99", self.event_age_p99_s
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -23,11 +23,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from hdbbench.subscribers import delivery
-from hdbbench.load import emitter as em
 from hdbbench.backends import Backend
 from hdbbench.backends.registry import entry, lib_configuration
+from hdbbench.load import emitter as em
 from hdbbench.load.offered import LoadTarget
+from hdbbench.subscribers import delivery
 from hdbbench.subscribers.launcher import DEFAULT_BINARY, SubscriberFleet, SubscriberSpec
 from tests.harness.databases import fresh_backend
 from tests.harness.servers import endpoint_or_skip

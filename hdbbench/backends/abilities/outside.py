@@ -16,6 +16,10 @@ class OutsideReader(Protocol):
     counter: str  # which counter `rows_inserted` reads and how fresh it is, for the results
     # How stale the counter can be (s): a rate over a window of w seconds is exact to resolution_s / w.
     resolution_s: float
+    # Whether maintenance jobs' own writes count too (a server-wide counter: a table rebuilt or a
+    # partition reorganised writes every row again), so that a window a job runs in cannot take its
+    # stored rate from the counter (hdbbench.parts.maintenance.windows).
+    counts_maintenance_writes: bool
 
     def rows_inserted(self) -> int:
         """The database's cumulative count of rows inserted into the HDB++ data tables (its

@@ -39,6 +39,8 @@ UNCONFIGURED_LOOKUP_S = 1.0
 class MySQLOutsideReader:
     counter = COUNTER
     resolution_s = 0.0  # summed over the live sessions at each read
+    # Handler_write: OPTIMIZE and REORGANIZE PARTITION write every row again.
+    counts_maintenance_writes = True
 
     def __init__(self, conn: Any) -> None:
         self.conn = conn

@@ -25,6 +25,7 @@ COUNTER = ("data and error events the subscribers' null writers counted (the `ev
 class NullOutsideReader:
     counter = COUNTER
     resolution_s = REWRITE_PERIOD_S
+    counts_maintenance_writes = False  # the subscribers' own count files
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory

@@ -3,7 +3,7 @@
 
 Inserted rows: the sum of ``n_tup_ins`` (pg_stat_user_tables) over the data tables and every
 relation that inherits from them — TimescaleDB's chunks and native partitions, which are where the
-rows land. Resolution: PostgreSQL 15 keeps these counters in shared memory, and a server backend
+rows land; a relation dropped meanwhile (retention) keeps the count it had, so the sum only grows. Resolution: PostgreSQL 15 keeps these counters in shared memory, and a server backend
 adds its pending counts at most once a second while it works (PGSTAT_MIN_INTERVAL), after up to
 10 s of idleness (PGSTAT_IDLE_INTERVAL) and when its session ends; a transaction that rolled back
 counts too. So per-second rates from this counter are exact to about a second, and a total read
@@ -36,7 +36,7 @@ SELECT array_agg(oid) FROM data
 """
 # n_tup_ins of those relations straight from the statistics functions (pg_stat_user_tables is a view
 # over every table of the database): cheap enough to read a few dozen times a second.
-_INSERTED = "SELECT COALESCE(sum(pg_stat_get_tuples_inserted(o)), 0) FROM unnest(%s::oid[]) AS o"
+_INSERTED = "SELECT o, pg_stat_get_tuples_inserted(o) FROM unnest(%s::oid[]) AS o"
 # The server's background work that competes with the writers (base.OutsideReader.server_work):
 # checkpoints started (counted as each starts; full-page images follow it) and autovacuum or
 # autoanalyze runs of the data relations finished. Not buffers_backend: PostgreSQL 15 publishes it
@@ -55,6 +55,7 @@ UNCONFIGURED_LOOKUP_S = 1.0
 class PgOutsideReader:
     counter = COUNTER
     resolution_s = 1.0  # PGSTAT_MIN_INTERVAL: a busy server process publishes its counts once a second
+    counts_maintenance_writes = False  # inserts into the data relations only
 
     def __init__(self, conn: Any) -> None:
         self.conn = conn
@@ -65,11 +66,15 @@ class PgOutsideReader:
         self._next_lookup = 0.0                         # when to look unconfigured attributes up again
         self._relations: list[int] = []                 # the data relations' oids (rows_inserted)...
         self._relations_until = 0.0                     # ...until this monotonic time
+        # Each relation's highest count seen: a chunk or partition dropped (retention) takes its counts
+        # with it, and a dropped oid reads 0 until the list is refreshed; the total stays cumulative.
+        self._counted: dict[int, int] = {}
 
     def rows_inserted(self) -> int:
         self._refresh_relations()
-        row = self.conn.execute(_INSERTED, (self._relations,)).fetchone()
-        return int(row[0]) if row else 0
+        for oid, count in self.conn.execute(_INSERTED, (self._relations,)).fetchall():
+            self._counted[oid] = max(self._counted.get(oid, 0), int(count or 0))
+        return sum(self._counted.values())
 
     def _refresh_relations(self) -> None:
         now = time.monotonic()

@@ -41,6 +41,7 @@ from hdbbench.results.maintenance import AggregateRefresh, MaintenanceRecord, Ma
 from hdbbench.stack.servers.confine import lifted
 from hdbbench.subscribers import statistics as st
 from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec, lib_configuration
+from hdbbench.trials.outside import Outside
 
 SETTLE_S = 2.0               # ZeroMQ subscriptions reach the publisher asynchronously
 STATISTICS_WINDOW_S = 2      # the subscribers' StatisticsTimeWindow: the age p99 of the last 2 s
@@ -91,6 +92,8 @@ class MaintenanceTrialRun:
         self.queries: list[Query] = []
         self.started = 0.0
         self._reading = threading.Event()
+        # The stored count and the visibility lag from outside the subscriber, for every kind.
+        self.outside: Outside | None = None
 
     # --- the trial ---------------------------------------------------------------------------------
     def run(self) -> TrialOutcome:
@@ -107,6 +110,9 @@ class MaintenanceTrialRun:
             self.fleet.up(specs)
             self.load.prepare(self.part.rate)
             time.sleep(SETTLE_S)
+            if Outside.available(self.backend):
+                self.outside = Outside(self.backend, self.load.attributes)
+                self.outside.start(datetime.now(timezone.utc))
             self.started = time.time()
             sampler = Sampler(self._probes(specs), period_s=1.0).start()
             self.load.start()
@@ -131,6 +137,8 @@ class MaintenanceTrialRun:
             self.fleet.down()
             if sampler is not None:
                 sampler.stop()
+            if self.outside is not None:
+                self.outside.finish()  # after the subscribers' sessions ended; closes its connections
 
     def _materialise(self) -> None:
         """The aggregates of the history written before the trial, with the server's limits lifted as for
@@ -171,8 +179,9 @@ class MaintenanceTrialRun:
             found = job_registry.lock_waiters(self.backend)
             return {} if found is None else {"lock_waiters": float(found)}
 
+        outside = self.outside.probes() if self.outside is not None else {}
         return {"clock": lambda: {"wall": time.time()}, "dev": lambda: {"emitted": float(self.emission.total())},
-                "sub": statistics, "db": locks}
+                "sub": statistics, "locks": locks, **outside}
 
     # --- one job -----------------------------------------------------------------------------------
     def _job(self, job: str, sampler: Sampler) -> MaintenanceRecord:
@@ -188,7 +197,9 @@ class MaintenanceTrialRun:
         series = sampler.series
         # The lag (what the job held up is committed after it) belongs to the job's window alone.
         before = window(series, self.queries, before_start, started, lag_s=0.0)
-        during = window(series, self.queries, started, ended, lag_s=STATISTICS_WINDOW_S)
+        counts_job = self.outside is not None and self.outside.counter.counts_maintenance_writes
+        during = window(series, self.queries, started, ended, lag_s=STATISTICS_WINDOW_S,
+                        counter_counts_the_job=counts_job)
         return MaintenanceRecord(
             backend=self.planned.backend, job=job, label=self.planned.label, started_s=round(started, 3),
             duration_s=round(seconds, 3) if seconds is not None else None, lost=during.lost, before=before,
