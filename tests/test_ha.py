@@ -41,7 +41,7 @@ import pytest
 from hdbbench.backends import Backend, get_backend
 from hdbbench.model.errors import SchemaError
 from hdbbench.parts.faults import accounting as acc
-from hdbbench.parts.faults.cluster import Failover, PrimaryHostIsolated, ReplicaLost, Switchover
+from hdbbench.parts.faults.cluster import Failover, ReplicaLost, Switchover
 from hdbbench.parts.faults.factory import make_injector
 from hdbbench.parts.faults.injectors import FaultTarget
 from hdbbench.report.page import write_report
@@ -312,59 +312,6 @@ def test_a_lost_replica_loses_nothing_with_synchronous_mode(
         eventually(lambda: (lambda got: seen(got == {n: emitted[n] for n in sims.names}, (got, emitted)))(
             _by_attribute(db, since)), 120, "every emitted event stored, once")
         assert int(es.LostEventNumber) == 0
-
-
-def test_the_primary_host_isolated_under_load(ha_stack: tuple[Stack, StackEndpoints], cluster: PatroniCluster,
-                                              tmp_path: Path) -> None:
-    """The primary's host is cut off the network while its processes run on (a pulled cable): a standby
-    takes over once the leader key expires, archiving goes on there; the host comes back and its member
-    rejoins as a replica. Synchronous with the write-ahead log: every event stored, once. Asynchronous:
-    every loss has its reason."""
-    stack, endpoints = ha_stack
-    with Harness(endpoints, tmp_path) as h:
-        db = h.database(BACKEND, prefix="ha", endpoint=endpoints["patroni"])
-        sims: Sims = h.devices(profile_toml(tmp_path, "haiso", RATE_HZ))
-        lib = h.lib(db, spool_dir=str(tmp_path / "spool"), spool_mode="write_ahead", spool_sync_ms=0,
-                    reconnect_min_ms=100, reconnect_max_ms=1000)
-        es = h.subscriber(96, None, sims.names, lib=lib)
-        since = h.archiving(es, db, sims)
-        sim = sims.proxy()
-        sim.Start()
-        _archiving_on(db, since, "before the isolation")
-        target = FaultTarget(state_dir=stack.state_dir, backend=BACKEND, database=db.database, tables=())
-
-        isolated = make_injector("primary_host_isolated", target)
-        assert isinstance(isolated, PrimaryHostIsolated)
-        at_cut: dict[str, Any] = {}
-        isolated.at_crash = lambda: at_cut.update(at=time.time(), emitted=sims.emitted())
-        isolated.arm()
-        isolated.begin()
-        old = isolated.primary_before
-        assert isolated.primary_after not in (None, old)
-        _archiving_on(db, since, "with the primary's host cut off")
-        isolated.end()
-        isolated.disarm()
-        assert {"down", "promoted", "back"} <= set(isolated.marks)
-        # The old primary is back, as a replica of the new one.
-        members = {m["name"]: m for m in (cluster.cluster() or {}).get("members", [])}
-        assert members[old]["role"] != "leader" and members[old]["state"] in ("running", "streaming"), members
-
-        emitted_grew(sim, BETWEEN)
-        sim.Stop()
-        emitted = sims.emitted()
-        eventually(lambda: seen(int(es.PendingEventNumber) == 0, es.PendingEventNumber), 120, "queue drained")
-        stored = eventually(lambda: _by_attribute(db, since), 120, "the rows")
-        after_cut = eventually(lambda: _by_attribute(db, _utc(at_cut["at"])), 120, "the rows after the cut")
-        assert all(stored.get(n, 0) <= emitted[n] for n in sims.names), ("duplicates", stored, emitted)
-
-    snapshot = acc.KillSnapshot(at_cut["at"], at_cut["emitted"],
-                                {n: stored.get(n, 0) - after_cut.get(n, 0) for n in sims.names},
-                                frozenset(sims.names))
-    loss = acc.account("primary_host_isolated", {n: emitted[n] for n in sims.names}, stored, {}, snapshot,
-                       cluster.synchronous)
-    assert "unattributed" not in loss.lost_by_reason, loss
-    if cluster.synchronous:
-        assert loss.lost == 0 and stored == {n: emitted[n] for n in sims.names}, loss
 
 
 def test_a_subscriber_that_drops_its_batch_at_a_failover_is_blamed_not_replication(

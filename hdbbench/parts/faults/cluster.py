@@ -12,8 +12,9 @@
   ("back"). disarm does the same if end never ran, so a trial leaves three members.
 - `primary_host_isolated`: the primary's host is cut off the network (its link down) while its
   processes run on ("down"); its Patroni demotes it, and once the leader key expires a standby is
-  promoted ("promoted"); end puts the host back, and it rejoins as a replica ("back"). It needs a
-  Patroni without 3.0.2's demotion race (the pinned one from PyPI, docs/ha.md).
+  promoted ("promoted"); end puts the host back, and it should rejoin as a replica ("back"). Not yet
+  accepted by `[faults] kinds`: the isolated primary's PostgreSQL does not finish its shutdown
+  (docs/ha.md, "Not yet").
 - `replica_lost`: a standby's node crashes (the synchronous standby in synchronous mode; "down"), and
   in synchronous mode Patroni names another member synchronous standby ("promoted"); end starts the
   lost member again ("back").
@@ -65,9 +66,11 @@ def _until(check: Callable[[], Any], timeout_s: float, what: str, observe: Calla
 class ClusterFault(_Injector):
     """A fault of the stack's cluster: its replication lag is read at the begin and can be sampled."""
 
+    server_fault: str | None = None  # the cluster's fault (ServerKind.faults) it needs, when not its name
+
     def __init__(self, target: FaultTarget) -> None:
         super().__init__(target)
-        self.cluster = stack_cluster(target, self.name)
+        self.cluster = stack_cluster(target, self.server_fault or self.name)
         self.lag_bytes_at_begin: int | None = None
 
     def _began(self) -> None:
@@ -181,6 +184,10 @@ class PrimaryHostIsolated(Failover):
     is down)."""
 
     name = "primary_host_isolated"
+    # Not among the cluster's faults, so `[faults] kinds` refuses it: the isolated primary's PostgreSQL
+    # does not finish its shutdown, with Patroni 3.0.2 and 4.1.5 alike (docs/ha.md, "Not yet"). A
+    # cluster that can fail over can run it by hand.
+    server_fault = "failover"
 
     def _take_down(self, member: str) -> None:
         self.cluster.isolate_member(member, self.at_crash)
