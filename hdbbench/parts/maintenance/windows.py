@@ -36,6 +36,7 @@ from hdbbench.trials.outside import COUNTER_COLUMN, LAG_COLUMN
 STORED = f"sub.{st.ROWS_STORED_NUMBER}"
 STORED_OUTSIDE = COUNTER_COLUMN   # the database's inserted-row counter (any kind)
 VISIBILITY = LAG_COLUMN           # the probe attributes' visibility lag (any kind)
+OUTSIDE_MIN_SPAN_S = 2.0          # the counter's resolution (1 s) and one sample period
 QUEUE = f"sub.{st.ATTRIBUTE_PENDING_NUMBER}"
 AGE_P99 = f"sub.{st.EVENT_AGE_AT_COMMIT_P99}"
 LOST = f"sub.{st.LOST_EVENT_NUMBER}"
@@ -59,7 +60,13 @@ def window(series: TimeSeries, queries: Sequence[Query], start_s: float, end_s: 
     rows = series.rows
     outside = any(STORED_OUTSIDE in r for r in rows) and not counter_counts_the_job
     ours = any(STORED in r for r in rows)
-    stored = _rate(rows, STORED_OUTSIDE, start_s, end_s) if outside else _rate(rows, STORED, start_s, end_s)
+    if outside:
+        # The counter is published about once a second (PostgreSQL): a window shorter than that plus a
+        # sample period would read a flush or none, so its rate is taken over that span around it.
+        pad = max(0.0, OUTSIDE_MIN_SPAN_S - (end_s - start_s)) / 2
+        stored = _rate(rows, STORED_OUTSIDE, start_s - pad, end_s + pad)
+    else:
+        stored = _rate(rows, STORED, start_s, end_s)
     ages = _values(rows, AGE_P99, start_s, end_s + lag_s) or _after(rows, AGE_P99, end_s)
     visible = _values(rows, VISIBILITY, start_s, end_s + lag_s) or _after(rows, VISIBILITY, end_s)
     queue = _values(rows, QUEUE, start_s, end_s + lag_s) or _after(rows, QUEUE, end_s)
