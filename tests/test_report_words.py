@@ -78,3 +78,11 @@ def test_the_disk_section_names_no_backend_within_its_resolution(mysql: float, t
              for b, v in (("mysql", mysql), ("timescaledb", timescaledb))]
     finding = disk_finding(cases, [("mysql", "pk"), ("timescaledb", "pk")], [])
     assert _recommends_one(finding.recommendation) is named
+
+
+def test_the_subscriber_sweep_names_no_backend_within_its_resolution() -> None:
+    within = text.subscriber_sweep({"mysql": [(1, 5000.0), (2, 9800.0)], "postgresql": [(1, 5000.0), (2, 10000.0)]},
+                                   {}, {})
+    assert "no difference at this resolution between postgresql and mysql" in within.recommendation
+    apart = text.subscriber_sweep({"mysql": [(2, 6000.0)], "postgresql": [(2, 10000.0)]}, {}, {})
+    assert apart.recommendation == "For several writers, postgresql stored most in this sweep."

@@ -32,6 +32,7 @@ AGE_RESOLUTION_S = 0.005     # event age p99: one number per trial; the devices'
 CPU_RESOLUTION = 0.10        # CPU per event: 1 Hz samples of 10 ms clock ticks
 QUERY_RESOLUTION = 0.20      # a query's time between repeats on a shared machine (docs/default-run-time.md)
 DISK_RESOLUTION = 0.02       # bytes per event: two sizes' fits agree within 0.8 %, 10 M rows within 0.3 %
+SWEEP_RESOLUTION = 0.10      # a sweep point's median stored rate: one trial each, no repeats
 
 
 @dataclass
@@ -256,7 +257,10 @@ def subscriber_sweep(points: Mapping[str, Sequence[tuple[int, float]]], slopes: 
     if any(len(p) < 2 for p in points.values()):
         finding.warnings.append("Add subscriber counts (e.g. 1, 2, 4) to the sweep to see the slope and "
                                 "where it saturates.")
-    finding.recommendation = f"For several writers, {peak[0][0]} stored most in this sweep."
+    tied = resolved(peak, relative=SWEEP_RESOLUTION)
+    finding.recommendation = (
+        f"For several writers: {unresolved(tied, f'best medians within {SWEEP_RESOLUTION:.0%}')}." if len(tied) > 1
+        else f"For several writers, {peak[0][0]} stored most in this sweep.")
     return finding
 
 
