@@ -268,10 +268,7 @@ def test_switchover_and_failover_under_load(ha_stack: tuple[Stack, StackEndpoint
         eventually(lambda: (lambda got: seen(got == stored, (got, stored)))(_by_attribute(on_replica, since)), 60,
                    "the standby holds the primary's rows")
 
-    snapshot = acc.KillSnapshot(at_crash["at"], at_crash["emitted"],
-                                {n: stored.get(n, 0) - after_crash.get(n, 0) for n in sims.names},
-                                frozenset(sims.names))
-    loss = acc.account("failover", {n: emitted[n] for n in sims.names}, stored, {}, snapshot, cluster.synchronous)
+    loss = _failover_loss(sims.names, emitted, stored, after_crash, at_crash, {}, cluster.synchronous)
     assert "unattributed" not in loss.lost_by_reason, loss
     assert sum(loss.lost_by_reason.values()) == loss.lost
     if cluster.synchronous:
@@ -351,14 +348,19 @@ def test_a_subscriber_that_drops_its_batch_at_a_failover_is_blamed_not_replicati
         after_crash = eventually(lambda: _by_attribute(db, _utc(at_crash["at"])), 120, "the rows after the crash")
         dropped = int(es.DbErrorNumber)
 
-    snapshot = acc.KillSnapshot(at_crash["at"], at_crash["emitted"],
-                                {n: stored.get(n, 0) - after_crash.get(n, 0) for n in sims.names},
-                                frozenset(sims.names))
-    loss = acc.account("failover", {n: emitted[n] for n in sims.names}, stored, {acc.DROPPED: dropped}, snapshot,
-                       cluster.synchronous)
+    loss = _failover_loss(sims.names, emitted, stored, after_crash, at_crash, {acc.DROPPED: dropped},
+                          cluster.synchronous)
     assert dropped > 0 and loss.lost > 0, (dropped, loss)  # it did drop a batch, and events are missing
     assert "not_replicated_at_failover" not in loss.lost_by_reason, loss
     assert loss.lost_by_reason.get("dropped_by_subscriber_at_failover") == min(loss.lost, dropped), loss
+
+
+def _failover_loss(names: list[str], emitted: dict[str, int], stored: dict[str, int], after_crash: dict[str, int],
+                   at_crash: dict[str, Any], counted: dict[str, int], synchronous: bool) -> acc.Loss:
+    """The failover's loss by reason, split at the crash as the faults part splits it."""
+    snapshot = acc.KillSnapshot(at_crash["at"], at_crash["emitted"],
+                                {n: stored.get(n, 0) - after_crash.get(n, 0) for n in names}, frozenset(names))
+    return acc.account("failover", {n: emitted[n] for n in names}, stored, counted, snapshot, synchronous)
 
 
 def _utc(seconds: float) -> Any:

@@ -1,27 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Sizing for facility planning: an attribute inventory's projected disk from measured bytes per event.
 
-An inventory (TOML, read by hdbbench.load.inventory.model) lists groups of archived attributes:
-
-    name = "example-facility"
-    retention_days = 730            # default for every group
-
-    [[attributes]]
-    label = "BPM positions"         # optional, defaults to <format>_<type>_<write>
-    type = "devdouble"              # Tango type: devdouble, DevDouble or DEV_DOUBLE
-    format = "scalar"               # scalar | spectrum | image
-    write = "ro"                    # ro (READ) | rw (READ_WRITE and the other written types)
-    count = 4000                    # attributes in the group
-    rate_hz = 1.0                   # archive events per attribute per second ...
-    # period_s = 10                 # ... or one event every period_s (exactly one of the two)
-    elements = 1000                 # spectrum length (spectrum only)
-    # dims = [640, 480]             # image width and height (image only)
-    # string_chars = 20             # devstring only: characters per value
-    # retention_days = 365          # overrides the default
-
-Validation is complete before anything else: an unknown key, a wrong type or an impossible value is
-a ConfigError naming the file, the line and the key
-(``inventories/x.toml:9: [[attributes]] #3 rate_hz: must be > 0, got 0``).
+The inventory (its TOML format and its one reader) is hdbbench.load.inventory.model.
 
 Projection: for every backend and variant of a `size measure` results file, bytes per event of each
 group are the measured figure of the same type/format/write (scalars), or the fitted line
