@@ -55,6 +55,18 @@ def server_processes(state_dir: Path) -> dict[str, list[psutil.Process]]:
     return found
 
 
+def listening_sockets(proc: psutil.Process) -> list:
+    """The process's listening inet sockets; none if it has exited since it was listed.
+
+    A server's short-lived children (a PostgreSQL background worker, say) come and go; one that has
+    exited listens on nothing, so it cannot break the loopback rule.
+    """
+    try:
+        return [c for c in proc.net_connections(kind="inet") if c.status == psutil.CONN_LISTEN]
+    except psutil.NoSuchProcess:
+        return []
+
+
 SMALL = ["--set", "postgres.shared_buffers=128MB", "--set", "mariadb.innodb_buffer_pool_size=256M"]
 
 
@@ -81,9 +93,8 @@ def test_up_reuse_status_down_leaves_nothing(scratch_state_dir: Path) -> None:
     assert report["servers"]["tango"]["endpoint"]["tango_host"].startswith("127.0.0.1:")
     every_process = [p for procs in processes.values() for p in procs]
     for proc in every_process:  # loopback only: no server listens on another address
-        for conn in proc.net_connections(kind="inet"):
-            if conn.status == psutil.CONN_LISTEN:
-                assert conn.laddr.ip == "127.0.0.1", (proc.name(), conn.laddr)
+        for conn in listening_sockets(proc):
+            assert conn.laddr.ip == "127.0.0.1", (proc.name(), conn.laddr)
 
     down = cli("stack", "down", *state)
     assert down.returncode == 0, down.stderr
