@@ -43,12 +43,16 @@ apt_packages=(
   # etcd 3.4 is its three-member consensus store, HAProxy 2.6 routes to the primary by Patroni's REST
   # health check; all run privately (own configs, data, ports), never as the system services
   patroni etcd-server haproxy
+  # the what-if engines (no HDB++ library writes them; our subscriber's writers do, over HTTP with
+  # libcurl): ClickHouse 18.16 and InfluxDB 1.6, run privately like the others, never as the services
+  clickhouse-server influxdb libcurl4-openssl-dev
 )
 # The system services those packages enable at install, by package. hdbbench runs private instances,
 # never the machine's (an enabled etcd.service would start at the next boot, listen on 2379 and keep
 # data in /var/lib/etcd). Only the services of packages this set-up installed are disabled: an
 # administrator's own haproxy, installed before, is left as it is.
-declare -A system_services_to_disable=([etcd-server]=etcd [haproxy]=haproxy [patroni]=patroni)
+declare -A system_services_to_disable=([etcd-server]=etcd [haproxy]=haproxy [patroni]=patroni
+  [clickhouse-server]=clickhouse-server [influxdb]=influxdb)
 
 sudo_cmd=()
 current_step=""

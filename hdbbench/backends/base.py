@@ -125,6 +125,9 @@ class Backend(abc.ABC):
     build_fact_labels: ClassVar[dict[str, str]] = {}
     # The abilities (ABILITIES) this backend does not have, each with the reason in a few words.
     lacks: ClassVar[Mapping[str, str]] = {}
+    # A what-if engine: no HDB++ library writes it, only our subscriber's writer does. Never a default
+    # backend (it runs where a scenario names it), and the report marks its figures with this text.
+    what_if: ClassVar[str] = ""
 
     @classmethod
     def refusal(cls, ability: str) -> str | None:

@@ -36,9 +36,12 @@ REGISTRY: tuple[BackendEntry, ...] = (
     BackendEntry("null", "local", NullBackend),
 )
 BACKENDS: tuple[str, ...] = tuple(e.name for e in REGISTRY)
-# "Every backend" where none is named (a scenario without `backends`, the CLI's defaults): those that
-# lack no ability. A backend without a database (it measures the subscriber alone) is only ever named.
-DEFAULT_BACKENDS: tuple[str, ...] = tuple(e.name for e in REGISTRY if not e.backend_class.lacks)
+# "Every backend" where none is named (a scenario without `backends`, the CLI's defaults): the HDB++
+# backends that lack no ability. A backend without a database (it measures the subscriber alone) and a
+# what-if engine (no HDB++ library writes it) are only ever named.
+DEFAULT_BACKENDS: tuple[str, ...] = tuple(
+    e.name for e in REGISTRY if not e.backend_class.lacks and not e.backend_class.what_if)
+
 
 
 def entry(name: str) -> BackendEntry:
