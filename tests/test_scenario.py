@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from hdbbench.backends.registry import backend_class
 from hdbbench.model.errors import ConfigError
+from hdbbench.model.hdbtypes import AttrFormat, TangoType
 from hdbbench.scenario.scenario import load_scenario
 from tests.harness import REPO
 
@@ -89,6 +91,21 @@ def test_the_device_profile_is_validated_with_the_scenario(tmp_path: Path) -> No
     broken.write_text('[profile]\nname = "b"\n[[attribute]]\nname = "a"\nrate_hz = -1\n')
     with pytest.raises(ConfigError, match=r"broken-profile\.toml:5: \[\[attribute\]\] #1 \('a'\): .*rate_hz"):
         load_scenario(write(tmp_path, GOOD + f'[devices]\nprofile = "{broken}"\n'))
+
+
+def test_a_device_mix_a_backend_cannot_hold_is_refused_in_one_line(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every HDB++ backend holds every type; a what-if engine may not (Backend.cannot_hold). Give one
+    # registered backend such a limit for the test and check that validation names it.
+    mix = tmp_path / "mix.toml"
+    mix.write_text('[profile]\nname = "m"\n[[attribute]]\nname = "enc"\ntype = "DevEncoded"\n'
+                   '[[attribute]]\nname = "d"\ntype = "DevDouble"\n')
+    load_scenario(write(tmp_path, GOOD + f'[devices]\nprofile = "{mix}"\n'))  # held: accepted
+    monkeypatch.setattr(backend_class("mysql"), "cannot_hold", classmethod(
+        lambda cls, t, f: "no blobs here" if (t, f) == (TangoType.DEV_ENCODED, AttrFormat.SCALAR) else None))
+    with pytest.raises(ConfigError, match=r"scenario\.toml:\d+: backends: backend mysql cannot hold devencoded "
+                                          r"scalar attributes of the device mix \(no blobs here\)$"):
+        load_scenario(write(tmp_path, GOOD + f'[devices]\nprofile = "{mix}"\n'))
 
 
 def test_quick_cuts_the_default_scenario_down_and_says_so() -> None:

@@ -43,7 +43,7 @@ from hdbbench.backends.model import (
     compare_tables,
 )
 from hdbbench.model.errors import ConfigError
-from hdbbench.model.hdbtypes import AttParameter, AttributeInfo, Event, TangoType
+from hdbbench.model.hdbtypes import AttParameter, AttrFormat, AttributeInfo, Event, TangoType
 
 __all__ = [
     "ABILITIES", "DATABASE_FAULTS", "DISK", "EXTRACTION", "INDEX_VARIANTS", "SQL_SCHEMA",
@@ -128,6 +128,13 @@ class Backend(abc.ABC):
     # A what-if engine: no HDB++ library writes it, only our subscriber's writer does. Never a default
     # backend (it runs where a scenario names it), and the report marks its figures with this text.
     what_if: ClassVar[str] = ""
+
+    @classmethod
+    def cannot_hold(cls, tango_type: TangoType, fmt: AttrFormat) -> str | None:
+        """Why this backend cannot store attributes of this type and format, in a few words, or None.
+        Every HDB++ backend holds them all; a what-if engine says what its layout or version lacks, and
+        scenario validation refuses a device mix that has such an attribute before anything starts."""
+        return None
 
     @classmethod
     def refusal(cls, ability: str) -> str | None:

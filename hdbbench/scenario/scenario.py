@@ -124,6 +124,7 @@ from hdbbench.load.emitter import PHASE_MODES
 from hdbbench.load.facility import FACILITY_PHASES, FacilityDevices
 from hdbbench.load.inventory.model import load_inventory
 from hdbbench.model.errors import ConfigError
+from hdbbench.model.hdbtypes import AttrFormat, parse_type
 from hdbbench.model.paths import REPO
 from hdbbench.model.tomlfile import REQUIRED, Table, from_values, read_document, suggestion
 from hdbbench.parts.aging.settings import HistoryPart, parse_history
@@ -325,6 +326,7 @@ def _parse(top: Table) -> Scenario:
     maintenance = parse_maintenance(sub, backends) if (sub := top.optional_table("maintenance")) is not None else None
     top.finish()
     _refuse_lacking(top, backends, extraction, disk, faults)
+    _refuse_unholdable(top, backends, device_profile, facility)
     if faults_table is not None and faults is not None and (
             problem := server_fault_problem(faults.kinds, backends, dict(stack_servers))):
         raise faults_table.fail("kinds", problem)
@@ -377,6 +379,23 @@ def _refuse_lacking(top: Table, backends: Sequence[str], extraction: ExtractionP
         for table, ability in needs:
             if (refusal := backend_class(backend).refusal(ability)) is not None:
                 raise top.fail("backends", f"{refusal}; {table} needs it")
+
+
+def _refuse_unholdable(top: Table, backends: Sequence[str], device_profile: Path | None,
+                       facility: FacilityDevices | None) -> None:
+    """A device mix with an attribute one of the backends cannot store (a what-if engine's limits,
+    `Backend.cannot_hold`), refused in one line before anything starts."""
+    if facility is not None:
+        shapes = {(g.type, g.format) for g in load_inventory(facility.inventory).groups}
+    elif device_profile is not None:
+        shapes = {(parse_type(a.type), AttrFormat[a.format]) for a in load_profile(device_profile).attributes}
+    else:
+        return
+    for backend in backends:
+        for tango_type, fmt in sorted(shapes):
+            if (why := backend_class(backend).cannot_hold(tango_type, fmt)) is not None:
+                raise top.fail("backends", f"backend {backend} cannot hold {tango_type.suffix} "
+                                           f"{fmt.name.lower()} attributes of the device mix ({why})")
 
 
 def _event_consumer_warnings(kinds: Sequence[SubscriberKind], attributes: int, subscribers: int,
