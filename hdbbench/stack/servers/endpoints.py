@@ -215,6 +215,38 @@ class MariaDBEndpoint:
 
 
 @dataclass(frozen=True)
+class ClickHouseEndpoint:
+    """A ClickHouse server reached over HTTP (hdbbench.stack.servers.clickhouse.query)."""
+
+    host: str
+    port: int  # the HTTP port
+    user: str
+    password: str
+    external: bool = False
+
+    def url(self, params: Mapping[str, str] | None = None) -> str:
+        """The HTTP interface's URL with query parameters (credentials go in a header, not here)."""
+        query = "&".join(f"{quote(k)}={quote(v, safe='')}" for k, v in (params or {}).items())
+        return f"http://{self.host}:{self.port}/" + (f"?{query}" if query else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self) | {"url": f"clickhouse://{self.user}@{self.host}:{self.port}/"}
+
+    def external_value(self) -> str:
+        """The URL another host's hdbbench reaches this server by (password included)."""
+        return f"clickhouse://{quote(self.user)}:{quote(self.password, safe='')}@{self.host}:{self.port}"
+
+    @classmethod
+    def from_url(cls, url: str) -> ClickHouseEndpoint:
+        """Parse `clickhouse://user:password@host:port` (an external server's HTTP port)."""
+        parts = urlsplit(url)
+        if parts.scheme != "clickhouse" or not parts.hostname:
+            raise ConfigError(f"not a ClickHouse URL (clickhouse://user:password@host:http_port): {url!r}")
+        return cls(host=parts.hostname, port=parts.port or 8123, user=unquote(parts.username or "default"),
+                   password=unquote(parts.password or ""), external=True)
+
+
+@dataclass(frozen=True)
 class TangoEndpoint:
     host: str
     port: int
@@ -248,6 +280,60 @@ class LocalEndpoint:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class InfluxDBEndpoint:
+    """An InfluxDB 1.x HTTP API (hdbbench.stack.servers.influxdb): `/ping`, `/query` (InfluxQL), `/write`
+    (line protocol). Clients authenticate with HTTP basic auth as `user`."""
+
+    host: str
+    port: int
+    user: str
+    password: str
+    external: bool = False
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def request(self, method: str, path: str, params: Mapping[str, str] | None = None,
+                body: bytes | None = None, timeout_s: float = 60.0) -> tuple[int, dict[str, str], bytes]:
+        """One HTTP request (standard library only): (status, headers, body); an HTTP error status is
+        returned, not raised; a connection failure raises OSError."""
+        # deferred: only InfluxDB's users need an HTTP client
+        import base64
+        import urllib.error
+        import urllib.parse
+        import urllib.request
+
+        query = f"?{urllib.parse.urlencode(dict(params))}" if params else ""
+        req = urllib.request.Request(f"{self.url}{path}{query}", data=body, method=method)
+        token = base64.b64encode(f"{self.user}:{self.password}".encode()).decode()
+        req.add_header("Authorization", f"Basic {token}")
+        if body is not None:
+            req.add_header("Content-Type", "text/plain; charset=utf-8")
+        try:
+            with urllib.request.urlopen(req, timeout=timeout_s) as resp:
+                return resp.status, dict(resp.headers.items()), resp.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, dict(exc.headers.items()), exc.read()
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self) | {"url": self.url}
+
+    def external_value(self) -> str:
+        """The URL another host's hdbbench reaches this server by (password included)."""
+        return f"influxdb://{quote(self.user)}:{quote(self.password, safe='')}@{self.host}:{self.port}"
+
+    @classmethod
+    def from_url(cls, url: str) -> InfluxDBEndpoint:
+        """Parse `influxdb://user:password@host:port` (an external server)."""
+        parts = urlsplit(url)
+        if parts.scheme != "influxdb" or not parts.hostname:
+            raise ConfigError(f"not an InfluxDB URL (influxdb://user:password@host:port): {url!r}")
+        return cls(host=parts.hostname, port=parts.port or 8086, user=unquote(parts.username or ""),
+                   password=unquote(parts.password or ""), external=True)
 
 
 def endpoint_from_dict(cls: type, raw: Mapping[str, Any]) -> Any:

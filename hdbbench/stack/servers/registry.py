@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench.model.errors import ConfigError
-from hdbbench.stack.servers import mariadb, patroni, postgres, tangodb
+from hdbbench.stack.servers import clickhouse, influxdb, mariadb, patroni, postgres, tangodb
 from hdbbench.stack.servers.endpoints import (
+    ClickHouseEndpoint,
     ClusterEndpoint,
+    InfluxDBEndpoint,
     LocalEndpoint,
     MariaDBEndpoint,
     PostgresEndpoint,
@@ -133,6 +135,21 @@ SERVER_KINDS: tuple[ServerKind, ...] = (
                process=False, on_request=True, faults=("switchover", "failover", "replica_lost"),
                settings=patroni.PROFILES,
                serves="postgres", replicas=True),
+    # The what-if engine InfluxDB 1.6: started only for a scenario that names its backend (or `--only influxdb`).
+    ServerKind("influxdb", "InfluxDB", InfluxDBEndpoint, _process(influxdb.InfluxDBServer), settings=influxdb.PROFILES,
+               group="databases", archive=True, on_request=True,
+               buffers_for=influxdb.buffers_for, memory_rule=influxdb.MEMORY_RULE),
+    # A what-if engine (no HDB++ library writes it): only in a stack that names it, or a run of a
+    # scenario naming a backend on it.
+    ServerKind(
+        "clickhouse", "ClickHouse", ClickHouseEndpoint, _process(clickhouse.ClickHouseServer),
+        from_external=ClickHouseEndpoint.from_url, external_env="HDBBENCH_CLICKHOUSE_URL",
+        external_option="clickhouse-url",
+        external_help="Use this external ClickHouse (clickhouse://user:pw@host:http_port).",
+        probe=clickhouse.probe, settings=clickhouse.PROFILES, hosts_key="clickhouse", group="databases",
+        archive=True, faults=("stop", "kill"), on_request=True, buffers_for=clickhouse.buffers_for,
+        memory_rule=clickhouse.MEMORY_RULE,
+    ),
     ServerKind("local", "local directory", LocalEndpoint, lambda a: LocalDirectory(a.state_dir), process=False,
                archive=True, always=True),
 )
