@@ -8,6 +8,10 @@ the server kinds of a stack (hdbbench.stack.servers.registry) to theirs.
 
 from __future__ import annotations
 
+import base64
+import urllib.error
+import urllib.parse
+import urllib.request
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
@@ -301,12 +305,6 @@ class InfluxDBEndpoint:
                 body: bytes | None = None, timeout_s: float = 60.0) -> tuple[int, dict[str, str], bytes]:
         """One HTTP request (standard library only): (status, headers, body); an HTTP error status is
         returned, not raised; a connection failure raises OSError."""
-        # deferred: only InfluxDB's users need an HTTP client
-        import base64
-        import urllib.error
-        import urllib.parse
-        import urllib.request
-
         query = f"?{urllib.parse.urlencode(dict(params))}" if params else ""
         req = urllib.request.Request(f"{self.url}{path}{query}", data=body, method=method)
         token = base64.b64encode(f"{self.user}:{self.password}".encode()).decode()
