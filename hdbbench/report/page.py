@@ -300,7 +300,7 @@ def ranking_section(table: Mapping[str, Mapping[str, float | None]], weights: Ma
     main = rankings[primary]
     names = list(main.criteria)
     crit = [ranking.criterion(n) for n in names]
-    raw_rows = [[b] + [fmt(main.raw[b][n]) for n in names] + [f"{main.scores[b]:.3f}", str(main.rank_of(b))]
+    raw_rows = [[backend_label(b)] + [fmt(main.raw[b][n]) for n in names] + [f"{main.scores[b]:.3f}", str(main.rank_of(b))]
                 for b in main.order]
     head = [f"{c.label} ({c.unit}) {'↑' if c.higher_is_better else '↓'}" for c in crit]
     section.tables.append(html_table(["backend"] + head + ["score", "rank"], raw_rows,
@@ -318,7 +318,22 @@ def ranking_section(table: Mapping[str, Mapping[str, float | None]], weights: Ma
     section.note = ("Normalisation: ratio to the best (value/max, or min/value when lower is better) when every "
                     "figure is positive, else min–max; a missing figure scores 0. Weights are scaled to sum 1.")
     section.finding = text.ranking({s: r.order for s, r in rankings.items()}, primary)
+    if what_if := what_if_backends(main.order):
+        section.finding.warnings.append(
+            f"{', '.join(what_if)}: what-if, not HDB++ backends (no HDB++ library writes them): ranked by the same "
+            "criteria, they say what the engine would give an archive, not what HDB++ runs on today.")
     return section
+
+
+def what_if_backends(names: Sequence[str]) -> list[str]:
+    """The what-if engines among `names` (Backend.what_if), in their order."""
+    marked = {e.name for e in REGISTRY if e.backend_class.what_if}
+    return [n for n in names if n in marked]
+
+
+def backend_label(name: str) -> str:
+    """A backend's name as tables show it: a what-if engine marked as one."""
+    return f"{name} (what-if)" if what_if_backends([name]) else name
 
 
 def environment_section(run_dir: Path, insertion_doc: ResultsDocument[Any] | None) -> Section:
@@ -409,14 +424,22 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
     if (replica_section := replica.replica_section(run_dir)) is not None:
         sections.append(replica_section)
     chosen, source = _weights(weights, facts)
-    sections.append(ranking_section(criteria.criteria_table(run_dir), chosen, source, colours))
+    criteria_table = criteria.criteria_table(run_dir)
+    sections.append(ranking_section(criteria_table, chosen, source, colours))
     if (hosts := hosts_section(loaded.insertion, view)) is not None:
         sections.append(hosts)
     # What this run measured comes first, its plots before anything a reader must scroll past; the
     # sections with nothing in this run (one line each saying why) follow, then the environment.
     sections = [s for s in sections if not s.missing] + [s for s in sections if s.missing]
     sections.append(environment_section(run_dir, doc))
+    notes += _what_if_notes(list(view.backends if view else []) + list(criteria_table))
     return sections, notes
+
+
+def _what_if_notes(backends: Sequence[str]) -> list[str]:
+    """One page-level line per what-if engine of the run, with its own words (Backend.what_if)."""
+    marked = {e.name: e.backend_class.what_if for e in REGISTRY if e.backend_class.what_if}
+    return [f"{name}: {marked[name]}" for name in dict.fromkeys(backends) if name in marked]
 
 
 def _weights(cli: Mapping[str, float] | None, facts: RunFacts) -> tuple[dict[str, float] | None, str]:
