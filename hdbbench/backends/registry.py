@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hdbbench.backends.base import Backend
+from hdbbench.backends.clickhouse import ClickHouseBackend
+from hdbbench.backends.influxdb import InfluxBackend
 from hdbbench.backends.mysql import MySQLBackend
 from hdbbench.backends.null import NullBackend
 from hdbbench.backends.postgres import PostgresBackend, TimescaleBackend
@@ -34,6 +36,8 @@ REGISTRY: tuple[BackendEntry, ...] = (
     BackendEntry("postgresql", "postgres", PostgresBackend),
     BackendEntry("mysql", "mariadb", MySQLBackend),
     BackendEntry("null", "local", NullBackend),
+    BackendEntry("clickhouse", "clickhouse", ClickHouseBackend),
+    BackendEntry("influxdb", "influxdb", InfluxBackend),
 )
 BACKENDS: tuple[str, ...] = tuple(e.name for e in REGISTRY)
 # "Every backend" where none is named (a scenario without `backends`, the CLI's defaults): the HDB++

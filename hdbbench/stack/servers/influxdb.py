@@ -45,6 +45,9 @@ _COMMON = {
     "max-series-per-database": "1000000",
     "max-values-per-tag": "100000",
     "query-log-enabled": "false",           # the log would hold every extraction query
+    # A shard's write cache goes to a TSM file 2 s after its last write (default 10 min): a measured
+    # database's events are then in TSM files, as a facility's older data is, when they are sized.
+    "cache-snapshot-write-cold-duration": "2s",
 }
 PROFILES = {
     "durable": {**_COMMON, "wal-fsync-delay": "0s"},
