@@ -20,6 +20,8 @@ import shutil
 import urllib.error
 import urllib.request
 from base64 import b64encode
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
@@ -62,25 +64,34 @@ def buffers_for(budget: int) -> dict[str, str]:
 
 
 def query(endpoint: ClickHouseEndpoint, sql: str, data: bytes | None = None, *, timeout_s: float = 300.0,
-          database: str | None = None) -> bytes:
+          database: str | None = None, settings: Mapping[str, str] | None = None) -> bytes:
     """Run one statement over HTTP and return the response body. With `data`, the statement is in the
     URL and `data` is the body (`INSERT ... FORMAT ...`); otherwise the statement is the body.
     ServerError with ClickHouse's own message when it refuses."""
-    params = {"database": database} if database else {}
+    with open_query(endpoint, sql, data, timeout_s=timeout_s, database=database, settings=settings) as response:
+        return bytes(response.read())
+
+
+@contextmanager
+def open_query(endpoint: ClickHouseEndpoint, sql: str, data: bytes | None = None, *, timeout_s: float = 300.0,
+               database: str | None = None, settings: Mapping[str, str] | None = None) -> Iterator[Any]:
+    """`query`, its response left open to be read as it streams (line by line for JSONEachRow)."""
+    params = {**(settings or {}), **({"database": database} if database else {})}
     body = sql.encode() if data is None else data
     if data is not None:
         params["query"] = sql
     request = urllib.request.Request(endpoint.url(params), data=body, method="POST",
                                      headers={"Authorization": _basic(endpoint)})
     try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:
-            return bytes(response.read())
+        response = urllib.request.urlopen(request, timeout=timeout_s)
     except urllib.error.HTTPError as exc:
         message = exc.read().decode(errors="replace").strip()
         raise ServerError(f"ClickHouse at {endpoint.host}:{endpoint.port}: {message or exc.reason}") from None
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise ServerError(f"ClickHouse at {endpoint.host}:{endpoint.port} is not reachable: {reason}") from None
+    with response:
+        yield response
 
 
 def _basic(endpoint: ClickHouseEndpoint) -> str:
@@ -160,7 +171,7 @@ def _config_xml(values: dict[str, str]) -> str:
     (no file the server's account would need to write in the state directory)."""
     body = "".join(f"  <{k}>{escape(v)}</{k}>\n" for k, v in values.items())
     return ('<?xml version="1.0"?>\n<yandex>\n'
-            "  <logger><level>information</level><console>1</console></logger>\n"
+            "  <logger><level>warning</level><console>1</console></logger>\n"
             f"{body}</yandex>\n")
 
 
