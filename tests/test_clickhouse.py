@@ -27,7 +27,7 @@ from hdbbench.stack.stack import DEFAULT_COMPONENTS, Stack, StackConfig
 from tests.harness import REPO
 from tests.harness.databases import double_events, fresh_backend
 from tests.harness.runs import HDBBENCH
-from tests.harness.values import ERROR_DESC, all_attributes, events_for, now_ms, same_event
+from tests.harness.values import ERROR_DESC, all_attributes, events_for, expected, now_ms, same_event
 
 KIND = "clickhouse"
 
@@ -106,27 +106,6 @@ def held_attributes() -> list[AttributeInfo]:
     return [a for a in all_attributes() if backend_class(KIND).cannot_hold(a.type, a.format) is None]
 
 
-SMALLEST_PARSED = 1e-323  # below it, ClickHouse 18.16 parses a double's text as 0 (seen: 5e-324)
-
-
-def as_stored(info: AttributeInfo, e: Event) -> Event:
-    """What reading `e` back must give: an array side without a value reads back as [] unless the
-    event has none at all (ClickHouse has no NULL array)."""
-    absent = e.error_desc is not None or e.quality == Quality.INVALID
-
-    def side(value: Any, exists: bool) -> Any:
-        if value is None and exists and info.format != AttrFormat.SCALAR and not absent:
-            return []
-        if isinstance(value, list):
-            return [side(v, True) for v in value]
-        if isinstance(value, float) and value != 0 and abs(value) < SMALLEST_PARSED:
-            return 0.0 * value  # 18.16's text parser reads the smallest subnormals as zero
-        return value
-
-    return Event(e.att_name, e.data_time, side(e.value_r, True), side(e.value_w, info.write_type != WriteType.READ),
-                 e.quality, e.error_desc)
-
-
 def test_schema_is_created_verified_and_a_difference_found(backend: Backend) -> None:
     assert backend.verify_schema() == []
     backend.session().execute("ALTER TABLE att_scalar_devdouble DROP COLUMN value_w")
@@ -151,7 +130,7 @@ def test_every_held_type_and_format_reads_back_as_written(backend: Backend) -> N
             written[info.name] = (info, events)
     for name, (info, events) in written.items():
         got = backend.fetch_events(name)
-        want = [as_stored(info, e) for e in events]
+        want = [expected(KIND, info, e) for e in events]
         assert len(got) == len(want), name
         for g, w in zip(got, want):
             assert same_event(g, w), f"read {g!r}, expected {w!r}"

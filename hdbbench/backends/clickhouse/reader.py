@@ -38,6 +38,7 @@ def fetch_events(session: Session, att_name: str) -> list[Event]:
     table, type_num, format_num, write_num = conf[0]
     to_value = _value_reader(TangoType(int(type_num)))
     write_side = has_write_side(WriteType(int(write_num)))
+    write_only = WriteType(int(write_num)) == WriteType.WRITE
     array = AttrFormat(int(format_num)) != AttrFormat.SCALAR
     dims = ", dim_x_r, dim_y_r, dim_x_w, dim_y_w" if array else ""
     rows = [list(row.values()) for row in session.rows(
@@ -49,7 +50,8 @@ def fetch_events(session: Session, att_name: str) -> list[Event]:
         error = errors[values[4]] if values[4] is not None else None
         absent = error is not None or values[3] == Quality.INVALID
         if array:
-            value_r = _array(values[1], values[5], values[6], absent, to_value)
+            # A write-only attribute has no read value (HDB++): its [] is no value, not an empty array.
+            value_r = _array(values[1], values[5], values[6], absent or write_only, to_value)
             value_w = _array(values[2], values[7], values[8], absent, to_value) if write_side else None
         else:
             value_r = None if values[1] is None else to_value(values[1])
