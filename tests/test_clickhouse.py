@@ -21,7 +21,7 @@ import pytest
 from hdbbench.backends import Backend, get_backend
 from hdbbench.backends.registry import backend_class
 from hdbbench.model.errors import ConfigError
-from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, Quality, TangoType, WriteType
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType
 from hdbbench.stack.servers.process import ProcessRecord
 from hdbbench.stack.stack import DEFAULT_COMPONENTS, Stack, StackConfig
 from tests.harness import REPO
