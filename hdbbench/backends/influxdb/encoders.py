@@ -92,7 +92,7 @@ def event_line(info: AttributeInfo, event: Event) -> str:
 def conf_line(info: AttributeInfo) -> str:
     """The att_conf point of an attribute (time 0: registering it again overwrites the same point)."""
     ttl = f",ttl={int(info.ttl_hours)}i" if info.ttl_hours is not None else ""
-    name = info.name.replace("\\", "\\\\").replace(",", "\\,").replace("=", "\\=").replace(" ", "\\ ")
+    name = info.name.replace(",", "\\,").replace("=", "\\=").replace(" ", "\\ ")  # a tag value's escapes
     return (f"att_conf,att_name={name} att_conf_id={att_conf_id(info.name)}i,"
             f"data_type={string_field(measurement(info.type, info.format)[4:])},tango_type={int(info.type)}i,"
             f"format={int(info.format)}i,write_type={int(info.write_type)}i{ttl} 0")
