@@ -33,7 +33,7 @@ class InfluxBulkWriter(BulkWriter):
         att_id = att_conf_id(info.name)
         if info.name in self.infos:
             return att_id
-        found = client.query(self.endpoint, f"SELECT att_name FROM {quote_ident(CONF_RP)}.att_conf WHERE att_conf_id = "
+        found = client.query(self.endpoint, f"SELECT att_name, att_conf_id FROM {quote_ident(CONF_RP)}.att_conf WHERE att_conf_id = "
                              f"{att_id}", self.database)
         if found and found[0]:
             names = {r["att_name"] for r in client.rows(found[0][0])} - {info.name}
