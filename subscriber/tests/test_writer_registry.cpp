@@ -62,7 +62,7 @@ WriterEntry fake_entry(const std::string &name, std::vector<std::string> aliases
 
 TEST(WriterRegistry, LookupByNameAndAlias) {
     const WriterRegistry &r = WriterRegistry::global();
-    EXPECT_EQ(r.names(), (std::vector<std::string>{"influxdb", "mysql", "null", "postgresql", "timescaledb"}));
+    EXPECT_EQ(r.names(), (std::vector<std::string>{"clickhouse", "influxdb", "mysql", "null", "postgresql", "timescaledb"}));
     for (const auto &[given, name] : std::vector<std::pair<std::string, std::string>>{
              {"timescaledb", "timescaledb"}, {"TimescaleDB", "timescaledb"}, {"timescale", "timescaledb"},
              {"postgresql", "postgresql"}, {"postgres", "postgresql"}, {"pg", "postgresql"},

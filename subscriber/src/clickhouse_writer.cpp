@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "clickhouse_writer.h"
+
+#include <curl/curl.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <utility>
+
+#include "writer_registry.h"
+
+namespace hdbbench {
+
+namespace {
+
+constexpr int kDefaultHttpPort = 8123;
+constexpr long kTimeoutMs = 60000;  // one insert; a server that takes longer is treated as gone
+const char *const kScalarColumns = "att_conf_id, data_time, value_r, value_w, quality, att_error_desc_id";
+const char *const kArrayColumns =
+    "att_conf_id, data_time, value_r, value_w, dim_x_r, dim_y_r, dim_x_w, dim_y_w, quality, att_error_desc_id";
+
+std::once_flag curl_once;
+
+struct ClickHouseSettings {};  // no keys of its own: host, port, user, password and dbname are common keys
+
+const KeyTable<ClickHouseSettings> &clickhouse_keys() {
+    static const KeyTable<ClickHouseSettings> table{};
+    return table;
+}
+
+WriterEntry clickhouse_entry() {
+    WriterEntry e;
+    e.name = "clickhouse";
+    e.libname_patterns = {"clickhouse"};
+    bind_keys(e, clickhouse_keys());
+    e.check_chosen = [](const LibConfig &cfg) {
+        if (cfg.dbname.empty()) throw ConfigError("LibConfiguration: clickhouse needs dbname");
+    };
+    e.create = [](const LibConfig &cfg) { return std::make_unique<ClickHouseWriter>(cfg); };
+    return e;
+}
+const WriterRegistrar registrar{clickhouse_entry()};
+
+std::size_t collect(char *data, std::size_t size, std::size_t n, void *out) {
+    static_cast<std::string *>(out)->append(data, size * n);
+    return size * n;
+}
+
+std::string url_escape(const std::string &s) {
+    static const char *hex = "0123456789ABCDEF";
+    std::string o;
+    for (unsigned char c : s) {
+        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+            o += static_cast<char>(c);
+        } else {
+            o += '%';
+            o += hex[c >> 4];
+            o += hex[c & 15];
+        }
+    }
+    return o;
+}
+
+std::string number(double v) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);  // round-trips every double
+    return buf;
+}
+
+// Element i of v as ClickHouse reads it in TabSeparated; strings quoted when inside an array.
+std::string element(const Values &v, std::size_t i, bool in_array) {
+    switch (v.index()) {
+        case 1: return std::to_string(std::get<1>(v)[i]);
+        case 2: return std::to_string(std::get<2>(v)[i]);
+        case 3: return number(std::get<3>(v)[i]);
+        case 4: {
+            const std::string text = clickhouse_tsv_text(std::get<4>(v)[i]);
+            if (!in_array) return text;
+            std::string quoted = "'";
+            for (char c : text) {
+                if (c == '\'') quoted += '\\';
+                quoted += c;
+            }
+            return quoted + "'";
+        }
+        default: return "\\N";
+    }
+}
+
+std::string scalar_field(const Values &v, bool present) {
+    return present && values_size(v) > 0 ? element(v, 0, false) : "\\N";
+}
+
+std::string array_field(const Values &v, bool present) {
+    std::string o = "[";
+    const std::size_t n = present ? values_size(v) : 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i) o += ',';
+        o += element(v, i, true);
+    }
+    return o + "]";
+}
+
+std::pair<std::uint32_t, std::uint32_t> dims(int format, std::size_t n, std::uint32_t dim_x, std::uint32_t dim_y) {
+    if (format == kImage && dim_y > 0 && static_cast<std::size_t>(dim_x) * dim_y == n) return {dim_x, dim_y};
+    return {static_cast<std::uint32_t>(n), 0};
+}
+
+std::int64_t micros(TimePoint t) { return static_cast<std::int64_t>(t.time_since_epoch().count()); }
+
+}  // namespace
+
+std::uint64_t clickhouse_id(const std::string &name) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (unsigned char c : name) {
+        h ^= c;
+        h *= 0x100000001b3ULL;
+    }
+    return h & 0x7fffffffffffffffULL;
+}
+
+std::string clickhouse_table_name(int type, int format) {
+    return std::string("att_") + (format == kScalar ? "scalar_" : "array_") + type_suffix(type);
+}
+
+std::string clickhouse_tsv_text(const std::string &s) {
+    std::string o;
+    o.reserve(s.size());
+    for (char c : s) {
+        switch (c) {
+            case '\\': o += "\\\\"; break;
+            case '\t': o += "\\t"; break;
+            case '\n': o += "\\n"; break;
+            case '\r': o += "\\r"; break;
+            case '\0': o += "\\0"; break;
+            default: o += c;
+        }
+    }
+    return o;
+}
+
+std::string clickhouse_data_row(const Record &r) {
+    const bool error = r.kind == RecordKind::Error;
+    const bool write_side = r.write_type != kRead;
+    std::string o = std::to_string(clickhouse_id(r.att_name)) + '\t' + std::to_string(micros(r.data_time)) + '\t';
+    if (r.data_format == kScalar) {
+        o += scalar_field(r.value_r, !error) + '\t' + scalar_field(r.value_w, !error && write_side) + '\t';
+    } else {
+        const std::size_t nr = error ? 0 : values_size(r.value_r);
+        const std::size_t nw = error || !write_side ? 0 : values_size(r.value_w);
+        const auto [xr, yr] = dims(r.data_format, nr, r.dim_x_r, r.dim_y_r);
+        const auto [xw, yw] = dims(r.data_format, nw, r.dim_x_w, r.dim_y_w);
+        o += array_field(r.value_r, !error) + '\t' + array_field(r.value_w, !error && write_side) + '\t' +
+             std::to_string(xr) + '\t' + std::to_string(yr) + '\t' + std::to_string(xw) + '\t' + std::to_string(yw) +
+             '\t';
+    }
+    o += std::to_string(r.quality) + '\t' + (error ? std::to_string(clickhouse_id(r.text)) : std::string("\\N"));
+    return o;
+}
+
+ClickHouseWriter::ClickHouseWriter(LibConfig cfg) : BatchWriter(std::move(cfg)) {
+    url_ = "http://" + cfg_.host + ':' + std::to_string(cfg_.port ? cfg_.port : kDefaultHttpPort) +
+           "/?database=" + url_escape(cfg_.dbname);
+}
+
+ClickHouseWriter::~ClickHouseWriter() { disconnect(); }
+
+void ClickHouseWriter::connect() {
+    std::call_once(curl_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    if (!curl_) curl_ = curl_easy_init();
+    if (!curl_) throw DbError("clickhouse: curl_easy_init failed", true);
+    try {
+        post("SELECT 1");
+    } catch (const DbError &e) {
+        disconnect();
+        throw DbError(e.what(), true);  // a server that refuses even this is not there for us
+    }
+}
+
+void ClickHouseWriter::disconnect() {
+    if (curl_) curl_easy_cleanup(static_cast<CURL *>(curl_));
+    curl_ = nullptr;
+}
+
+std::string ClickHouseWriter::post(const std::string &query, const std::string &body) {
+    if (!curl_) throw DbError("clickhouse: not connected", true);
+    CURL *c = static_cast<CURL *>(curl_);
+    const std::string url = body.empty() ? url_ : url_ + "&query=" + url_escape(query);
+    const std::string &payload = body.empty() ? query : body;
+    const std::string credentials = cfg_.user + ':' + cfg_.password;
+    std::string response;
+    curl_easy_reset(c);  // keeps the connection for the next request
+    curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, kTimeoutMs);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+    curl_easy_setopt(c, CURLOPT_USERPWD, credentials.c_str());
+    curl_easy_setopt(c, CURLOPT_POST, 1L);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, payload.data());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(payload.size()));
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &response);
+    const CURLcode rc = curl_easy_perform(c);
+    if (rc != CURLE_OK) throw DbError(std::string("clickhouse: ") + curl_easy_strerror(rc), true);
+    long status = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 200) {
+        // A full disk, or more parts than merges keep up with ("Too many parts", code 252), is "for
+        // now", as a full disk is on the SQL servers: the batch is kept and retried.
+        const bool for_now = message_says_no_space(response) || response.find("Code: 252") != std::string::npos ||
+                             status == 503;
+        throw DbError("clickhouse: HTTP " + std::to_string(status) + ": " + response.substr(0, 500), for_now);
+    }
+    return response;
+}
+
+bool ClickHouseWriter::resolve_attribute(const Record &r, bool may_create) {
+    if (known_attributes_.count(r.att_name)) return true;
+    const std::uint64_t id = clickhouse_id(r.att_name);
+    const bool exists = post("SELECT count() FROM att_conf WHERE att_conf_id = " + std::to_string(id)) != "0\n";
+    if (!exists) {
+        if (!may_create || !r.types_known()) return false;
+        // cs_name, domain, family, member, name as split_att_name splits them (hdbbench.model.hdbtypes).
+        std::string rest = r.att_name, cs;
+        if (rest.size() > 8 && (rest.compare(0, 8, "tango://") == 0 || rest.compare(0, 8, "TANGO://") == 0)) {
+            const std::size_t slash = rest.find('/', 8);
+            cs = rest.substr(8, slash == std::string::npos ? std::string::npos : slash - 8);
+            rest = slash == std::string::npos ? std::string() : rest.substr(slash + 1);
+        }
+        std::string parts[4];
+        for (int k = 0; k < 3; ++k) {
+            const std::size_t slash = rest.find('/');
+            parts[k] = rest.substr(0, slash);
+            rest = slash == std::string::npos ? std::string() : rest.substr(slash + 1);
+        }
+        parts[3] = rest;
+        std::string row = std::to_string(id) + '\t' + clickhouse_tsv_text(r.att_name) + '\t' +
+                          clickhouse_table_name(r.data_type, r.data_format) + '\t' + std::to_string(r.data_type) +
+                          '\t' + std::to_string(r.data_format) + '\t' + std::to_string(r.write_type) + '\t' +
+                          clickhouse_tsv_text(cs);
+        for (const auto &p : parts) row += '\t' + clickhouse_tsv_text(p);
+        row += '\t' + std::to_string(r.ttl_hours) + '\n';
+        post("INSERT INTO att_conf (att_conf_id, att_name, table_name, att_conf_type_id, att_conf_format_id, "
+             "att_conf_write_id, cs_name, domain, family, member, name, ttl) FORMAT TabSeparated",
+             row);
+        post("INSERT INTO att_history (att_conf_id, event_time, event) FORMAT TabSeparated",
+             std::to_string(id) + '\t' + std::to_string(micros(add_event_time(r))) + "\tadd\n");
+    }
+    known_attributes_.insert(r.att_name);
+    return true;
+}
+
+std::optional<BatchWriter::TableKey> ClickHouseWriter::data_table(const Record &r) const {
+    if (!r.types_known() || r.data_type == kDevEncoded) return std::nullopt;  // the layout holds no DevEncoded
+    return TableKey{r.data_type, r.data_format, false};
+}
+
+void ClickHouseWriter::prepare_error_desc(const std::string &desc) {
+    const std::uint64_t id = clickhouse_id(desc);
+    if (known_errors_.count(id)) return;
+    post("INSERT INTO att_error_desc (att_error_desc_id, error_desc) FORMAT TabSeparated",
+         std::to_string(id) + '\t' + clickhouse_tsv_text(desc) + '\n');
+    known_errors_.insert(id);
+}
+
+void ClickHouseWriter::begin() {
+    history_rows_.clear();
+    parameter_rows_.clear();
+}
+
+void ClickHouseWriter::store_meta(const Record &r) {
+    const std::string id = std::to_string(clickhouse_id(r.att_name));
+    if (r.kind == RecordKind::History) {
+        history_rows_ += id + '\t' + std::to_string(micros(r.data_time)) + '\t' + clickhouse_tsv_text(r.text) + '\n';
+        return;
+    }
+    const ParamInfo empty;
+    const ParamInfo &p = r.param ? *r.param : empty;
+    std::string row = id + '\t' + std::to_string(micros(r.data_time));
+    for (const std::string *f : {&p.label, &p.unit, &p.standard_unit, &p.display_unit, &p.format,
+                                 &p.archive_rel_change, &p.archive_abs_change, &p.archive_period, &p.description})
+        row += '\t' + clickhouse_tsv_text(*f);
+    row += '\t' + array_field(Values{p.enum_labels}, true) + '\n';
+    parameter_rows_ += row;
+    history_rows_ += id + '\t' + std::to_string(micros(r.data_time)) + "\tinsert_param\n";
+}
+
+std::size_t ClickHouseWriter::store_table(const TableKey &t, const std::vector<Record> &batch,
+                                          const std::vector<std::size_t> &idx) {
+    std::string body;
+    for (std::size_t i : idx) {
+        body += clickhouse_data_row(batch[i]);
+        body += '\n';
+    }
+    post("INSERT INTO " + clickhouse_table_name(t.type, t.format) + " (" +
+             (t.format == kScalar ? kScalarColumns : kArrayColumns) + ") FORMAT TabSeparated",
+         body);
+    return 0;  // ClickHouse reports no duplicates (the table has no unique key)
+}
+
+void ClickHouseWriter::commit() {
+    if (!parameter_rows_.empty())
+        post("INSERT INTO att_parameter (att_conf_id, recv_time, label, unit, standard_unit, display_unit, format, "
+             "archive_rel_change, archive_abs_change, archive_period, description, enum_labels) FORMAT TabSeparated",
+             parameter_rows_);
+    if (!history_rows_.empty())
+        post("INSERT INTO att_history (att_conf_id, event_time, event) FORMAT TabSeparated", history_rows_);
+    begin();
+}
+
+void ClickHouseWriter::rollback() noexcept { begin(); }
+
+}  // namespace hdbbench
