@@ -5,6 +5,7 @@ what it is given."""
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import shutil
@@ -87,15 +88,21 @@ def test_default_stack_does_not_name_it() -> None:
 
 
 @pytest.fixture(scope="module")
-def clickhouse(test_state_dir: Path) -> Iterator[Any]:
+def clickhouse_stack(test_state_dir: Path) -> Iterator[Stack]:
     """A private ClickHouse of this module, in a state directory beside the session's."""
     stack = Stack(StackConfig(state_dir=test_state_dir.parent / f"{test_state_dir.name}-{KIND}",
                               components=(KIND,), attached=True))
     try:
-        yield stack.up()[KIND]
+        stack.up()
+        yield stack
     finally:
         stack.down()
         shutil.rmtree(stack.state_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def clickhouse(clickhouse_stack: Stack) -> Any:
+    return clickhouse_stack.up()[KIND]  # running: its endpoint
 
 
 @pytest.fixture
@@ -177,6 +184,41 @@ def test_sizes_outside_counter_and_merges(backend: Backend) -> None:
     assert backend.count_rows_by_attribute() == {att.name: 3000}
     assert backend.parts_for(table, None, 90) == 3
     assert backend.parts_for("att_conf", None, 90) is None
+
+
+# ------------------------------------------------------------------- extraction and disk, by the CLI
+
+
+def test_extraction_of_the_small_query_set(clickhouse_stack: Stack, tmp_path: Path) -> None:
+    """Every query of the set runs, first and warm, unclustered and merged, with server figures."""
+    run = cli("extract", "query_sets/small.toml", "--backend", KIND, "--variant", "pk", "--no-cold",
+              "--state-dir", str(clickhouse_stack.state_dir), "--runs", str(tmp_path), timeout_s=600)
+    assert run.returncode == 0, run.stderr
+    (run_dir,) = tmp_path.iterdir()
+    with open(run_dir / "queries.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert {r["state"] for r in rows} == {"unclustered", "clustered"}
+    assert all(int(r["rows"]) > 0 for r in rows)
+    warm = [r for r in rows if r["temperature"] == "warm"]
+    assert warm and all(r["server_ms"] != "" for r in warm)
+
+
+def test_disk_per_tango_type(clickhouse_stack: Stack, tmp_path: Path) -> None:
+    """Bytes per event of a scalar and a spectrum table, fitted over sizes, before and after merging."""
+    run = cli("size", "measure", "--backend", KIND, "--events", "20000", "--case", "scalar:devlong",
+              "--case", "spectrum:devdouble:10", "--state-dir", str(clickhouse_stack.state_dir), "--runs",
+              str(tmp_path), timeout_s=600)
+    assert run.returncode == 0, run.stderr
+    (run_dir,) = tmp_path.iterdir()
+    with open(run_dir / "sizes.csv", newline="") as handle:
+        rows = {(r["variant"], r["case_label"]): r for r in csv.DictReader(handle)}
+    scalar = rows[("pk", "scalar_devlong_ro")]
+    spectrum = rows[("pk", "spectrum_devdouble_ro_x10")]
+    assert scalar["table"] == "att_scalar_devlong" and scalar["fit_ok"] == "True"
+    # compressed columns: a DevLong row costs less than its raw bytes; ten random doubles cannot shrink to 40
+    assert 0 < float(scalar["bytes_per_event"]) < float(scalar["raw_per_event"])
+    assert float(spectrum["bytes_per_event"]) > 40
+    assert ("pk,clustered", "scalar_devlong_ro") in rows
 
 
 # --------------------------------------------------------------------------- through our subscriber
