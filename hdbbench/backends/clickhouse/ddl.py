@@ -32,7 +32,8 @@ def render_schema(tables: list[TableDef]) -> str:
     """The schema as a script (schemas/clickhouse/schema.sql): one statement per block, each
     table's comment above it."""
     comments = {t.name: t.comment for t in tables}
-    blocks = []
+    blocks = ["-- HDB++'s layout on ClickHouse 18.16, a what-if engine, rendered by hdbbench (hdbbench schema sql); "
+              "see schemas/README.md and hdbbench/backends/clickhouse/tables.py\n"]
     for stmt in statements(tables):
         name = stmt.split("`")[1] if stmt.startswith("CREATE TABLE") else ""
         blocks.append((f"-- {comments[name]}\n" if comments.get(name) else "") + stmt + ";\n")
