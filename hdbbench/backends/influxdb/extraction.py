@@ -19,6 +19,7 @@ from typing import Any
 from hdbbench.backends.accounts import as_account
 from hdbbench.backends.influxdb import client
 from hdbbench.backends.influxdb.encoders import from_us, rfc3339
+from hdbbench.backends.influxdb.loader import InfluxColumnLoader
 from hdbbench.backends.influxdb.reader import catalog
 from hdbbench.backends.influxdb.tables import READER_USER, measurement, quote_ident
 from hdbbench.model.errors import ConfigError
@@ -97,8 +98,8 @@ class InfluxExtraction:
         return {"server_ms": None, "planning_ms": None, "pages_read": None, "pages_hit": None,
                 "server_rows": None, "server_source": "none (InfluxDB 1.6 reports no server time per query)"}
 
-    def column_loader(self) -> Any:
-        raise ConfigError("influxdb: `data generate` has no column loader for it (write through the bulk writer)")
+    def column_loader(self) -> InfluxColumnLoader:
+        return InfluxColumnLoader(self.endpoint, self.database)
 
     def dump_type(self, tango_type: TangoType, order: str, out: Any) -> None:
         raise ConfigError("influxdb: dumps are not implemented (what-if engine)")

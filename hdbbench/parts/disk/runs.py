@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from hdbbench.backends import endpoint_for, server_of
-from hdbbench.backends.registry import server_facts
+from hdbbench.backends.registry import backend_class, server_facts
 from hdbbench.model.records import write
 from hdbbench.parts.disk.cases import clear_made
 from hdbbench.parts.disk.inventory import measure_inventory
@@ -104,14 +104,18 @@ def _measure_each(backends: Sequence[str], progress: ItemProgress, stop: Any, ch
             part.variants = [VariantRun(backend=backend, variant=v, unavailable="no server in the stack")
                              for v in chosen[backend]]
             continue
+        # A what-if engine's cases of types it cannot hold (Backend.cannot_hold) are not measured on it.
+        held = [c for c in cases if backend_class(backend).cannot_hold(c.type, c.format) is None]
         for v in chosen[backend]:
             who = f"{backend} {v}"
             progress(f"{who}: loading")
+            for case in (c for c in cases if c not in held):
+                progress.tick(f"{who}: {case.label} not held")
 
             def measured(case: Any, who: str = who) -> None:
                 progress.tick(f"{who}: {case.label} measured")
 
-            outcome = measure_variant(backend, endpoint, v, cases, seed, stop=stop, tick=measured)
+            outcome = measure_variant(backend, endpoint, v, held, seed, stop=stop, tick=measured)
             part.variants.append(VariantRun(backend=backend, variant=outcome.variant, unavailable=outcome.unavailable))
             part.rows += [r.record() for r in outcome.results]
             if inventory_run:
