@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import urllib.request
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from hdbbench.backends.influxdb.tables import att_conf_id
 from hdbbench.backends.registry import DEFAULT_BACKENDS, backend_class
 from hdbbench.load import emitter as em
 from hdbbench.model.errors import SchemaError
-from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType
 from hdbbench.stack.servers import homes
 from hdbbench.stack.servers.endpoints import InfluxDBEndpoint
 from hdbbench.stack.stack import Stack
@@ -195,3 +196,36 @@ def _mismatches(spec: em.AttrSpec, predicted: list[em.Event], rows: list[Any]) -
                                             != em.event_digest(spec.type, spec.format, exp.value, exp.quality)):
             out.append((spec.name, k, exp, got))
     return out
+
+
+def test_outside_counter_and_visibility_follow_the_stored_events(influx: InfluxDBEndpoint) -> None:
+    """The counter is this database's data points only (configuration points and other databases do
+    not count); the probe sees exactly the events newer than each bound."""
+    with fresh_backend("influxdb", influx) as db, fresh_backend("influxdb", influx) as other:
+        figures = backend_class("influxdb").outside_figures()
+        assert figures is not None
+        reader = figures.reader(db)
+        try:
+            before = reader.baseline()
+            t0 = datetime(2026, 1, 1, tzinfo=UTC)
+            info = AttributeInfo("tango://h:1/a/b/c/v", TangoType.DEV_LONG)
+            events = [Event(info.name, t0 + timedelta(seconds=k), k) for k in range(5)]
+            with db.bulk_writer() as writer, other.bulk_writer() as elsewhere:
+                writer.register_attribute(info, t0)
+                writer.write_history(info.name, "start", t0)
+                assert writer.write(events) == 5
+                elsewhere.register_attribute(info, t0)
+                elsewhere.write(events)
+            assert reader.rows_inserted() - before == 5
+            seen_after = reader.event_times_after({info.name: t0 + timedelta(seconds=2)})
+            assert seen_after == {info.name: [e.data_time for e in events[3:]]}
+            assert reader.event_times_after({info.name: t0 + timedelta(seconds=4)}) == {}
+        finally:
+            reader.close()
+
+
+def test_size_plan_counts_shards_of_the_retention() -> None:
+    cls = backend_class("influxdb")
+    db = cls(InfluxDBEndpoint("127.0.0.1", 1, "u", "p"), "plan")
+    assert db.parts_for("att_scalar_devdouble", None, 30) == 5  # 7-day shard groups
+    assert db.parts_for("att_scalar_devdouble", "interval=1d", 30) == 30
