@@ -147,7 +147,7 @@ def test_a_clusters_faults_are_run_only_when_named_on_a_backend_the_cluster_serv
      "(its server faults: stop, kill, fill); give [stack] servers = { postgres = \"patroni\" }"),
     (ON_CLUSTER, ["timescaledb"], ["database_kill"],
      "[faults] kinds: database_kill: backend timescaledb runs on the stack's Patroni cluster, which has no fault "
-     "'kill' (its server faults: switchover, failover, replica_lost)"),
+     "'kill' (its server faults: switchover, failover, primary_host_isolated, replica_lost)"),
     ({"servers": {"mariadb": "patroni"}}, ["mysql"], ["table_lock"],
      "[stack] servers: mariadb = 'patroni': the Patroni cluster cannot serve as the MariaDB (no other kind can)"),
     ({"servers": {"postgres": "patroin"}}, ["timescaledb"], ["table_lock"],

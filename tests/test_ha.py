@@ -11,10 +11,12 @@ with its write-ahead log (`spool_mode=write_ahead`). While the
 device emits: a switchover (Patroni's REST API moves the primary to the synchronous standby), then a
 failover (the primary's node crashes: its Patroni and PostgreSQL SIGKILLed; a standby takes over once
 the leader key expires), and the crashed member rejoins: the faults part's `switchover` and `failover`
-injectors (hdbbench.parts.faults.cluster). Then, with synchronous replication and the write-ahead log,
-every event the device emitted is stored, once; with asynchronous replication every loss has its
-reason (none unattributed). A standby then holds the same rows (reads from a replica). On the
-asynchronous cluster one trial of the faults part (failover) runs and is recorded as the others are.
+injectors (hdbbench.parts.faults.cluster); on the synchronous cluster then the primary's host is cut off
+the network (`primary_host_isolated`) and put back, and the old primary rejoins as a replica. Then, with
+synchronous replication and the write-ahead log, every event the device emitted is stored, once; with
+asynchronous replication every loss has its reason (none unattributed). A standby then holds the same
+rows (reads from a replica). On the asynchronous cluster two trials of the faults part (failover,
+primary_host_isolated) run and are recorded as the others are.
 
 At the end (pass or fail) the stack goes down, and nothing of it is left: no process in or of the
 namespaces, no namespace, no link in this network namespace, no member home. A session that died
@@ -41,7 +43,7 @@ import pytest
 from hdbbench.backends import Backend, get_backend
 from hdbbench.model.errors import SchemaError
 from hdbbench.parts.faults import accounting as acc
-from hdbbench.parts.faults.cluster import Failover, ReplicaLost, Switchover
+from hdbbench.parts.faults.cluster import Failover, PrimaryHostIsolated, ReplicaLost, Switchover
 from hdbbench.parts.faults.factory import make_injector
 from hdbbench.parts.faults.injectors import FaultTarget
 from hdbbench.report.page import write_report
@@ -196,8 +198,9 @@ def _archiving_on(db: Backend, since: Any, what: str) -> None:
 
 def test_switchover_and_failover_under_load(ha_stack: tuple[Stack, StackEndpoints], cluster: PatroniCluster,
                                             tmp_path: Path) -> None:
-    """Synchronous: nothing lost. Asynchronous: whatever is lost was stamped before the crash of the
-    primary (committed there, never replicated), and the accounting says so; nothing unattributed."""
+    """Synchronous (with the primary's host isolated too): nothing lost. Asynchronous: whatever is lost
+    was stamped before the crash of the primary (committed there, never replicated), and the accounting
+    says so; nothing unattributed."""
     stack, endpoints = ha_stack
     endpoint = endpoints["patroni"]
     assert isinstance(endpoint, ClusterEndpoint)
@@ -248,6 +251,8 @@ def test_switchover_and_failover_under_load(ha_stack: tuple[Stack, StackEndpoint
         failover.end()
         failover.disarm()
         assert cluster.is_ready() and {"down", "promoted", "back"} <= set(failover.marks)
+        if cluster.synchronous:  # asynchronous: a trial of the faults part below (its loss accounted alone)
+            _isolate_the_primary(target, cluster, db, since)
 
         emitted_grew(sim, BETWEEN)
         sim.Stop()
@@ -273,6 +278,30 @@ def test_switchover_and_failover_under_load(ha_stack: tuple[Stack, StackEndpoint
     assert sum(loss.lost_by_reason.values()) == loss.lost
     if cluster.synchronous:
         assert loss.lost == 0 and stored == {n: emitted[n] for n in sims.names}, loss
+
+
+def _isolate_the_primary(target: FaultTarget, cluster: PatroniCluster, db: Backend, since: Any) -> None:
+    """The primary's host cut off the network while archiving: a standby takes over, archiving goes
+    on; the host put back, the old primary rejoins as a replica."""
+    isolated = make_injector("primary_host_isolated", target)
+    assert isinstance(isolated, PrimaryHostIsolated)
+    isolated.arm()
+    isolated.begin()
+    assert isolated.primary_after not in (None, isolated.primary_before)
+    _archiving_on(db, since, "with the primary's host isolated")
+    isolated.end()
+    isolated.disarm()
+    assert {"down", "promoted", "ended", "back"} <= set(isolated.marks)
+    _a_replica(cluster, str(isolated.primary_before))
+
+
+def _a_replica(cluster: PatroniCluster, member: str) -> None:
+    """`member` is back as a replica: Patroni says so, and its PostgreSQL is in recovery."""
+    assert cluster.is_ready() and cluster.leader() != member
+    roles = {m["name"]: (m.get("role"), m.get("state")) for m in (cluster.cluster() or {}).get("members", [])}
+    assert roles.get(member, (None, None))[0] in ("replica", "sync_standby") and roles[member][1] == "streaming", roles
+    with closing(cluster.direct_endpoint().member(cluster.address_of(member)).connect()) as conn:
+        assert conn.execute("SELECT pg_is_in_recovery()").fetchone() == (True,)
 
 
 def test_a_lost_replica_loses_nothing_with_synchronous_mode(
@@ -371,7 +400,8 @@ def test_a_scenario_runs_the_faults_part_and_replica_reads_on_the_cluster_and_re
                                                                         cluster: PatroniCluster, tmp_path: Path) -> None:
     """`hdbbench run` of a scenario whose timescaledb is on the cluster (`[stack] servers = { postgres =
     "patroni" }`), on the stack the module runs (a run reuses a stack that is up, and leaves it up): a
-    failover trial of the faults part is recorded as the other faults' are (the loss by reason adds up,
+    failover trial and a primary_host_isolated trial of the faults part are recorded as the other faults'
+    are, the cluster whole after each (the isolated primary back as a replica; the loss by reason adds up,
     none unattributed, no duplicate), with the window in which nothing was stored, the catch-up and the
     replication lag, and the report's fault table shows them. Then reads from a standby beside archiving
     ([replica_reads], the small query set): the queries ran there without an error, and both stretches
@@ -384,7 +414,7 @@ def test_a_scenario_runs_the_faults_part_and_replica_reads_on_the_cluster_and_re
     document = {"name": "ha-test", "backends": [BACKEND], "stack": {"profile": "relaxed", "servers": {"postgres": "patroni"}},
                 "devices": {"profile": "devices/profiles/insertion-devdouble.toml"},
                 "subscribers": {"lib_configuration": {"batch_size": "100"}}, "measurements": {"throughput": False},
-                "faults": {"kinds": ["failover"], "rate": 4 * RATE_HZ, "warmup_s": 3, "hold_s": 3,
+                "faults": {"kinds": ["failover", "primary_host_isolated"], "rate": 4 * RATE_HZ, "warmup_s": 3, "hold_s": 3,
                            "recover_timeout_s": 60, "drain_timeout_s": 60, "spool_sync_ms": 0},
                 # Reads from a standby beside archiving, after the failover: the small query set's few
                 # thousand events, a short stretch without and with one reader.
@@ -399,16 +429,17 @@ def test_a_scenario_runs_the_faults_part_and_replica_reads_on_the_cluster_and_re
     run_dir = run_scenario(scenario, RunOptions(state_dir=stack.state_dir, runs_root=tmp_path / "runs",
                                                 settings_overrides=overrides))
     trials = read_kind(run_dir / "faults.json", FaultsResults).results.trials
-    assert [t.fault for t in trials] == ["failover"]
-    record = trials[0]
-    assert record.error is None, record.error
-    assert record.emitted > 0 and record.stored > 0
-    assert {"down", "promoted", "back"} <= set(record.marks)
-    assert "unattributed" not in record.lost_by_reason, record.lost_by_reason
-    assert sum(record.lost_by_reason.values()) == record.lost and record.duplicates == 0
-    # The primary was gone until a standby was promoted (Patroni's ttl): the window covers some of it.
-    assert record.write_stall_s is not None and record.write_stall_s > 1.0
-    assert record.caught_up_s is not None and record.lag_bytes_max is not None and record.lag_bytes_at_begin is not None
+    assert [t.fault for t in trials] == ["failover", "primary_host_isolated"]
+    for record in trials:
+        assert record.error is None, (record.fault, record.error)
+        assert record.emitted > 0 and record.stored > 0
+        assert {"down", "promoted", "back"} <= set(record.marks)
+        assert "unattributed" not in record.lost_by_reason, record.lost_by_reason
+        assert sum(record.lost_by_reason.values()) == record.lost and record.duplicates == 0
+        # The primary was gone until a standby was promoted (Patroni's ttl): the window covers some of it.
+        assert record.write_stall_s is not None and record.write_stall_s > 1.0
+        assert record.caught_up_s is not None and record.lag_bytes_max is not None \
+            and record.lag_bytes_at_begin is not None
     reads = read_kind(run_dir / "replica.json", ReplicaResults).results.trials[0]
     assert reads.error is None, reads.error
     assert reads.loaded_rows > 0 and sum(q.runs for q in reads.queries) > 0

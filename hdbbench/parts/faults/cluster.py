@@ -12,9 +12,7 @@
   ("back"). disarm does the same if end never ran, so a trial leaves three members.
 - `primary_host_isolated`: the primary's host is cut off the network (its link down) while its
   processes run on ("down"); its Patroni demotes it, and once the leader key expires a standby is
-  promoted ("promoted"); end puts the host back, and it should rejoin as a replica ("back"). Not yet
-  accepted by `[faults] kinds`: the isolated primary's PostgreSQL does not finish its shutdown
-  (docs/ha.md, "Not yet").
+  promoted ("promoted"); end puts the host back, and it rejoins as a replica ("back").
 - `replica_lost`: a standby's node crashes (the synchronous standby in synchronous mode; "down"), and
   in synchronous mode Patroni names another member synchronous standby ("promoted"); end starts the
   lost member again ("back").
@@ -178,16 +176,12 @@ class PrimaryHostIsolated(Failover):
     """The primary's host is cut off the network (its cable pulled: HostNetwork.cut) while its processes
     run on. Its Patroni can no longer renew the leader key and demotes its PostgreSQL ("DCS is not
     accessible"); once the key expires a standby is promoted ("promoted"), as in a failover. end puts
-    the host back on the network, where its Patroni should find the new leader and rejoin as a replica
+    the host back on the network, where its Patroni finds the new leader and rejoins as a replica
     (pg_rewind of what it committed alone, or a new clone; "back").
     Its loss is accounted as a failover's, split at the cut (`at_crash` is called the moment the link
     is down)."""
 
     name = "primary_host_isolated"
-    # Not among the cluster's faults, so `[faults] kinds` refuses it: the isolated primary's PostgreSQL
-    # does not finish its shutdown, with Patroni 3.0.2 and 4.1.5 alike (docs/ha.md, "Not yet"). A
-    # cluster that can fail over can run it by hand.
-    server_fault = "failover"
 
     def _take_down(self, member: str) -> None:
         self.cluster.isolate_member(member, self.at_crash)

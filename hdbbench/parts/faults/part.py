@@ -27,7 +27,7 @@ PROCESS_FAULTS = ("subscriber_kill", "device_kill")
 FAULT_KINDS = ("database_stop", "database_kill", "table_lock", "subscriber_kill", "device_kill",
                "spool_full", "database_full")
 # A replicated cluster's faults (hdbbench.parts.faults.cluster): only when named, on a stack with a cluster.
-CLUSTER_FAULTS = ("switchover", "failover", "replica_lost")
+CLUSTER_FAULTS = ("switchover", "failover", "primary_host_isolated", "replica_lost")
 # What a fault does to the backend's server: the ability its server kind must list (ServerKind.faults).
 SERVER_ABILITY = {"database_stop": "stop", "database_kill": "kill", "database_full": "fill",
                   **{k: k for k in CLUSTER_FAULTS}}

@@ -92,6 +92,10 @@ MEMBER_PARAMETERS: dict[str, Any] = {
 # Patroni's timing: a dead primary's leader key expires after `ttl` s, then a replica takes over.
 # Short (a failover in about 20 s) but within Patroni's rule loop_wait + 2 * retry_timeout <= ttl.
 TIMING = {"ttl": 20, "loop_wait": 2, "retry_timeout": 5}
+# In synchronous mode a primary cut off the network never finishes a fast shutdown (a session's exit waits
+# for its unreachable standby: docs/ha.md, "The primary's host isolated"); Patroni ends a stop that lasts
+# longer by an immediate shutdown (synchronous mode only). A clean stop takes a second or two here.
+PRIMARY_STOP_TIMEOUT_S = 10
 
 
 # The settings profiles (hdbbench.stack.settings; `--set patroni.synchronous_mode=off`): durable runs
@@ -242,8 +246,23 @@ class PatroniCluster:
         lags = [m["lag"] for m in (self.cluster() or {}).get("members", []) if isinstance(m.get("lag"), int)]
         return max(lags) if lags else None
 
+    def own_roles(self) -> dict[str, str]:
+        """Each running member's role by its own Patroni (GET /patroni): "primary", or "replica" once
+        it streams (the others are left out)."""
+        roles = {}
+        for member in self.members:
+            try:
+                status, answer = self.rest(member, "/patroni", timeout_s=2)
+            except OSError:
+                continue
+            if status == 200 and isinstance(answer, dict) and answer.get("state") == "running" and (
+                    answer.get("role") == "primary" or answer.get("replication_state") == "streaming"):
+                roles[member] = str(answer.get("role"))
+        return roles
+
     def is_ready(self, expect: int | None = None) -> bool:
         """A running leader, `expect` (all) members running, a synchronous standby in synchronous mode,
+        every member (all of them) agreeing by its own Patroni (one primary, the others streaming),
         and the primary taking a read-write session."""
         view = self.cluster()
         if view is None:
@@ -252,9 +271,13 @@ class PatroniCluster:
         running = [m for m in members if m.get("state") in ("running", "streaming")]
         if len(running) < (expect if expect is not None else len(self.members)):
             return False
-        if not any(m.get("role") == "leader" for m in running):
+        leader = next((m["name"] for m in running if m.get("role") == "leader"), None)
+        if leader is None:
             return False
         if self.synchronous and not any(m.get("role") == "sync_standby" for m in running):
+            return False
+        # The member that answered may be one just back on the network, its view stale: ask each.
+        if expect is None and self.own_roles() != {m: "primary" if m == leader else "replica" for m in self.members}:
             return False
         # deferred: the PostgreSQL driver loads only where a PostgreSQL server is used
         import psycopg
@@ -367,6 +390,7 @@ class PatroniCluster:
             "etcd3": {"hosts": [f"{self.address_of(m)}:{ETCD_CLIENT_PORT}" for m in self.members]},
             "bootstrap": {
                 "dcs": {**TIMING, "maximum_lag_on_failover": 1048576, "synchronous_mode": self.synchronous,
+                        "primary_stop_timeout": PRIMARY_STOP_TIMEOUT_S,
                         "postgresql": {"use_pg_rewind": True, "use_slots": True, "parameters": CLUSTER_PARAMETERS}},
                 "initdb": [{"encoding": "UTF8"}, {"locale": "C"}, {"auth-host": "scram-sha-256"}],
             },

@@ -132,7 +132,8 @@ SERVER_KINDS: tuple[ServerKind, ...] = (
     ServerKind("patroni", "Patroni cluster", ClusterEndpoint,
                lambda a: patroni.PatroniCluster(a.state_dir, a.settings, attached=a.attached,
                                                 keep_running=a.keep_running, address=a.address),
-               process=False, on_request=True, faults=("switchover", "failover", "replica_lost"),
+               process=False, on_request=True,
+               faults=("switchover", "failover", "primary_host_isolated", "replica_lost"),
                settings=patroni.PROFILES,
                serves="postgres", replicas=True),
     # The what-if engine InfluxDB 1.6: started only for a scenario that names its backend (or `--only influxdb`).
