@@ -20,10 +20,12 @@ import psutil
 import pytest
 
 from hdbbench.backends import Backend, get_backend
-from hdbbench.backends.registry import backend_class
+from hdbbench.backends.registry import backend_class, lib_configuration
 from hdbbench.load import emitter as em
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType
+from hdbbench.stack.servers.clickhouse import buffers_for
+from hdbbench.stack.servers.endpoints import ClickHouseEndpoint
 from hdbbench.stack.servers.process import ProcessRecord
 from hdbbench.stack.stack import DEFAULT_COMPONENTS, Stack, StackConfig
 from tests.harness import REPO, eventually, seen
@@ -83,6 +85,25 @@ def test_up_only_when_named_status_down_leaves_nothing(scratch_state_dir: Path) 
 def test_default_stack_does_not_name_it() -> None:
     assert KIND not in DEFAULT_COMPONENTS
 
+
+def test_memory_rule_and_external_url() -> None:
+    budget = buffers_for(1 << 30)
+    assert int(budget["max_memory_usage"]) == 1 << 29 and int(budget["mark_cache_size"]) == 1 << 27
+    with pytest.raises(ConfigError, match="at least 256 MiB"):
+        buffers_for(128 << 20)
+    endpoint = ClickHouseEndpoint.from_url("clickhouse://u:p%40ss@198.18.0.5:8124")
+    assert (endpoint.host, endpoint.port, endpoint.user, endpoint.password, endpoint.external) == \
+        ("198.18.0.5", 8124, "u", "p@ss", True)
+    assert ClickHouseEndpoint.from_url(endpoint.external_value()) == endpoint
+    with pytest.raises(ConfigError, match="not a ClickHouse URL"):
+        ClickHouseEndpoint.from_url("mysql://u:p@h:1")
+
+
+def test_lib_configuration_names_our_writer_and_its_keys() -> None:
+    endpoint = ClickHouseEndpoint("127.0.0.1", 28123, "hdbbench", "pw")
+    lines = lib_configuration(KIND, "hdbpp", {KIND: endpoint}, {"batch_size": 500})
+    assert lines == ["backend=clickhouse", "host=127.0.0.1", "port=28123", "user=hdbbench", "password=pw",
+                     "dbname=hdbpp", "batch_size=500"]
 
 # ------------------------------------------------------------------------------- the backend
 
