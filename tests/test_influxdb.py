@@ -7,6 +7,9 @@ the session stack's Tango database where a test needs devices.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import urllib.request
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -15,21 +18,27 @@ from typing import Any
 
 import psutil
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from hdbbench.backends import Backend
 from hdbbench.backends.base import SQL_SCHEMA
 from hdbbench.backends.influxdb import writer as influx_writer
 from hdbbench.backends.influxdb.tables import att_conf_id
-from hdbbench.backends.registry import DEFAULT_BACKENDS, backend_class
+from hdbbench.backends.registry import DEFAULT_BACKENDS, backend_class, lib_configuration
 from hdbbench.load import emitter as em
 from hdbbench.model.errors import SchemaError
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType
 from hdbbench.stack.servers import homes
 from hdbbench.stack.servers.endpoints import InfluxDBEndpoint
 from hdbbench.stack.stack import Stack
+from hdbbench.subscribers.launcher import DEFAULT_BINARY
 from tests.harness import eventually, seen
 from tests.harness.composed import Harness, expected_stored, last_was_error, rewound
 from tests.harness.databases import fresh_backend
 from tests.harness.servers import private_stack
+from tests.harness.values import PROPERTY, Clock, assert_read_back, event
+from tests.test_properties_subscriber import ATTRIBUTES, Unprinted, record_line
 
 pytestmark = pytest.mark.skipif(not Path("/usr/bin/influxd").exists(),
                                 reason="influxd is not installed (Debian package influxdb)")
@@ -229,3 +238,58 @@ def test_size_plan_counts_shards_of_the_retention() -> None:
     db = cls(InfluxDBEndpoint("127.0.0.1", 1, "u", "p"), "plan")
     assert db.parts_for("att_scalar_devdouble", None, 30) == 5  # 7-day shard groups
     assert db.parts_for("att_scalar_devdouble", "interval=1d", 30) == 30
+
+
+# ------------------------------------------------------------------------------ any value, through the C++ writer
+
+HELD = [info for info in ATTRIBUTES if backend_class("influxdb").cannot_hold(info.type, info.format) is None]
+
+
+CLOCK = Clock()
+
+
+def _driver() -> Path:
+    """hdbbench-es-write-records beside the subscriber binary the tests use."""
+    return Path(os.environ.get("HDBBENCH_SUBSCRIBER_BINARY", str(DEFAULT_BINARY))).with_name(
+        "hdbbench-es-write-records")
+
+
+@pytest.fixture(scope="module")
+def influx_target(influx: InfluxDBEndpoint) -> Iterator[tuple[Backend, list[str]]]:
+    if not _driver().exists():
+        pytest.skip(f"driver not built: {_driver()}")
+    with fresh_backend("influxdb", influx) as db:
+        yield db, Unprinted(lib_configuration("influxdb", db.database, {"influxdb": influx}))
+
+
+def _run_driver(lib: list[str], lines: list[str]) -> subprocess.CompletedProcess[str]:
+    args = [str(_driver())] + [part for line in lib for part in ("--lib", line)]
+    return subprocess.run(args, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=60,
+                          check=False)
+
+
+def _write(lib: list[str], lines: list[str]) -> dict[str, Any]:
+    done = _run_driver(lib, lines)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return dict(json.loads(done.stdout))
+
+
+@PROPERTY
+@given(data=st.data())
+def test_any_value_it_holds_round_trips_through_the_subscriber_writer(
+        influx_target: tuple[Backend, list[str]], data: st.DataObject) -> None:
+    """What the C++ writer encodes (line protocol, JSON arrays, NaN words) the Python reader decodes."""
+    db, lib = influx_target
+    info = data.draw(st.sampled_from(HELD), label="attribute")
+    events = [data.draw(event(info, CLOCK()), label=f"event {k}") for k in range(data.draw(st.integers(1, 3)))]
+    result = _write(lib, [record_line(info, e) for e in events])
+    assert result["rejected"] == 0 and result["stored"] == len(events)
+    assert_read_back(db, info, events)
+
+
+def test_types_it_cannot_hold_are_rejected_by_the_writer(influx_target: tuple[Backend, list[str]]) -> None:
+    db, lib = influx_target
+    info = AttributeInfo("tango://testhost:10000/prop/devulong64/scalar/read", TangoType.DEV_ULONG64)
+    done = _run_driver(lib, [record_line(info, Event(info.name, CLOCK(), 2**64 - 1))])
+    assert json.loads(done.stdout)["rejected"] == 1 and "DevULong64" in done.stderr
+    assert db.fetch_events(info.name) == []

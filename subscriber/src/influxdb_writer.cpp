@@ -223,7 +223,7 @@ InfluxWriter::Response InfluxWriter::request(const std::string &path, const std:
         curl_easy_setopt(c, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
         curl_easy_setopt(c, CURLOPT_USERPWD, credentials.c_str());
     }
-    if (path == "/ping") {
+    if (path == "/ping" || path.rfind("/query", 0) == 0) {
         curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
     } else {
         curl_easy_setopt(c, CURLOPT_POST, 1L);
@@ -290,6 +290,21 @@ std::string InfluxWriter::param_line(const Record &r) const {
     return line + " " + std::to_string(us_of(r.data_time));
 }
 
+bool InfluxWriter::stored_conf(const std::string &att_name) {
+    // Strict mode: an attribute this process has not added may be in att_conf already (added before a
+    // restart, or by another subscriber): look it up once, as HDB++ does in its att_conf table.
+    std::string name;
+    for (char c : att_name) {
+        if (c == '\'' || c == '\\') name += '\\';
+        name += c;
+    }
+    const std::string q = "SELECT att_conf_id FROM \"conf\".att_conf WHERE att_name = '" + name + "'";
+    const Response res = request("/query?db=" + url_encode(cfg_.dbname) + "&q=" + url_encode(q), {});
+    const bool found = res.status / 100 == 2 && res.body.find("\"values\"") != std::string::npos;
+    if (found) registered_.insert(att_name);
+    return found;
+}
+
 WriteResult InfluxWriter::write_batch(std::vector<Record> &batch) {
     if (!connected()) throw DbError("not connected", true);
     WriteResult res;
@@ -301,7 +316,8 @@ WriteResult InfluxWriter::write_batch(std::vector<Record> &batch) {
     std::unordered_map<std::string, std::int64_t> last;  // this batch's last data time per attribute
     for (std::size_t i : dd.keep) {
         const Record &r = batch[i];
-        bool has = registered_.count(r.att_name) || added.count(r.att_name);
+        bool has = registered_.count(r.att_name) || added.count(r.att_name) ||
+                   (!may_create_conf(r, cfg_) && stored_conf(r.att_name));
         if (!has && may_create_conf(r, cfg_) && r.types_known()) {
             conf.push_back(conf_line(r));
             conf.push_back(history_line(r.att_name, kAddEvent, add_event_time(r)));

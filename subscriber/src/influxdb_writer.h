@@ -71,6 +71,8 @@ private:
     Response request(const std::string &path, const std::string &body);
     // POST lines (to the data retention policy, or `rp`); a 4xx answer returns false and its message.
     bool post(const std::vector<std::string> &lines, const std::string &rp, std::string &error);
+    // Whether att_conf holds the attribute (strict mode's lookup of attributes this process did not add).
+    bool stored_conf(const std::string &att_name);
     std::string conf_line(const Record &r) const;
     std::string history_line(const std::string &att_name, const std::string &event, TimePoint at) const;
     std::string param_line(const Record &r) const;

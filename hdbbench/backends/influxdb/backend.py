@@ -73,7 +73,8 @@ class InfluxBackend(InfluxExtraction, Backend):
         if self._exists():
             raise SchemaError(f"database {self.database!r} already exists; drop it first")
         statements = self._schema_statements(resolved)
-        for user, grant in ((WRITER_USER, "WRITE"), (READER_USER, "READ")):
+        # The subscriber's account writes and reads (strict mode looks att_conf up), as HDB++'s does.
+        for user, grant in ((WRITER_USER, "ALL"), (READER_USER, "READ")):
             password = account_password(self.endpoint.password, user)
             if user not in self._users():
                 statements.append(f"CREATE USER {quote_ident(user)} WITH PASSWORD '{password}'")
