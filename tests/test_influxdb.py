@@ -27,9 +27,10 @@ from hdbbench.backends.influxdb import writer as influx_writer
 from hdbbench.backends.influxdb.tables import att_conf_id
 from hdbbench.backends.registry import DEFAULT_BACKENDS, backend_class, lib_configuration
 from hdbbench.load import emitter as em
-from hdbbench.model.errors import SchemaError
+from hdbbench.model.errors import ConfigError, SchemaError, ServerError
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType
 from hdbbench.stack.servers import homes
+from hdbbench.stack.servers import influxdb as influx_server
 from hdbbench.stack.servers.endpoints import InfluxDBEndpoint
 from hdbbench.stack.stack import Stack
 from hdbbench.subscribers.launcher import DEFAULT_BINARY
@@ -293,3 +294,18 @@ def test_types_it_cannot_hold_are_rejected_by_the_writer(influx_target: tuple[Ba
     done = _run_driver(lib, [record_line(info, Event(info.name, CLOCK(), 2**64 - 1))])
     assert json.loads(done.stdout)["rejected"] == 1 and "DevULong64" in done.stderr
     assert db.fetch_events(info.name) == []
+
+
+def test_a_missing_package_is_named_in_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(influx_server, "BINARY", "influxd-not-installed")
+    monkeypatch.setattr(influx_server, "FALLBACK_BINARY", tmp_path / "influxd")
+    with pytest.raises(ServerError, match="install Debian's package `influxdb`"):
+        influx_server.InfluxDBServer(tmp_path, {}, attached=True).up()
+
+
+def test_the_memory_rule_sizes_the_write_cache_and_refuses_too_small_a_budget() -> None:
+    assert influx_server.buffers_for(256 << 20) == {"cache-max-memory-size": str(64 << 20),
+                                                    "cache-snapshot-memory-size": str(8 << 20)}
+    assert influx_server.buffers_for(4 << 30)["cache-snapshot-memory-size"] == str(25 << 20)  # the default, at most
+    with pytest.raises(ConfigError, match="at least 128 MiB"):
+        influx_server.buffers_for(64 << 20)

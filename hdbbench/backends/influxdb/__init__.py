@@ -8,6 +8,7 @@ backends, written by hdbbench's own subscriber (no HDB++ library writes it).
     writer.py      the bulk writer (one POST per batch)
     reader.py      configuration, events and counts read back
     extraction.py  InfluxQL extraction (ExtractionBackend)
+    loader.py      the column loader of data generation and disk measurement
     storage.py     sizes: shards' disk bytes, measurements' bytes from the TSM files' index
     outside.py     the inserted-point counter and the visibility probe
     backend.py     InfluxBackend

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from hdbbench.backends.influxdb import client
 from hdbbench.backends.influxdb.encoders import event_of, rfc3339
-from hdbbench.backends.influxdb.tables import CONF_RP, DATA_PATTERN, att_conf_id, measurement, quote_ident
+from hdbbench.backends.influxdb.tables import CONF_RP, DATA_PATTERN, measurement, quote_ident
 from hdbbench.model.errors import SchemaError
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
 from hdbbench.stack.servers.endpoints import InfluxDBEndpoint
@@ -82,6 +82,3 @@ def require_database(endpoint: InfluxDBEndpoint, database: str) -> None:
     names = {row["name"] for series in (found[0] if found else []) for row in client.rows(series)}
     if database not in names:
         raise SchemaError(f"influxdb: database {database!r} does not exist")
-
-
-__all__ = ["att_conf_id", "catalog", "count_by_attribute", "count_errors", "fetch_events", "require_database"]

@@ -60,16 +60,10 @@ class InfluxBulkWriter(BulkWriter):
         client.write(self.endpoint, self.database, [history_line(att_name, event, event_time)], CONF_RP)
 
     def write(self, events: Iterable[Event]) -> int:
-        lines = []
-        for event in events:
-            info = self.infos.get(event.att_name)
-            if info is None:
-                raise SchemaError(f"influxdb: attribute {event.att_name} is not registered (att_conf)")
-            lines.append(event_line(info, event))
-        client.write(self.endpoint, self.database, lines)
-        return len(lines)
+        return self.write_recorded(events)[0]
 
     def write_recorded(self, events: Iterable[Event]) -> tuple[int, Any]:
+        """One POST of the batch's lines; the lines are what `replay` sends again."""
         lines = [event_line(self._info(e.att_name), e) for e in events]
         client.write(self.endpoint, self.database, lines)
         return len(lines), lines

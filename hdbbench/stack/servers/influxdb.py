@@ -36,6 +36,8 @@ from hdbbench.stack.servers.ports import pick_free_port, port_is_free
 
 ADMIN_USER = "hdbbench"
 PACKAGE = "influxdb"  # Debian's package of influxd 1.6
+BINARY = "influxd"
+FALLBACK_BINARY = Path("/usr/bin/influxd")
 RPC_PREFERRED_PORT = 28088
 
 _COMMON = {
@@ -83,7 +85,7 @@ class InfluxDBServer(PrivateServer):
 
     @staticmethod
     def binary() -> str:
-        found = shutil.which("influxd") or ("/usr/bin/influxd" if Path("/usr/bin/influxd").exists() else None)
+        found = shutil.which(BINARY) or (str(FALLBACK_BINARY) if FALLBACK_BINARY.exists() else None)
         if found is None:
             raise ServerError(f"influxd not found: install Debian's package `{PACKAGE}` (scripts/setup.sh)")
         return found
