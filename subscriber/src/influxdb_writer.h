@@ -9,7 +9,8 @@
 //   att_parameter,att_conf_id=<id> label="...",... <µs>
 //
 // att_conf_id is FNV-1a 64 of the attribute's name kept to 53 bits (the same function in Python), so
-// every writer gives an attribute the same id without asking the server. Scalars are typed fields;
+// every writer gives an attribute the same id without asking the server (a collision of two names is
+// not checked here: it would cost a query per new attribute; the Python bulk writer refuses one). Scalars are typed fields;
 // a NaN/±Inf float goes to value_*_special as its word (line protocol has no literal for it); an array
 // is a string field holding its JSON text (an image as rows). DevULong64 and DevEncoded are rejected:
 // InfluxDB 1.6 cannot hold them.
