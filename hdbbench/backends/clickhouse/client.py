@@ -31,10 +31,11 @@ class Session:
         except ServerError as exc:
             raise SchemaError(str(exc)) from None
 
-    def insert(self, table: str, columns: str, body: bytes) -> None:
-        """`INSERT INTO table (columns) FORMAT TabSeparated` with `body` as its rows: one request,
-        one new part per partition it touches."""
-        query(self.endpoint, f"INSERT INTO {table} ({columns}) FORMAT TabSeparated", body, database=self.database)
+    def insert(self, table: str, columns: str, body: bytes, *, binary: bool = False) -> None:
+        """`INSERT INTO table (columns) FORMAT TabSeparated` (or RowBinary) with `body` as its rows:
+        one request, one new part per partition it touches."""
+        form = "RowBinary" if binary else "TabSeparated"
+        query(self.endpoint, f"INSERT INTO {table} ({columns}) FORMAT {form}", body, database=self.database)
 
     def rows(self, sql: str, settings: Mapping[str, str] | None = None) -> Iterator[dict[str, Any]]:
         """The rows of a SELECT as they stream from the server, as dicts in column order."""

@@ -6,6 +6,9 @@ from __future__ import annotations
 from hdbbench.backends.clickhouse.tables import lookup_rows, quote_ident, quote_string
 from hdbbench.backends.model import TableDef
 
+HEADER = ("-- HDB++'s layout on ClickHouse 18.16, a what-if engine, rendered by hdbbench (hdbbench schema sql); "
+          "see schemas/README.md and hdbbench/backends/clickhouse/tables.py\n")
+
 
 def create_table(table: TableDef) -> str:
     """One CREATE TABLE (in the session's database): engine, partition key and sort key."""
@@ -32,8 +35,7 @@ def render_schema(tables: list[TableDef]) -> str:
     """The schema as a script (schemas/clickhouse/schema.sql): one statement per block, each
     table's comment above it."""
     comments = {t.name: t.comment for t in tables}
-    blocks = ["-- HDB++'s layout on ClickHouse 18.16, a what-if engine, rendered by hdbbench (hdbbench schema sql); "
-              "see schemas/README.md and hdbbench/backends/clickhouse/tables.py\n"]
+    blocks = [HEADER]
     for stmt in statements(tables):
         name = stmt.split("`")[1] if stmt.startswith("CREATE TABLE") else ""
         blocks.append((f"-- {comments[name]}\n" if comments.get(name) else "") + stmt + ";\n")

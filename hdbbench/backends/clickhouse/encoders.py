@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Python values to and from ClickHouse's text formats: TabSeparated fields for inserts, JSON rows
-(JSONEachRow) for reads, and the microsecond time stamps of the layout (tables.py).
-
-One loss: ClickHouse 18.16's text parser reads the smallest subnormal doubles (below about 1e-323,
-e.g. 5e-324) as 0; every other value, NaN and the infinities included, is stored exactly."""
+"""Python values to and from ClickHouse's text formats: TabSeparated fields for the configuration
+tables' inserts, JSON rows (JSONEachRow) for reads (ClickHouse prints every double exactly, in its
+shortest form), and the microsecond time stamps of the layout (tables.py). The data tables are
+written in RowBinary (rowbinary.py): 18.16's text parser does not round every number exactly."""
 
 from __future__ import annotations
 

@@ -12,29 +12,24 @@ from __future__ import annotations
 
 import csv
 import io
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
-import numpy as np
-
 from hdbbench.backends.clickhouse.client import Session
-from hdbbench.backends.clickhouse.encoders import from_us, to_us, tsv
-from hdbbench.backends.clickhouse.encoders import scalar_text as _scalar_text
+from hdbbench.backends.clickhouse.encoders import from_us, to_us
+from hdbbench.backends.clickhouse.rowbinary import data_row, scalar_batch
 from hdbbench.backends.clickhouse.tables import family, quote_ident, quote_string, table_of
 from hdbbench.backends.clickhouse.writer import SCALAR_COLUMNS
 from hdbbench.model.columnar import ColumnBatch
 from hdbbench.model.errors import ConfigError
-from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, TangoType, WriteType
+from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType, parse_type
 
+LOG_ATTEMPTS = 6
 _DUMP_ORDER = {"pk": "att_conf_id, data_time", "time": "data_time, att_conf_id"}
 _US = 1_000_000
-
-
-def encode_text(field: str) -> str:
-    """A CSV field as a TabSeparated one (a string value's tabs and backslashes escaped)."""
-    return _scalar_text(field, TangoType.DEV_STRING)
 
 
 def bind(query: str, params: tuple[Any, ...]) -> str:
@@ -46,19 +41,6 @@ def bind(query: str, params: tuple[Any, ...]) -> str:
     return "".join(piece + literal for piece, literal in zip(pieces, literals)) + pieces[-1]
 
 
-def _column_text(values: np.ndarray, present: np.ndarray, tango_type: TangoType) -> list[str]:
-    if tango_type == TangoType.DEV_BOOLEAN:
-        plain = values.astype(np.int8).tolist()
-    elif values.dtype.kind == "f":
-        plain = values.astype(np.float64).tolist()  # repr of a float64 reads back exactly
-    else:
-        plain = values.tolist()
-    text = list(map(str, plain))
-    for k in np.flatnonzero(~present).tolist():
-        text[k] = "\\N"
-    return text
-
-
 class ClickHouseColumnLoader:
     """Loads `columnar.ColumnBatch`es (scalar rows) into `att_scalar_<type>`, one insert per batch."""
 
@@ -68,11 +50,7 @@ class ClickHouseColumnLoader:
     def load(self, batch: ColumnBatch) -> int:
         if not len(batch):
             return 0
-        columns = [list(map(str, batch.att_conf_id.tolist())), list(map(str, batch.data_time_us.tolist())),
-                   _column_text(batch.value_r, batch.has_r, batch.tango_type),
-                   _column_text(batch.value_w, batch.has_w & batch.rw, batch.tango_type),
-                   list(map(str, batch.quality.tolist())), ["\\N"] * len(batch)]
-        self.session.insert(f"att_scalar_{batch.tango_type.suffix}", SCALAR_COLUMNS, tsv(zip(*columns)))
+        self.session.insert(f"att_scalar_{batch.tango_type.suffix}", SCALAR_COLUMNS, scalar_batch(batch), binary=True)
         return len(batch)
 
     def close(self) -> None:
@@ -138,9 +116,7 @@ class ClickHouseExtraction:
         """Server time, rows and bytes read of one execution, from system.query_log."""
         query_id = uuid.uuid4().hex
         list(conn.rows(bind(query, params), settings={"log_queries": "1", "query_id": query_id}))
-        conn.execute("SYSTEM FLUSH LOGS")
-        found = conn.all("SELECT query_duration_ms, read_rows, read_bytes, result_rows FROM system.query_log "
-                         f"WHERE query_id = {quote_string(query_id)} AND type = 2")
+        found = _logged(conn, query_id)
         duration, read_rows, read_bytes, result_rows = found[0] if found else (None, None, None, None)
         return {"server_ms": duration, "planning_ms": None, "pages_read": None, "pages_hit": None,
                 "server_rows": result_rows, "read_rows": read_rows, "read_bytes": read_bytes,
@@ -164,16 +140,49 @@ class ClickHouseExtraction:
         """Nothing to refresh: system.parts is current and the planner keeps no statistics."""
 
     def load_csv(self, table: str, path: str) -> None:
-        """Load a neutral CSV (att_conf_id, data_time UTC text, value_r, value_w, quality, att_error_desc_id)."""
+        """Load a neutral CSV (att_conf_id, data_time UTC text, value_r, value_w, quality, att_error_desc_id;
+        empty: NULL) into scalar table `table`, as RowBinary (exact values)."""
+        tango_type = parse_type(table.rpartition("_")[2])
+        info = AttributeInfo("", tango_type, AttrFormat.SCALAR, WriteType.READ_WRITE)
+        value = _csv_value(tango_type)
         rows = []
         with open(path, encoding="utf-8", newline="") as handle:
             for fields in csv.reader(handle):
                 if len(fields) < 6:
                     continue
-                fields[1] = str(to_us(datetime.fromisoformat(fields[1])))
-                rows.append([encode_text(f) if f != "" else "\\N" for f in fields[:6]])
+                event = Event("", datetime.fromisoformat(fields[1]), value(fields[2]), quality=int(fields[4] or 0))
+                error = int(fields[5]) if fields[5] else None
+                rows.append(data_row(int(fields[0]), to_us(event.data_time), info, event, value(fields[3]), error))
         if rows:
-            self.session().insert(quote_ident(table), SCALAR_COLUMNS, tsv(rows))
+            self.session().insert(quote_ident(table), SCALAR_COLUMNS, b"".join(rows), binary=True)
+
+
+def _csv_value(tango_type: TangoType) -> Callable[[str], Any]:
+    """A CSV field as the Python value of the type (empty: None)."""
+    def convert(text: str) -> Any:
+        if text == "":
+            return None
+        if tango_type == TangoType.DEV_STRING:
+            return text
+        if tango_type in (TangoType.DEV_FLOAT, TangoType.DEV_DOUBLE):
+            return float(text)
+        if tango_type == TangoType.DEV_BOOLEAN:
+            return text.strip().lower() in ("1", "t", "true")
+        return int(text)
+    return convert
+
+
+def _logged(conn: Session, query_id: str) -> list[tuple[Any, ...]]:
+    """The query's QueryFinish row of system.query_log. The server logs it once the query's answer is
+    sent, so a flush right after the answer can precede it: flushed again for up to about a second."""
+    for attempt in range(LOG_ATTEMPTS):
+        conn.execute("SYSTEM FLUSH LOGS")
+        found = conn.all("SELECT query_duration_ms, read_rows, read_bytes, result_rows FROM system.query_log "
+                         f"WHERE query_id = {quote_string(query_id)} AND type = 2")
+        if found:
+            return found
+        time.sleep(0.05 * (attempt + 1))
+    return []
 
 
 def _blocks(rows: Iterator[Any], size: int) -> Iterator[list[Any]]:
