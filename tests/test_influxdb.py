@@ -22,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hdbbench.backends import Backend
-from hdbbench.backends.base import SQL_SCHEMA
+from hdbbench.backends.base import SQL_SCHEMA, extraction_of
 from hdbbench.backends.influxdb import writer as influx_writer
 from hdbbench.backends.influxdb.tables import att_conf_id
 from hdbbench.backends.registry import DEFAULT_BACKENDS, backend_class, lib_configuration
@@ -309,3 +309,19 @@ def test_the_memory_rule_sizes_the_write_cache_and_refuses_too_small_a_budget() 
     assert influx_server.buffers_for(4 << 30)["cache-snapshot-memory-size"] == str(25 << 20)  # the default, at most
     with pytest.raises(ConfigError, match="at least 128 MiB"):
         influx_server.buffers_for(64 << 20)
+
+
+def test_explain_gives_the_servers_time_of_a_query(influx: InfluxDBEndpoint) -> None:
+    with fresh_backend("influxdb", influx) as db:
+        info = AttributeInfo("tango://h:1/a/b/c/x", TangoType.DEV_DOUBLE)
+        t0 = datetime(2026, 1, 1, tzinfo=UTC)
+        with db.bulk_writer() as writer:
+            att = writer.register_attribute(info, t0)
+            writer.write([Event(info.name, t0 + timedelta(seconds=k), float(k)) for k in range(50)])
+        reader = extraction_of(db)
+        span = (att, t0, t0 + timedelta(hours=1))
+        conn = reader.reader()
+        for query in (reader.range_sql(reader.table_for(info), False), reader.aggregate_sql(reader.table_for(info), 60)):
+            explained = reader.explain(conn, query, span)
+            assert explained["server_ms"] is not None and explained["server_ms"] > 0, explained
+            assert explained["pages_read"] is not None
