@@ -5,7 +5,7 @@
 
 #include <cctype>
 #include <cmath>
-#include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <utility>
 
@@ -63,46 +63,79 @@ std::string url_escape(const std::string &s) {
     return o;
 }
 
-std::string number(double v) {
-    if (std::isnan(v)) return "nan";
-    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);  // round-trips every double
-    return buf;
-}
-
-// Element i of v as ClickHouse reads it in TabSeparated; strings quoted when inside an array.
-std::string element(const Values &v, std::size_t i, bool in_array) {
-    switch (v.index()) {
-        case 1: return std::to_string(std::get<1>(v)[i]);
-        case 2: return std::to_string(std::get<2>(v)[i]);
-        case 3: return number(std::get<3>(v)[i]);
-        case 4: {
-            const std::string text = clickhouse_tsv_text(std::get<4>(v)[i]);
-            if (!in_array) return text;
-            std::string quoted = "'";
-            for (char c : text) {
-                if (c == '\'') quoted += '\\';
-                quoted += c;
-            }
-            return quoted + "'";
-        }
-        default: return "\\N";
-    }
-}
-
-std::string scalar_field(const Values &v, bool present) {
-    return present && values_size(v) > 0 ? element(v, 0, false) : "\\N";
-}
-
-std::string array_field(const Values &v, bool present) {
+// Text of an array of strings (enum labels of att_parameter, a TabSeparated field).
+std::string text_array(const std::vector<std::string> &items) {
     std::string o = "[";
-    const std::size_t n = present ? values_size(v) : 0;
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t i = 0; i < items.size(); ++i) {
         if (i) o += ',';
-        o += element(v, i, true);
+        o += '\'';
+        for (char c : clickhouse_tsv_text(items[i])) {
+            if (c == '\'') o += '\\';
+            o += c;
+        }
+        o += '\'';
     }
     return o + "]";
+}
+
+// RowBinary: little-endian fixed-width values, varint lengths (hdbbench/backends/clickhouse/rowbinary.py).
+template <typename T>
+void put(std::string &out, T v) {
+    std::uint64_t bits = 0;
+    static_assert(sizeof(T) <= sizeof bits, "at most 8 bytes");
+    std::memcpy(&bits, &v, sizeof(T));
+    for (std::size_t i = 0; i < sizeof(T); ++i) out += static_cast<char>((bits >> (8 * i)) & 0xff);
+}
+
+void put_varint(std::string &out, std::uint64_t n) {
+    do {
+        const auto byte = static_cast<unsigned char>(n & 0x7f);
+        n >>= 7;
+        out += static_cast<char>(n ? byte | 0x80 : byte);
+    } while (n);
+}
+
+void put_string(std::string &out, const std::string &s) {
+    put_varint(out, s.size());
+    out += s;
+}
+
+// Element i of v as the column type of `type` holds it (tables.py VALUE_TYPES).
+void put_element(std::string &out, int type, const Values &v, std::size_t i) {
+    if (const auto *text = std::get_if<std::vector<std::string>>(&v)) return put_string(out, (*text)[i]);
+    if (const auto *real = std::get_if<std::vector<double>>(&v)) {
+        if (type == kDevFloat) return put(out, static_cast<float>((*real)[i]));
+        return put(out, (*real)[i]);
+    }
+    const std::int64_t n = std::holds_alternative<std::vector<std::uint64_t>>(v)
+                               ? static_cast<std::int64_t>(std::get<std::vector<std::uint64_t>>(v)[i])
+                               : std::get<std::vector<std::int64_t>>(v)[i];
+    switch (type) {
+        case kDevBoolean: case kDevUChar: case kDevState: return put(out, static_cast<std::uint8_t>(n));
+        case kDevShort: case kDevEnum: return put(out, static_cast<std::int16_t>(n));
+        case kDevUShort: return put(out, static_cast<std::uint16_t>(n));
+        case kDevLong: return put(out, static_cast<std::int32_t>(n));
+        case kDevULong: return put(out, static_cast<std::uint32_t>(n));
+        case kDevULong64: return put(out, static_cast<std::uint64_t>(n));
+        default: return put(out, n);
+    }
+}
+
+// The number of elements of v usable for `type` (0 when the variant holds another class: stored as NULL / []).
+std::size_t usable(int type, const Values &v, bool present) { return present ? element_count(type, v) : 0; }
+
+void put_nullable(std::string &out, int type, const Values &v, bool present) {
+    if (usable(type, v, present) == 0) {
+        out += '\1';
+        return;
+    }
+    out += '\0';
+    put_element(out, type, v, 0);
+}
+
+void put_array(std::string &out, int type, const Values &v, std::size_t n) {
+    put_varint(out, n);
+    for (std::size_t i = 0; i < n; ++i) put_element(out, type, v, i);
 }
 
 std::pair<std::uint32_t, std::uint32_t> dims(int format, std::size_t n, std::uint32_t dim_x, std::uint32_t dim_y) {
@@ -143,23 +176,31 @@ std::string clickhouse_tsv_text(const std::string &s) {
     return o;
 }
 
-std::string clickhouse_data_row(const Record &r) {
+void clickhouse_data_row(const Record &r, std::string &out) {
     const bool error = r.kind == RecordKind::Error;
     const bool write_side = r.write_type != kRead;
-    std::string o = std::to_string(clickhouse_id(r.att_name)) + '\t' + std::to_string(micros(r.data_time)) + '\t';
+    const int type = r.data_type;
+    put(out, clickhouse_id(r.att_name));
+    put(out, micros(r.data_time));
     if (r.data_format == kScalar) {
-        o += scalar_field(r.value_r, !error) + '\t' + scalar_field(r.value_w, !error && write_side) + '\t';
+        put_nullable(out, type, r.value_r, !error);
+        put_nullable(out, type, r.value_w, !error && write_side);
     } else {
-        const std::size_t nr = error ? 0 : values_size(r.value_r);
-        const std::size_t nw = error || !write_side ? 0 : values_size(r.value_w);
+        const std::size_t nr = usable(type, r.value_r, !error);
+        const std::size_t nw = usable(type, r.value_w, !error && write_side);
+        put_array(out, type, r.value_r, nr);
+        put_array(out, type, r.value_w, nw);
         const auto [xr, yr] = dims(r.data_format, nr, r.dim_x_r, r.dim_y_r);
         const auto [xw, yw] = dims(r.data_format, nw, r.dim_x_w, r.dim_y_w);
-        o += array_field(r.value_r, !error) + '\t' + array_field(r.value_w, !error && write_side) + '\t' +
-             std::to_string(xr) + '\t' + std::to_string(yr) + '\t' + std::to_string(xw) + '\t' + std::to_string(yw) +
-             '\t';
+        for (const std::uint32_t d : {xr, yr, xw, yw}) put(out, d);
     }
-    o += std::to_string(r.quality) + '\t' + (error ? std::to_string(clickhouse_id(r.text)) : std::string("\\N"));
-    return o;
+    put(out, static_cast<std::int8_t>(r.quality));
+    if (error) {
+        out += '\0';
+        put(out, clickhouse_id(r.text));
+    } else {
+        out += '\1';
+    }
 }
 
 ClickHouseWriter::ClickHouseWriter(LibConfig cfg) : BatchWriter(std::move(cfg)) {
@@ -284,7 +325,7 @@ void ClickHouseWriter::store_meta(const Record &r) {
     for (const std::string *f : {&p.label, &p.unit, &p.standard_unit, &p.display_unit, &p.format,
                                  &p.archive_rel_change, &p.archive_abs_change, &p.archive_period, &p.description})
         row += '\t' + clickhouse_tsv_text(*f);
-    row += '\t' + array_field(Values{p.enum_labels}, true) + '\n';
+    row += '\t' + text_array(p.enum_labels) + '\n';
     parameter_rows_ += row;
     history_rows_ += id + '\t' + std::to_string(micros(r.data_time)) + "\tinsert_param\n";
 }
@@ -292,12 +333,9 @@ void ClickHouseWriter::store_meta(const Record &r) {
 std::size_t ClickHouseWriter::store_table(const TableKey &t, const std::vector<Record> &batch,
                                           const std::vector<std::size_t> &idx) {
     std::string body;
-    for (std::size_t i : idx) {
-        body += clickhouse_data_row(batch[i]);
-        body += '\n';
-    }
+    for (std::size_t i : idx) clickhouse_data_row(batch[i], body);
     post("INSERT INTO " + clickhouse_table_name(t.type, t.format) + " (" +
-             (t.format == kScalar ? kScalarColumns : kArrayColumns) + ") FORMAT TabSeparated",
+             (t.format == kScalar ? kScalarColumns : kArrayColumns) + ") FORMAT RowBinary",
          body);
     return 0;  // ClickHouse reports no duplicates (the table has no unique key)
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // ClickHouse writer (a what-if engine, hdbbench/backends/clickhouse/): HDB++'s layout on MergeTree tables,
-// att_<scalar|array>_<type>, written over HTTP with libcurl: one `INSERT ... FORMAT TabSeparated`
-// request per data table per batch, the configuration rows (att_conf, att_history, att_parameter,
+// att_<scalar|array>_<type>, written over HTTP with libcurl: one `INSERT ... FORMAT RowBinary`
+// request per data table per batch, the configuration rows (TabSeparated text) (att_conf, att_history, att_parameter,
 // att_error_desc) in requests of their own. Ids are FNV-1a (64 bits, top bit cleared) of the
 // attribute name or error message, computed here as the Python side computes them (tables.py), so
 // that several writers need no shared sequence. Data time is microseconds since the epoch (Int64).
@@ -28,9 +28,11 @@ std::uint64_t clickhouse_id(const std::string &name);
 std::string clickhouse_table_name(int type, int format);
 // One TabSeparated field of a string (backslash, tab, newline, carriage return, NUL escaped).
 std::string clickhouse_tsv_text(const std::string &s);
-// The fields of one data/error record as TabSeparated (no line end), in the column order
-// att_conf_id, data_time, value_r, value_w[, dim_x_r, dim_y_r, dim_x_w, dim_y_w], quality, att_error_desc_id.
-std::string clickhouse_data_row(const Record &r);
+// Appends one data/error record to `out` in RowBinary, in the column order att_conf_id, data_time,
+// value_r, value_w[, dim_x_r, dim_y_r, dim_x_w, dim_y_w], quality, att_error_desc_id. RowBinary, not
+// text: ClickHouse 18.16's text parser does not read every double exactly
+// (hdbbench/backends/clickhouse/rowbinary.py).
+void clickhouse_data_row(const Record &r, std::string &out);
 
 // Registered as `clickhouse`; keys host, port (the HTTP port), user, password, dbname.
 class ClickHouseWriter : public BatchWriter {
