@@ -138,7 +138,7 @@ SERVER_KINDS: tuple[ServerKind, ...] = (
                serves="postgres", replicas=True),
     # The what-if engine InfluxDB 1.6: started only for a scenario that names its backend (or `--only influxdb`).
     ServerKind("influxdb", "InfluxDB", InfluxDBEndpoint, _process(influxdb.InfluxDBServer), settings=influxdb.PROFILES,
-               group="databases", archive=True, on_request=True,
+               group="databases", archive=True, faults=("stop", "kill"), on_request=True,
                buffers_for=influxdb.buffers_for, memory_rule=influxdb.MEMORY_RULE),
     # A what-if engine (no HDB++ library writes it): only in a stack that names it, or a run of a
     # scenario naming a backend on it.
