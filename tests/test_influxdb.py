@@ -325,3 +325,14 @@ def test_explain_gives_the_servers_time_of_a_query(influx: InfluxDBEndpoint) -> 
             explained = reader.explain(conn, query, span)
             assert explained["server_ms"] is not None and explained["server_ms"] > 0, explained
             assert explained["pages_read"] is not None
+
+
+def test_an_external_server_is_reached_by_its_url_and_a_wrong_login_is_named(influx: InfluxDBEndpoint) -> None:
+    external = InfluxDBEndpoint.from_url(influx.external_value())
+    assert (external.host, external.port, external.user, external.external) == (influx.host, influx.port,
+                                                                                 influx.user, True)
+    influx_server.probe(external)
+    with pytest.raises(ServerError, match="refused 'hdbbench' \\(401"):
+        influx_server.probe(InfluxDBEndpoint(influx.host, influx.port, influx.user, "wrong"))
+    with pytest.raises(ConfigError, match="not an InfluxDB URL"):
+        InfluxDBEndpoint.from_url("http://127.0.0.1:8086")

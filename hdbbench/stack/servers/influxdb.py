@@ -175,3 +175,10 @@ def _query(endpoint: InfluxDBEndpoint, text: str) -> tuple[int, bytes]:
             return status, body
         time.sleep(0.1)
     return status, body
+
+
+def probe(endpoint: InfluxDBEndpoint) -> None:
+    """Raise (InfluxDB's own message) unless an external server accepts this endpoint's login."""
+    status, _, body = endpoint.request("GET", "/query", {"q": "SHOW DATABASES"}, timeout_s=5)
+    if status != 200:
+        raise ServerError(f"InfluxDB at {endpoint.url} refused {endpoint.user!r} ({status}: {body[:200]!r})")

@@ -138,7 +138,10 @@ SERVER_KINDS: tuple[ServerKind, ...] = (
                serves="postgres", replicas=True),
     # The what-if engine InfluxDB 1.6: started only for a scenario that names its backend (or `--only influxdb`).
     ServerKind("influxdb", "InfluxDB", InfluxDBEndpoint, _process(influxdb.InfluxDBServer), settings=influxdb.PROFILES,
-               group="databases", archive=True, faults=("stop", "kill"), on_request=True,
+               from_external=InfluxDBEndpoint.from_url, external_env="HDBBENCH_INFLUXDB_URL",
+               external_option="influxdb-url",
+               external_help="Use this external InfluxDB 1.x (influxdb://user:pw@host:http_port).",
+               probe=influxdb.probe, group="databases", archive=True, faults=("stop", "kill"), on_request=True,
                buffers_for=influxdb.buffers_for, memory_rule=influxdb.MEMORY_RULE),
     # A what-if engine (no HDB++ library writes it): only in a stack that names it, or a run of a
     # scenario naming a backend on it.
