@@ -15,8 +15,8 @@ injectors (hdbbench.parts.faults.cluster); on the synchronous cluster then the p
 the network (`primary_host_isolated`) and put back, and the old primary rejoins as a replica. Then, with
 synchronous replication and the write-ahead log, every event the device emitted is stored, once; with
 asynchronous replication every loss has its reason (none unattributed). A standby then holds the same
-rows (reads from a replica). On the asynchronous cluster two trials of the faults part (failover,
-primary_host_isolated) run and are recorded as the others are.
+rows (reads from a replica). On the asynchronous cluster a trial of the faults part (primary_host_isolated)
+runs and is recorded as the others are.
 
 At the end (pass or fail) the stack goes down, and nothing of it is left: no process in or of the
 namespaces, no namespace, no link in this network namespace, no member home. A session that died
@@ -400,13 +400,14 @@ def test_a_scenario_runs_the_faults_part_and_replica_reads_on_the_cluster_and_re
                                                                         cluster: PatroniCluster, tmp_path: Path) -> None:
     """`hdbbench run` of a scenario whose timescaledb is on the cluster (`[stack] servers = { postgres =
     "patroni" }`), on the stack the module runs (a run reuses a stack that is up, and leaves it up): a
-    failover trial and a primary_host_isolated trial of the faults part are recorded as the other faults'
-    are, the cluster whole after each (the isolated primary back as a replica; the loss by reason adds up,
-    none unattributed, no duplicate), with the window in which nothing was stored, the catch-up and the
-    replication lag, and the report's fault table shows them. Then reads from a standby beside archiving
-    ([replica_reads], the small query set): the queries ran there without an error, and both stretches
-    (without and with the reader) stored rows and have an event age; the report has their section. On
-    the asynchronous cluster only (the module's time; the synchronous case is above)."""
+    primary_host_isolated trial of the faults part (a failover by a cut link; the crash is above) is
+    recorded as the other faults' are (the loss by reason adds up, none unattributed, no duplicate), with
+    the window in which nothing was stored, the catch-up and the replication lag, the cluster whole after
+    it (the old primary back as a replica), and the report's fault table shows them. Then reads from a
+    standby beside archiving ([replica_reads], the small query set): the queries ran there without an
+    error, and both stretches (without and with the reader) stored rows and have an event age; the
+    report has their section. On the asynchronous cluster only (the module's time; the synchronous case
+    is above)."""
     if cluster.synchronous:
         pytest.skip("run on the asynchronous cluster only (the module's time)")
     stack, endpoints = ha_stack
@@ -414,7 +415,7 @@ def test_a_scenario_runs_the_faults_part_and_replica_reads_on_the_cluster_and_re
     document = {"name": "ha-test", "backends": [BACKEND], "stack": {"profile": "relaxed", "servers": {"postgres": "patroni"}},
                 "devices": {"profile": "devices/profiles/insertion-devdouble.toml"},
                 "subscribers": {"lib_configuration": {"batch_size": "100"}}, "measurements": {"throughput": False},
-                "faults": {"kinds": ["failover", "primary_host_isolated"], "rate": 4 * RATE_HZ, "warmup_s": 3, "hold_s": 3,
+                "faults": {"kinds": ["primary_host_isolated"], "rate": 4 * RATE_HZ, "warmup_s": 3, "hold_s": 3,
                            "recover_timeout_s": 60, "drain_timeout_s": 60, "spool_sync_ms": 0},
                 # Reads from a standby beside archiving, after the failover: the small query set's few
                 # thousand events, a short stretch without and with one reader.
@@ -429,17 +430,16 @@ def test_a_scenario_runs_the_faults_part_and_replica_reads_on_the_cluster_and_re
     run_dir = run_scenario(scenario, RunOptions(state_dir=stack.state_dir, runs_root=tmp_path / "runs",
                                                 settings_overrides=overrides))
     trials = read_kind(run_dir / "faults.json", FaultsResults).results.trials
-    assert [t.fault for t in trials] == ["failover", "primary_host_isolated"]
-    for record in trials:
-        assert record.error is None, (record.fault, record.error)
-        assert record.emitted > 0 and record.stored > 0
-        assert {"down", "promoted", "back"} <= set(record.marks)
-        assert "unattributed" not in record.lost_by_reason, record.lost_by_reason
-        assert sum(record.lost_by_reason.values()) == record.lost and record.duplicates == 0
-        # The primary was gone until a standby was promoted (Patroni's ttl): the window covers some of it.
-        assert record.write_stall_s is not None and record.write_stall_s > 1.0
-        assert record.caught_up_s is not None and record.lag_bytes_max is not None \
-            and record.lag_bytes_at_begin is not None
+    assert [t.fault for t in trials] == ["primary_host_isolated"]
+    record = trials[0]
+    assert record.error is None, record.error
+    assert record.emitted > 0 and record.stored > 0
+    assert {"down", "promoted", "back"} <= set(record.marks)
+    assert "unattributed" not in record.lost_by_reason, record.lost_by_reason
+    assert sum(record.lost_by_reason.values()) == record.lost and record.duplicates == 0
+    # The primary was gone until a standby was promoted (Patroni's ttl): the window covers some of it.
+    assert record.write_stall_s is not None and record.write_stall_s > 1.0
+    assert record.caught_up_s is not None and record.lag_bytes_max is not None and record.lag_bytes_at_begin is not None
     reads = read_kind(run_dir / "replica.json", ReplicaResults).results.trials[0]
     assert reads.error is None, reads.error
     assert reads.loaded_rows > 0 and sum(q.runs for q in reads.queries) > 0
