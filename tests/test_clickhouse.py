@@ -23,7 +23,7 @@ from hdbbench.backends import Backend, get_backend
 from hdbbench.backends.registry import backend_class, lib_configuration
 from hdbbench.load import emitter as em
 from hdbbench.model.errors import ConfigError
-from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
+from hdbbench.model.hdbtypes import AttParameter, AttrFormat, AttributeInfo, Event, TangoType, WriteType
 from hdbbench.parts.extraction.dumps import dump, load
 from hdbbench.stack.servers.clickhouse import buffers_for
 from hdbbench.stack.servers.endpoints import ClickHouseEndpoint
@@ -33,7 +33,7 @@ from tests.harness import REPO, eventually, seen
 from tests.harness.composed import Harness, expected_stored, last_was_error, rewound
 from tests.harness.databases import double_events, fresh_backend
 from tests.harness.runs import HDBBENCH
-from tests.harness.values import ERROR_DESC, all_attributes, events_for, expected, now_ms, same_event
+from tests.harness.values import ERROR_DESC, NON_ASCII, all_attributes, events_for, expected, now_ms, same_event
 
 KIND = "clickhouse"
 
@@ -170,6 +170,16 @@ def test_every_held_type_and_format_reads_back_as_written(backend: Backend) -> N
     errors = backend.count_error_events(t0)
     assert errors == {name: {ERROR_DESC: 1} for name in written}
 
+
+def test_parameters_and_history_are_stored(backend: Backend) -> None:
+    info = AttributeInfo("tango://h:1/a/b/c/param", TangoType.DEV_ENUM)
+    labels = ("zero", "it's\tone", NON_ASCII)
+    with backend.bulk_writer() as writer:
+        writer.register_attribute(info, now_ms())
+        writer.write_parameter(AttParameter(info.name, now_ms(), label="l'\\x", unit="mm", enum_labels=labels))
+    session = backend.session()
+    assert session.all("SELECT label, unit, enum_labels FROM att_parameter") == [("l'\\x", "mm", list(labels))]
+    assert [e for (e,) in session.all("SELECT event FROM att_history ORDER BY event_time")] == ["add", "insert_param"]
 
 def test_devencoded_is_refused(backend: Backend) -> None:
     assert backend_class(KIND).cannot_hold(TangoType.DEV_ENCODED, AttrFormat.SCALAR) is not None

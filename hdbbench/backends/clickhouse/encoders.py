@@ -7,15 +7,13 @@ written in RowBinary (rowbinary.py): 18.16's text parser does not round every nu
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from hdbbench.model.hdbtypes import TangoType, as_plain, utc
+from hdbbench.model.hdbtypes import utc
 
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-NULL = "\\N"
 _TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0"})
 
 
@@ -29,39 +27,15 @@ def from_us(us: int) -> datetime:
     return EPOCH + timedelta(microseconds=int(us))
 
 
-def scalar_text(value: Any, tango_type: TangoType) -> str:
-    """One scalar as ClickHouse parses it in TabSeparated (and inside an array, strings aside)."""
-    if tango_type == TangoType.DEV_STRING:
-        return str(value).translate(_TSV_ESCAPES)
-    if isinstance(value, bool) or tango_type == TangoType.DEV_BOOLEAN:
-        return "1" if value else "0"
-    if tango_type in (TangoType.DEV_FLOAT, TangoType.DEV_DOUBLE):
-        number = float(value)
-        return repr(number) if math.isfinite(number) else ("nan" if math.isnan(number) else
-                                                          ("inf" if number > 0 else "-inf"))
-    return str(int(value))
+def text(value: str) -> str:
+    """A string as a TabSeparated field."""
+    return str(value).translate(_TSV_ESCAPES)
 
 
-def nullable_field(value: Any, tango_type: TangoType) -> str:
-    return NULL if value is None else scalar_text(as_plain(value), tango_type)
-
-
-def array_field(value: Any, tango_type: TangoType) -> tuple[str, int, int]:
-    """An array value as a TabSeparated field, with its dimensions (x, y; y is 0 for a spectrum).
-    None is stored as [] (ClickHouse has no NULL array); an image is flattened row-major."""
-    plain = as_plain(value)
-    if plain is None:
-        return "[]", 0, 0
-    if plain and isinstance(plain[0], list):  # an image: a list of rows
-        dim_y, dim_x = len(plain), len(plain[0])
-        items = [v for row in plain for v in row]
-    else:
-        dim_x, dim_y, items = len(plain), 0, plain
-    if tango_type == TangoType.DEV_STRING:
-        # Each string single-quoted with the field's own escapes (ClickHouse reads no second layer).
-        body = ",".join("'" + str(v).translate(_TSV_ESCAPES).replace("'", "\\'") + "'" for v in items)
-        return "[" + body + "]", dim_x, dim_y
-    return "[" + ",".join(scalar_text(v, tango_type) for v in items) + "]", dim_x, dim_y
+def text_array(items: Iterable[str]) -> str:
+    """Strings as a TabSeparated Array(String) field: each single-quoted with the field's own escapes
+    (ClickHouse reads no second layer)."""
+    return "[" + ",".join("'" + text(v).replace("'", "\\'") + "'" for v in items) + "]"
 
 
 def tsv(rows: Iterable[Iterable[str]]) -> bytes:

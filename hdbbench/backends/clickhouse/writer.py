@@ -16,20 +16,16 @@ from typing import Any
 from hdbbench.backends.base import BulkWriter
 from hdbbench.backends.clickhouse import rowbinary
 from hdbbench.backends.clickhouse.client import Session
-from hdbbench.backends.clickhouse.encoders import array_field, nullable_field, to_us, tsv
+from hdbbench.backends.clickhouse.encoders import text, text_array, to_us, tsv
 from hdbbench.backends.clickhouse.tables import ENCODED_REASON, HELD_TYPES, fnv1a64, has_write_side, table_of
 from hdbbench.model.errors import ConfigError, SchemaError
-from hdbbench.model.hdbtypes import AttParameter, AttrFormat, AttributeInfo, Event, TangoType, split_att_name
+from hdbbench.model.hdbtypes import AttParameter, AttrFormat, AttributeInfo, Event, split_att_name
 
 SCALAR_COLUMNS = "att_conf_id, data_time, value_r, value_w, quality, att_error_desc_id"
 ARRAY_COLUMNS = ("att_conf_id, data_time, value_r, value_w, dim_x_r, dim_y_r, dim_x_w, dim_y_w, quality, "
                  "att_error_desc_id")
 PARAMETER_COLUMNS = ("att_conf_id, recv_time, label, unit, standard_unit, display_unit, format, archive_rel_change, "
                      "archive_abs_change, archive_period, description, enum_labels")
-
-
-def text(value: str) -> str:
-    return nullable_field(value, TangoType.DEV_STRING)
 
 
 def data_row(att_id: int, info: AttributeInfo, event: Event, error_id: int | None) -> bytes:
@@ -70,7 +66,7 @@ class ClickHouseBulkWriter(BulkWriter):
 
     def write_parameter(self, param: AttParameter) -> None:
         att_id = self._id_of(param.att_name)
-        labels, _, _ = array_field(list(param.enum_labels), TangoType.DEV_STRING)
+        labels = text_array(param.enum_labels)
         row = [str(att_id), str(to_us(param.recv_time)), *(text(v) for v in (
             param.label, param.unit, param.standard_unit, param.display_unit, param.format, param.archive_rel_change,
             param.archive_abs_change, param.archive_period, param.description)), labels]
