@@ -33,7 +33,15 @@ from tests.harness import REPO, eventually, seen
 from tests.harness.composed import Harness, expected_stored, last_was_error, rewound
 from tests.harness.databases import double_events, fresh_backend
 from tests.harness.runs import HDBBENCH
-from tests.harness.values import ERROR_DESC, NON_ASCII, all_attributes, events_for, expected, now_ms, same_event
+from tests.harness.values import (
+    ERROR_DESC,
+    NON_ASCII,
+    all_attributes,
+    events_for,
+    expected,
+    now_ms,
+    same_event,
+)
 
 KIND = "clickhouse"
 
