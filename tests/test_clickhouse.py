@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -18,17 +19,28 @@ from typing import Any
 
 import psutil
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hdbbench.backends import Backend, get_backend
 from hdbbench.backends.registry import backend_class, lib_configuration
 from hdbbench.load import emitter as em
 from hdbbench.model.errors import ConfigError
-from hdbbench.model.hdbtypes import AttParameter, AttrFormat, AttributeInfo, Event, TangoType, WriteType
+from hdbbench.model.hdbtypes import (
+    AttParameter,
+    AttrFormat,
+    AttributeInfo,
+    Encoded,
+    Event,
+    TangoType,
+    WriteType,
+)
 from hdbbench.parts.extraction.dumps import dump, load
 from hdbbench.stack.servers.clickhouse import buffers_for
 from hdbbench.stack.servers.endpoints import ClickHouseEndpoint
 from hdbbench.stack.servers.process import ProcessRecord
 from hdbbench.stack.stack import DEFAULT_COMPONENTS, Stack, StackConfig
+from hdbbench.subscribers.launcher import DEFAULT_BINARY
 from tests.harness import REPO, eventually, seen
 from tests.harness.composed import Harness, expected_stored, last_was_error, rewound
 from tests.harness.databases import double_events, fresh_backend
@@ -36,12 +48,17 @@ from tests.harness.runs import HDBBENCH
 from tests.harness.values import (
     ERROR_DESC,
     NON_ASCII,
+    PROPERTY,
+    Clock,
     all_attributes,
+    assert_read_back,
+    event,
     events_for,
     expected,
     now_ms,
     same_event,
 )
+from tests.test_properties_subscriber import ATTRIBUTES, Unprinted, record_line
 
 KIND = "clickhouse"
 
@@ -276,6 +293,52 @@ def test_disk_per_tango_type(clickhouse_stack: Stack, tmp_path: Path) -> None:
     assert float(spectrum["bytes_per_event"]) > 40
     assert ("pk,clustered", "scalar_devlong_ro") in rows
 
+
+# ------------------------------------------------------------------- any value, through the C++ writer
+
+CLOCK = Clock()
+
+
+def _driver() -> Path:
+    """hdbbench-es-write-records beside the subscriber binary the tests use."""
+    return Path(os.environ.get("HDBBENCH_SUBSCRIBER_BINARY", str(DEFAULT_BINARY))).with_name(
+        "hdbbench-es-write-records")
+
+
+@pytest.fixture(scope="module")
+def written_by_the_writer(clickhouse: Any) -> Iterator[tuple[Backend, list[str]]]:
+    if not _driver().exists():
+        pytest.skip(f"driver not built: {_driver()}")
+    with fresh_backend(KIND, clickhouse) as db:
+        yield db, Unprinted(lib_configuration(KIND, db.database, {KIND: clickhouse}))
+
+
+def _write(lib: list[str], lines: list[str]) -> tuple[dict[str, Any], str]:
+    args = [str(_driver())] + [part for line in lib for part in ("--lib", line)]
+    done = subprocess.run(args, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    return dict(json.loads(done.stdout)), done.stderr
+
+
+@PROPERTY
+@given(data=st.data())
+def test_any_value_it_holds_round_trips_through_the_subscriber_writer(
+        written_by_the_writer: tuple[Backend, list[str]], data: st.DataObject) -> None:
+    """What the C++ writer encodes (RowBinary) the Python reader decodes, exactly."""
+    db, lib = written_by_the_writer
+    held = [a for a in ATTRIBUTES if backend_class(KIND).cannot_hold(a.type, a.format) is None]
+    info = data.draw(st.sampled_from(held), label="attribute")
+    events = [data.draw(event(info, CLOCK()), label=f"event {k}") for k in range(data.draw(st.integers(1, 3)))]
+    result, errors = _write(lib, [record_line(info, e) for e in events])
+    assert result["rejected"] == 0 and result["stored"] == len(events), errors
+    assert_read_back(db, info, events)
+
+
+def test_devencoded_records_are_rejected_by_the_writer(written_by_the_writer: tuple[Backend, list[str]]) -> None:
+    _, lib = written_by_the_writer
+    info = AttributeInfo("tango://testhost:10000/prop/devencoded/scalar/read", TangoType.DEV_ENCODED)
+    result, errors = _write(lib, [record_line(info, Event(info.name, CLOCK(), Encoded("raw", b"\x00\x01")))])
+    assert result["rejected"] == 1 and "unsupported data type" in errors
 
 # --------------------------------------------------------------------------- through our subscriber
 
