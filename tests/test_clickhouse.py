@@ -335,10 +335,11 @@ def test_any_value_it_holds_round_trips_through_the_subscriber_writer(
 
 
 def test_devencoded_records_are_rejected_by_the_writer(written_by_the_writer: tuple[Backend, list[str]]) -> None:
-    _, lib = written_by_the_writer
+    db, lib = written_by_the_writer
     info = AttributeInfo("tango://testhost:10000/prop/devencoded/scalar/read", TangoType.DEV_ENCODED)
     result, errors = _write(lib, [record_line(info, Event(info.name, CLOCK(), Encoded("raw", b"\x00\x01")))])
     assert result["rejected"] == 1 and "unsupported data type" in errors
+    assert db.session().scalar(f"SELECT count() FROM att_conf WHERE att_name = '{info.name}'") == 0
 
 # --------------------------------------------------------------------------- through our subscriber
 

@@ -21,7 +21,7 @@ from typing import Any
 from hdbbench.backends.clickhouse.client import Session
 from hdbbench.backends.clickhouse.encoders import from_us, to_us
 from hdbbench.backends.clickhouse.rowbinary import data_row, scalar_batch
-from hdbbench.backends.clickhouse.tables import family, quote_ident, quote_string, table_of
+from hdbbench.backends.clickhouse.tables import HELD_TYPES, family, quote_ident, quote_string, table_of
 from hdbbench.backends.clickhouse.writer import SCALAR_COLUMNS
 from hdbbench.model.columnar import ColumnBatch
 from hdbbench.model.errors import ConfigError
@@ -71,8 +71,9 @@ class ClickHouseExtraction:
         rows = self.session().all(
             "SELECT att_conf_id, att_name, att_conf_type_id, att_conf_format_id, att_conf_write_id FROM att_conf "
             "ORDER BY att_conf_id LIMIT 1 BY att_conf_id")
+        # Only attributes of the types the layout holds: another's would name a table that does not exist.
         return [(int(i), AttributeInfo(str(n), TangoType(int(t)), AttrFormat(int(f)), WriteType(int(w))))
-                for i, n, t, f, w in rows]
+                for i, n, t, f, w in rows if TangoType(int(t)) in HELD_TYPES]
 
     def attribute_spans(self, table: str) -> dict[int, tuple[int, datetime, datetime]]:
         rows = self.session().all(f"SELECT att_conf_id, count(), min(data_time), max(data_time) FROM {quote_ident(table)} "
