@@ -108,6 +108,16 @@ def test_a_device_mix_a_backend_cannot_hold_is_refused_in_one_line(tmp_path: Pat
         load_scenario(write(tmp_path, GOOD + f'[devices]\nprofile = "{mix}"\n'))
 
 
+def test_a_table_fault_on_a_backend_without_table_faults_is_refused_in_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    faults = '[faults]\nkinds = ["table_lock"]\n'
+    load_scenario(write(tmp_path, GOOD + faults))  # every backend of GOOD has the ability: accepted
+    monkeypatch.setattr(backend_class("mysql"), "faults", classmethod(lambda cls: None))
+    with pytest.raises(ConfigError, match=r"scenario\.toml:\d+: \[faults\] kinds: table_lock: backend mysql has "
+                                          r"no table faults"):
+        load_scenario(write(tmp_path, GOOD + faults))
+
+
 def test_quick_cuts_the_default_scenario_down_and_says_so() -> None:
     from hdbbench.run.quick import quick
 

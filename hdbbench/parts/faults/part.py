@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from hdbbench.backends.registry import server_of
+from hdbbench.backends.registry import backend_class, server_of
 from hdbbench.model.tomlfile import suggestion
 from hdbbench.results.faults import DATABASE_FAULTS as DATABASE_FAULTS
 from hdbbench.stack.servers.registry import SERVER_KINDS, kind
@@ -31,6 +31,8 @@ CLUSTER_FAULTS = ("switchover", "failover", "primary_host_isolated", "replica_lo
 # What a fault does to the backend's server: the ability its server kind must list (ServerKind.faults).
 SERVER_ABILITY = {"database_stop": "stop", "database_kill": "kill", "database_full": "fill",
                   **{k: k for k in CLUSTER_FAULTS}}
+# Faults done to the backend's tables rather than its server: the backend's TableFaults ability.
+TABLE_FAULTS = ("table_lock", "database_full")
 SPOOL_MODES = ("overflow", "write_ahead")
 # device_kill's target: the server the subscribers connect to last (where Tango's event consumer drops
 # subscriptions past its limit, reference §1c) or first.
@@ -72,6 +74,8 @@ def server_fault_problem(kinds: tuple[str, ...], backends: tuple[str, ...], serv
         role = server_of(backend) or ""
         server = kind(serving.get(role, role))
         for fault in kinds:
+            if fault in TABLE_FAULTS and backend_class(backend).faults() is None:
+                return f"{fault}: backend {backend} has no table faults (a held table lock, tables that fill)"
             ability = SERVER_ABILITY.get(fault)
             if ability is not None and ability not in server.faults:
                 hint = (f"; give [stack] servers = {{ {role} = \"{k.name}\" }}" if (k := _stand_in(role, ability))
