@@ -23,6 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hdbbench.backends import Backend, get_backend
+from hdbbench.backends.clickhouse.tables import fnv1a64
 from hdbbench.backends.registry import backend_class, lib_configuration
 from hdbbench.load import emitter as em
 from hdbbench.model.errors import ConfigError
@@ -42,7 +43,7 @@ from hdbbench.stack.servers.process import ProcessRecord
 from hdbbench.stack.stack import DEFAULT_COMPONENTS, Stack, StackConfig
 from hdbbench.subscribers.launcher import DEFAULT_BINARY
 from tests.harness import REPO, eventually, seen
-from tests.harness.composed import Harness, expected_stored, last_was_error, rewound
+from tests.harness.composed import Harness, expected_stored, last_was_error, profile_toml, rewound
 from tests.harness.databases import double_events, fresh_backend
 from tests.harness.runs import HDBBENCH
 from tests.harness.values import (
@@ -435,3 +436,23 @@ def _mismatches(spec: em.AttrSpec, predicted: list[em.Event], rows: list[Event])
         if not ok:
             out.append((spec.name, k, exp, got))
     return out
+
+
+@pytest.mark.subscriber
+def test_a_ttl_set_on_the_subscriber_reaches_att_conf(clickhouse: Any, harness: Harness, tmp_path: Path) -> None:
+    sims = harness.devices(profile_toml(tmp_path, "chttl", rate_hz=2.0, count=2))
+    db = harness.database(KIND, endpoint=clickhouse, prefix="ttl")
+    es = harness.subscriber(99, db, sims.names, flush_interval_ms=50)
+    harness.archiving(es, db, sims)
+    name = sims.names[0]
+    es.SetAttributeTTL([name, "48"])
+    session = db.session()
+    quoted = name.replace("'", "\\'")
+
+    def ttl() -> Any:
+        got = session.all(f"SELECT ttl FROM att_conf WHERE att_name = '{quoted}'")
+        return seen(got == [(48,)], got)
+
+    eventually(ttl, 20, "att_conf ttl updated")
+    events = [e for (e,) in session.all(f"SELECT event FROM att_history WHERE att_conf_id = {fnv1a64(name)}")]
+    assert "update_ttl" in events and "add" in events

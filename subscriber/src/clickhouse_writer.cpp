@@ -319,6 +319,10 @@ void ClickHouseWriter::begin() {
 void ClickHouseWriter::store_meta(const Record &r) {
     const std::string id = std::to_string(clickhouse_id(r.att_name));
     if (r.kind == RecordKind::History) {
+        // A mutation, applied by the server in the background (ClickHouse has no UPDATE statement);
+        // repeating it on a retried batch sets the same value.
+        if (r.text == "update_ttl")
+            post("ALTER TABLE att_conf UPDATE ttl = " + std::to_string(r.ttl_hours) + " WHERE att_conf_id = " + id);
         history_rows_ += id + '\t' + std::to_string(micros(r.data_time)) + '\t' + clickhouse_tsv_text(r.text) + '\n';
         return;
     }
