@@ -110,6 +110,8 @@ class ClickHouseServer(PrivateServer):
     name = "clickhouse"
     preferred_port = 28123  # HTTP
     account = "clickhouse"  # Debian's package creates it; as root the server runs as that account
+    _password: str | None = None  # from the stack's record (initialise), written into users.xml
+    _tcp_port = 0                 # the native protocol's port, picked free at each start
 
     def initialise(self, meta: dict[str, Any]) -> None:
         binary()
@@ -122,7 +124,7 @@ class ClickHouseServer(PrivateServer):
 
     def command(self, port: int) -> list[str]:
         self._tcp_port = pick_free_port(TCP_PORT_PREFERRED, avoid={port}, host=self.address)
-        password = getattr(self, "_password", None) or str(self.meta()["password"])  # a restart without `up`
+        password = self._password or str(self.meta()["password"])  # a restart without `up`
         config = self._write_configuration(port, self._tcp_port, password)
         return [binary(), f"--config-file={config}"]
 
