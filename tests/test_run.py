@@ -82,7 +82,7 @@ def test_every_trial_says_what_it_measured_and_reads_back_as_written(small_run: 
     """Kind, batch size, subscriber count and subscriber kind come from the trial's settings (the label
     only names its series); the typed record writes back exactly what the file holds."""
     _, results = read_trials(small_run["path"] / "results.json")
-    for backend in ("timescaledb", "postgresql", "mysql"):
+    for backend in small_run["doc"]["scenario"]["backends"]:
         mine = [t for t in results.trials if t.backend == backend]
         assert [t.kind for t in mine] == ["throughput", "batch_sweep", "batch_sweep", "subscriber_sweep",
                                           "saturation", "sustained"], backend
