@@ -59,7 +59,7 @@ from tests.harness.values import (
     now_ms,
     same_event,
 )
-from tests.test_properties_subscriber import ATTRIBUTES, Unprinted, record_line
+from tests.harness.records import ATTRIBUTES, Unprinted, record_line
 
 KIND = "clickhouse"
 

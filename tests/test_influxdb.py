@@ -39,7 +39,7 @@ from tests.harness.composed import Harness, expected_stored, last_was_error, rew
 from tests.harness.databases import fresh_backend
 from tests.harness.servers import private_stack
 from tests.harness.values import PROPERTY, Clock, assert_read_back, event
-from tests.test_properties_subscriber import ATTRIBUTES, Unprinted, record_line
+from tests.harness.records import ATTRIBUTES, Unprinted, record_line
 
 pytestmark = pytest.mark.skipif(not Path("/usr/bin/influxd").exists(),
                                 reason="influxd is not installed (Debian package influxdb)")
