@@ -118,6 +118,17 @@ def test_a_table_fault_on_a_backend_without_table_faults_is_refused_in_one_line(
         load_scenario(write(tmp_path, GOOD + faults))
 
 
+@pytest.mark.parametrize(("edit", "key"), [
+    ('[schema]\nvariant = "pk+2"\n', r"\[schema\] variant"),
+    ('[schema]\nvariant = "pk"\n[extraction]\nquery_set = "query_sets/small.toml"\nvariants = ["pk", "pk+2"]\n', r"\[extraction\] variants"),
+])
+def test_a_variant_a_backend_cannot_build_is_refused_in_one_line(tmp_path: Path, edit: str, key: str) -> None:
+    text = GOOD.replace('backends = ["timescaledb", "mysql"]', 'backends = ["timescaledb", "clickhouse"]')
+    load_scenario(write(tmp_path, text + '[schema]\nvariant = "pk"\n'))  # the primary key alone: both build it
+    with pytest.raises(ConfigError, match=rf"scenario\.toml:\d+: {key}: 'pk\+2' on backend clickhouse: .*does not apply$"):
+        load_scenario(write(tmp_path, text + edit))
+
+
 def test_quick_cuts_the_default_scenario_down_and_says_so() -> None:
     from hdbbench.run.quick import quick
 

@@ -155,7 +155,8 @@ class Backend(abc.ABC):
         self.check_variant(variant)
         return variant.with_default_indexes(self.default_indexes)
 
-    def check_variant(self, variant: SchemaVariant) -> None:
+    @classmethod
+    def check_variant(cls, variant: SchemaVariant) -> None:
         """Raise ConfigError when the variant makes no sense on this backend."""
 
     @abc.abstractmethod

@@ -327,6 +327,9 @@ def _parse(top: Table) -> Scenario:
     top.finish()
     _refuse_lacking(top, backends, extraction, disk, faults)
     _refuse_unholdable(top, backends, device_profile, facility)
+    _refuse_variants(schema, "variant", backends, (variant,))
+    if extraction is not None:
+        _refuse_variants(top.table("extraction"), "variants", backends, extraction.variants)
     if faults_table is not None and faults is not None and (
             problem := server_fault_problem(faults.kinds, backends, dict(stack_servers))):
         raise faults_table.fail("kinds", problem)
@@ -379,6 +382,17 @@ def _refuse_lacking(top: Table, backends: Sequence[str], extraction: ExtractionP
         for table, ability in needs:
             if (refusal := backend_class(backend).refusal(ability)) is not None:
                 raise top.fail("backends", f"{refusal}; {table} needs it")
+
+
+def _refuse_variants(table: Table, key: str, backends: Sequence[str], variants: Sequence[str]) -> None:
+    """A schema variant that one of the backends cannot build (`Backend.check_variant`), refused in one
+    line before anything starts."""
+    for backend in backends:
+        for variant in variants:
+            try:
+                backend_class(backend).check_variant(SchemaVariant.parse(variant))
+            except ConfigError as exc:
+                raise table.fail(key, f"{variant!r} on backend {backend}: {exc}") from None
 
 
 def _refuse_unholdable(top: Table, backends: Sequence[str], device_profile: Path | None,

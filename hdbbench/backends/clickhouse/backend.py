@@ -51,7 +51,8 @@ class ClickHouseBackend(ClickHouseExtraction, Backend):
     def cannot_hold(cls, tango_type: TangoType, fmt: AttrFormat) -> str | None:
         return None if tango_type in HELD_TYPES else ENCODED_REASON
 
-    def check_variant(self, variant: SchemaVariant) -> None:
+    @classmethod
+    def check_variant(cls, variant: SchemaVariant) -> None:
         if variant.indexes == "pk+2":
             raise ConfigError("clickhouse: no secondary indexes (18.16's data-skipping indexes are experimental); "
                               "'pk+2' does not apply")

@@ -49,7 +49,8 @@ class InfluxBackend(InfluxExtraction, Backend):
     def cannot_hold(cls, tango_type: TangoType, fmt: AttrFormat) -> str | None:
         return CANNOT_HOLD.get(tango_type)
 
-    def check_variant(self, variant: SchemaVariant) -> None:
+    @classmethod
+    def check_variant(cls, variant: SchemaVariant) -> None:
         """Index sets, partitioning and foreign keys do not apply (one series index; shards are the time
         partitions, always there): any variant is the same layout, `interval=<N>d` its shard duration."""
 

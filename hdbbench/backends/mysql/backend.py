@@ -56,7 +56,8 @@ class MySQLBackend(MySQLExtraction, Backend):
     row_per_element = True  # arrays are stored one row per element
     client_packages = ("mariadb",)
 
-    def check_variant(self, variant: SchemaVariant) -> None:
+    @classmethod
+    def check_variant(cls, variant: SchemaVariant) -> None:
         if not variant.foreign_keys:
             raise ConfigError("mysql: the HDB++ data tables have no foreign keys; 'nofk' does not apply")
 

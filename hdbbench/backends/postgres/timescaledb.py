@@ -44,7 +44,8 @@ class TimescaleBackend(PostgresBackend):
     def faults(cls) -> TimescaleTableFaults:
         return TimescaleTableFaults()
 
-    def check_variant(self, variant: SchemaVariant) -> None:
+    @classmethod
+    def check_variant(cls, variant: SchemaVariant) -> None:
         if variant.partitioned:
             raise ConfigError(
                 "timescaledb: hypertables are always chunked; set the chunk size with interval=<N>d instead of 'partitioned'"
