@@ -142,6 +142,7 @@ class PatroniCluster:
         self.network = HostNetwork(tag_of(self.state_dir), members)
         self.run_as = RunAs.for_server(ACCOUNT)
         self.haproxy = PrimaryRouter(self.dir, attached)
+        self._answered: str | None = None  # the member whose REST API answered last (cluster())
 
     # --- records ----------------------------------------------------------------------------------
     def address_of(self, member: str) -> str:
@@ -215,13 +216,15 @@ class PatroniCluster:
             return status, text
 
     def cluster(self) -> dict[str, Any] | None:
-        """Patroni's view of the cluster (GET /cluster of the first member that answers)."""
-        for member in self.members:
+        """Patroni's view of the cluster (GET /cluster of the first member that answers; the one that
+        answered last asked first, so that polling does not wait for a cut-off member's time-out)."""
+        for member in sorted(self.members, key=lambda m: m != self._answered):
             try:
                 status, answer = self.rest(member, "/cluster", timeout_s=2)
             except OSError:
                 continue
             if status == 200 and isinstance(answer, dict):
+                self._answered = member
                 return answer
         return None
 
