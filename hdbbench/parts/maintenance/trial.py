@@ -94,6 +94,7 @@ class MaintenanceTrialRun:
         self._reading = threading.Event()
         # The stored count and the visibility lag from outside the subscriber, for every kind.
         self.outside: Outside | None = None
+        self._archiving_ended = False
 
     # --- the trial ---------------------------------------------------------------------------------
     def run(self) -> TrialOutcome:
@@ -125,6 +126,7 @@ class MaintenanceTrialRun:
             self.load.stop()
             self._stop_reader(reader)
             self._drain(specs)
+            self._end_archiving(sampler)
             return TrialOutcome(self._count(seconds, records), records, sampler.series, self.queries)
         except Exception as exc:  # noqa: BLE001 - one trial's failure is its result; the others still run
             return TrialOutcome(self._failed(exc), records, sampler.series if sampler else TimeSeries(), self.queries)
@@ -134,11 +136,21 @@ class MaintenanceTrialRun:
                 self.load.stop()
             except Exception:  # noqa: BLE001 - the devices may already be stopped
                 pass
-            self.fleet.down()
-            if sampler is not None:
-                sampler.stop()
-            if self.outside is not None:
-                self.outside.finish()  # after the subscribers' sessions ended; closes its connections
+            self._end_archiving(sampler)
+
+    def _end_archiving(self, sampler: Sampler | None) -> None:
+        """The subscribers stopped, then the outside counter's total read (their sessions ended, so the
+        server has every count) and its connections closed; once. Before the count's aggregates check:
+        leaving its lifted limits may restart the server under its budget (confine.lifecycle
+        .restore_budget), which would drop the counter's connection."""
+        if self._archiving_ended:
+            return
+        self._archiving_ended = True
+        self.fleet.down()
+        if sampler is not None:
+            sampler.stop()
+        if self.outside is not None:
+            self.outside.finish()
 
     def _materialise(self) -> None:
         """The aggregates of the history written before the trial, with the server's limits lifted as for
