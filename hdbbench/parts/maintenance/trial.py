@@ -136,7 +136,10 @@ class MaintenanceTrialRun:
                 self.load.stop()
             except Exception:  # noqa: BLE001 - the devices may already be stopped
                 pass
-            self._end_archiving(sampler)
+            try:
+                self._end_archiving(sampler)  # a no-op after a trial that ended well
+            except Exception:  # noqa: BLE001 - a failed trial's result already says why; its server may be gone
+                pass
 
     def _end_archiving(self, sampler: Sampler | None) -> None:
         """The subscribers stopped, then the outside counter's total read (their sessions ended, so the
