@@ -25,7 +25,6 @@ from hypothesis import strategies as st
 from hdbbench.backends import Backend, get_backend
 from hdbbench.backends.clickhouse.tables import fnv1a64
 from hdbbench.backends.registry import backend_class, lib_configuration
-from hdbbench.load import emitter as em
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.hdbtypes import (
     AttParameter,
@@ -43,8 +42,10 @@ from hdbbench.stack.servers.process import ProcessRecord
 from hdbbench.stack.stack import DEFAULT_COMPONENTS, Stack, StackConfig
 from hdbbench.subscribers.launcher import DEFAULT_BINARY
 from tests.harness import REPO, eventually, seen
-from tests.harness.composed import Harness, expected_stored, last_was_error, profile_toml, rewound
+from tests.harness.composed import Harness, profile_toml
 from tests.harness.databases import double_events, fresh_backend
+from tests.harness.every_event import assert_every_event_stored_once
+from tests.harness.records import ATTRIBUTES, Unprinted, record_line
 from tests.harness.runs import HDBBENCH
 from tests.harness.values import (
     ERROR_DESC,
@@ -59,7 +60,6 @@ from tests.harness.values import (
     now_ms,
     same_event,
 )
-from tests.harness.records import ATTRIBUTES, Unprinted, record_line
 
 KIND = "clickhouse"
 
@@ -344,98 +344,11 @@ def test_devencoded_records_are_rejected_by_the_writer(written_by_the_writer: tu
 
 # --------------------------------------------------------------------------- through our subscriber
 
-# Every type x format x write type the layout holds (all but DevEncoded), with quality changes and
-# error events, pushed by one simulated device.
-PROFILE_TYPES = ["DevBoolean", "DevUChar", "DevShort", "DevUShort", "DevLong", "DevULong", "DevLong64",
-                 "DevULong64", "DevFloat", "DevDouble", "DevString", "DevState", "DevEnum"]
-PROFILE = f"""
-[profile]
-name = "clickhouse-types"
-seed = 5455
-servers = 1
-devices_per_server = 1
-device_prefix = "sim/chtypes"
-
-[defaults]
-rate_hz = 4.0
-dim_x = 5
-dim_y = 3
-p_alarm = 0.05
-p_warning = 0.05
-p_invalid = 0.05
-p_error = 0.05
-
-[[matrix]]
-types = {PROFILE_TYPES!r}
-formats = "all"
-writes = "all"
-per_type.DevString = {{ model = "counter", text = "t\\ta'b\\\\c" }}
-per_type.DevState = {{ model = "cycle", labels = ["ON", "MOVING", "FAULT"] }}
-per_type.DevEnum = {{ model = "noise", labels = ["OFF", "ON"] }}
-"""
-EVENTS_PER_ATTRIBUTE = 6
-
-
 @pytest.mark.subscriber
 def test_our_subscriber_stores_every_event_once(clickhouse: Any, harness: Harness, tmp_path: Path) -> None:
-    """Every event the device emits after a rewind is stored once, as emitted (value, quality,
-    error-ness, order): no event lost, no duplicate, no database error."""
-    profile = tmp_path / "clickhouse-types.toml"
-    profile.write_text(PROFILE)
-    sims = harness.devices(profile)
-    db = harness.database(KIND, endpoint=clickhouse, prefix="es")
-    es = harness.subscriber(98, db, sims.names, flush_interval_ms=50, properties={"SubscribeRetryPeriod": ["5"]})
-    harness.archiving(es, db, sims, rewind=False)
-    after_error = last_was_error(sims)
-    since = rewound(sims)
-    sim = sims.proxy()
-    sim.Start()
-    push = [s.name for s in sims.plan.specs if s.mode == "push"]
-    assert len(push) >= 2 * len(PROFILE_TYPES)  # every held type, scalar and arrays
-
-    def emitted() -> dict[str, int]:
-        return dict(zip(sim.GeneratedAttributes, (int(x) for x in sim.EventsEmittedList)))
-
-    eventually(lambda: seen(min(emitted()[a] for a in push) >= EVENTS_PER_ATTRIBUTE, emitted()),
-               60, f"{EVENTS_PER_ATTRIBUTE} events of every push attribute")
-    sim.Stop()
-    counts = emitted()
-    specs = {s.name: s for s in sims.plan.specs}
-    predicted = {a: expected_stored(list(em.predict_events(sims.plan.seed, sims.device, specs[a], 0, counts[a])),
-                                    after_error[a]) for a in push}
-    want = {sims.full_name(a): len(events) for a, events in predicted.items()}
-
-    def complete() -> Any:
-        got = db.count_rows_by_attribute(since)
-        missing = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
-        return seen(not missing, missing)
-
-    eventually(complete, 60, "events stored since the rewind = the run's events (stored, expected)")
-    mismatches = []
-    for attr in push:
-        rows = [r for r in db.fetch_events(sims.full_name(attr)) if r.data_time >= since]
-        times = [r.data_time for r in rows]
-        assert times == sorted(times) and len(set(times)) == len(times), f"{attr}: times not strictly increasing"
-        mismatches += _mismatches(specs[attr], predicted[attr], rows)
-    assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
-    assert es.LostEventNumber == 0 and es.DbErrorNumber == 0 and es.DbConnected
-    assert es.DuplicateRowNumber == 0
-
-
-def _mismatches(spec: em.AttrSpec, predicted: list[em.Event], rows: list[Event]) -> list[Any]:
-    """Stored rows that differ from the emitted events: error-ness, quality, value (by digest)."""
-    out: list[Any] = []
-    for k, (exp, got) in enumerate(zip(predicted, rows)):
-        if exp.is_error or got.error_desc is not None:
-            ok = exp.is_error and got.error_desc is not None and em.ERROR_DESC in got.error_desc
-        elif exp.quality == em.INVALID:
-            ok = got.quality == em.INVALID and got.value_r is None
-        else:
-            ok = got.quality == exp.quality and (em.event_digest(spec.type, spec.format, got.value_r, got.quality)
-                                                 == em.event_digest(spec.type, spec.format, exp.value, exp.quality))
-        if not ok:
-            out.append((spec.name, k, exp, got))
-    return out
+    # tab, quote and backslash: what TabSeparated would escape (the configuration rows go as text)
+    assert_every_event_stored_once(harness, KIND, clickhouse, tmp_path, seed=5455, string_text="t\ta'b\\c",
+                                   subscriber_id=98)
 
 
 @pytest.mark.subscriber

@@ -26,7 +26,6 @@ from hdbbench.backends.base import SQL_SCHEMA, extraction_of
 from hdbbench.backends.influxdb import writer as influx_writer
 from hdbbench.backends.influxdb.tables import att_conf_id
 from hdbbench.backends.registry import DEFAULT_BACKENDS, backend_class, lib_configuration
-from hdbbench.load import emitter as em
 from hdbbench.model.errors import ConfigError, SchemaError, ServerError
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType
 from hdbbench.stack.servers import homes
@@ -34,12 +33,12 @@ from hdbbench.stack.servers import influxdb as influx_server
 from hdbbench.stack.servers.endpoints import InfluxDBEndpoint
 from hdbbench.stack.stack import Stack
 from hdbbench.subscribers.launcher import DEFAULT_BINARY
-from tests.harness import eventually, seen
-from tests.harness.composed import Harness, expected_stored, last_was_error, rewound
+from tests.harness.composed import Harness
 from tests.harness.databases import fresh_backend
+from tests.harness.every_event import assert_every_event_stored_once
+from tests.harness.records import ATTRIBUTES, Unprinted, record_line
 from tests.harness.servers import private_stack
 from tests.harness.values import PROPERTY, Clock, assert_read_back, event
-from tests.harness.records import ATTRIBUTES, Unprinted, record_line
 
 pytestmark = pytest.mark.skipif(not Path("/usr/bin/influxd").exists(),
                                 reason="influxd is not installed (Debian package influxdb)")
@@ -110,102 +109,13 @@ def test_a_name_whose_id_is_taken_is_refused(influx: InfluxDBEndpoint, monkeypat
 
 # ------------------------------------------------------------------------------ through our subscriber
 
-# Every type x format x write type InfluxDB 1.6 holds (not DevULong64, DevEncoded), with quality
-# changes and error events, pushed by one simulated device.
-PROFILE_TYPES = ["DevBoolean", "DevUChar", "DevShort", "DevUShort", "DevLong", "DevULong", "DevLong64",
-                              "DevFloat", "DevDouble", "DevString", "DevState", "DevEnum"]
-PROFILE = f"""
-[profile]
-name = "influx-types"
-seed = 5454
-servers = 1
-devices_per_server = 1
-device_prefix = "sim/influxtypes"
-
-[defaults]
-rate_hz = 4.0
-dim_x = 5
-dim_y = 3
-p_alarm = 0.05
-p_warning = 0.05
-p_invalid = 0.05
-p_error = 0.05
-
-[[matrix]]
-types = {PROFILE_TYPES!r}
-formats = "all"
-writes = "all"
-per_type.DevString = {{ model = "counter", text = "m\\"s,g =" }}
-per_type.DevState = {{ model = "cycle", labels = ["ON", "MOVING", "FAULT"] }}
-per_type.DevEnum = {{ model = "noise", labels = ["OFF", "ON"] }}
-"""
-EVENTS_PER_ATTRIBUTE = 6
-
-
 @pytest.mark.subscriber
 def test_our_subscriber_stores_every_event_once(influx: InfluxDBEndpoint, harness: Harness, tmp_path: Path) -> None:
-    """Every event the device emits after a rewind is stored, once, as emitted (value, quality,
-    error-ness, order), no event lost and no duplicate: InfluxDB would replace a point of the same
-    series and time, so a re-delivered event must not reach it as a second write of another value."""
-    profile = tmp_path / "influx-types.toml"
-    profile.write_text(PROFILE)
-    sims = harness.devices(profile)
-    db = harness.database("influxdb", endpoint=influx, prefix="es")
-    es = harness.subscriber(97, db, sims.names, flush_interval_ms=50,
-                            properties={"SubscribeRetryPeriod": ["5"]})
-    harness.archiving(es, db, sims, rewind=False)
-    after_error = last_was_error(sims)
-    since = rewound(sims)
-    sim = sims.proxy()
-    sim.Start()
-    push = [s.name for s in sims.plan.specs if s.mode == "push"]
-    assert len(push) >= 2 * len(PROFILE_TYPES)  # every held type, scalar and arrays
-
-    def emitted() -> dict[str, int]:
-        return dict(zip(sim.GeneratedAttributes, (int(x) for x in sim.EventsEmittedList)))
-
-    eventually(lambda: seen(min(emitted()[a] for a in push) >= EVENTS_PER_ATTRIBUTE, emitted()),
-               60, f"{EVENTS_PER_ATTRIBUTE} events of every push attribute")
-    sim.Stop()
-    counts = emitted()
-    predicted = {a: expected_stored(list(em.predict_events(sims.plan.seed, sims.device, _spec(sims, a), 0,
-                                                             counts[a])), after_error[a]) for a in push}
-    want = {sims.full_name(a): len(events) for a, events in predicted.items()}
-
-    def complete() -> Any:
-        got = db.count_rows_by_attribute(since)
-        missing = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
-        return seen(not missing, missing)
-
-    eventually(complete, 60, "events stored since the rewind = the run's events (stored, expected)")
-    mismatches = []
-    for attr in push:
-        rows = [r for r in db.fetch_events(sims.full_name(attr)) if r.data_time >= since]
-        times = [r.data_time for r in rows]
-        assert times == sorted(times) and len(set(times)) == len(times), f"{attr}: times not strictly increasing"
-        mismatches += _mismatches(_spec(sims, attr), predicted[attr], rows)
-    assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
-    assert es.LostEventNumber == 0 and es.DbErrorNumber == 0 and es.DbConnected
-    assert es.DuplicateRowNumber == 0
-
-
-def _spec(sims: Any, attr: str) -> em.AttrSpec:
-    return next(s for s in sims.plan.specs if s.name == attr)
-
-
-def _mismatches(spec: em.AttrSpec, predicted: list[em.Event], rows: list[Any]) -> list[Any]:
-    out: list[Any] = []
-    for k, (exp, got) in enumerate(zip(predicted, rows)):
-        if exp.is_error or got.error_desc is not None:
-            if not (exp.is_error and got.error_desc and em.ERROR_DESC in got.error_desc):
-                out.append((spec.name, k, exp, got))
-        elif exp.quality == em.INVALID:
-            if not (got.quality == em.INVALID and got.value_r is None):
-                out.append((spec.name, k, exp, got))
-        elif got.quality != exp.quality or (em.event_digest(spec.type, spec.format, got.value_r, got.quality)
-                                            != em.event_digest(spec.type, spec.format, exp.value, exp.quality)):
-            out.append((spec.name, k, exp, got))
-    return out
+    """InfluxDB would replace a point of the same series and time, so a re-delivered event must not
+    reach it as a second write of another value."""
+    # quote, comma, space and equals: what line protocol escapes
+    assert_every_event_stored_once(harness, "influxdb", influx, tmp_path, seed=5454, string_text='m"s,g =',
+                                   subscriber_id=97)
 
 
 def test_outside_counter_and_visibility_follow_the_stored_events(influx: InfluxDBEndpoint) -> None:
