@@ -27,6 +27,7 @@ from hdbbench.results.document import RunDirectory, RunPart, read_kind, results_
 from hdbbench.results.faults import FaultsResults, FaultTrial
 from hdbbench.scenario.plan import RunOptions, plan_run
 from hdbbench.scenario.scenario import load_scenario, parse_scenario
+from hdbbench.stack.servers.registry import SERVER_KINDS
 from tests.harness import REPO
 from tests.harness.runs import fault_trials, nothing_left, part_scenario, run
 
@@ -151,7 +152,7 @@ def test_a_clusters_faults_are_run_only_when_named_on_a_backend_the_cluster_serv
     ({"servers": {"mariadb": "patroni"}}, ["mysql"], ["table_lock"],
      "[stack] servers: mariadb = 'patroni': the Patroni cluster cannot serve as the MariaDB (no other kind can)"),
     ({"servers": {"postgres": "patroin"}}, ["timescaledb"], ["table_lock"],
-     "[stack] servers: postgres = 'patroin': not a server kind (known: postgres, mariadb, tango, patroni, local)"),
+     "[stack] servers: postgres = 'patroin': not a server kind (known: " + ", ".join(k.name for k in SERVER_KINDS) + ")"),
     ({"servers": {"postgres": "mariadb"}}, ["timescaledb"], ["table_lock"],
      "[stack] servers: postgres = 'mariadb': the MariaDB cannot serve as the PostgreSQL (only patroni can)"),
 ])
