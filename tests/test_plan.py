@@ -172,7 +172,7 @@ def test_check_plan_refuses_what_the_run_refuses(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [f"hdbbench: error: {path}: a scenario with components on hosts needs the "
                                           "Tango database's address: set HDBBENCH_TANGO_HOST (and "
-                                          "HDBBENCH_POSTGRES_URL / HDBBENCH_MARIADB_URL for its backends)"]
+                                          "HDBBENCH_POSTGRES_URL for its backends)"]  # timescaledb's server only
 
 
 def _functions_taking_the_scenario(tree: ast.AST) -> list[str]:

@@ -124,7 +124,7 @@ def plan_run(scenario: Scenario, options: RunOptions) -> RunPlan:
     devices = plan_devices(scenario)  # a C++ engine that is not built is refused first
     layout = plan_hosts(scenario, devices.devices)
     # A hosted run starts no server: it uses those whose addresses it is given, and needs Tango's.
-    components = _hosted_components() if layout.distributed else _needed_components(scenario)
+    components = _hosted_components(scenario) if layout.distributed else _needed_components(scenario)
     if layout.distributed and scenario.faults is not None:
         raise ConfigError("[faults] kills and restarts local processes: it cannot run with components on other hosts")
     if layout.distributed and scenario.maintenance is not None:
@@ -156,12 +156,14 @@ def _needed_components(scenario: Scenario) -> tuple[str, ...]:
     return tuple(k.name for k in servers.SERVER_KINDS if k.name in wanted)
 
 
-def _hosted_components() -> tuple[str, ...]:
+def _hosted_components(scenario: Scenario) -> tuple[str, ...]:
     """A hosted run starts no server: it uses those whose addresses it is given, and needs Tango's
     (the kinds without a process, every stack has)."""
     given = servers.external_from_environment()
     if "tango" not in given:
-        others = " / ".join(k.external_env or "" for k in servers.external_kinds() if k.name != "tango")
+        used = {server_of(b) for b in scenario.backends}
+        others = " / ".join(k.external_env or "" for k in servers.external_kinds()
+                            if k.name != "tango" and k.name in used)
         raise ConfigError("a scenario with components on hosts needs the Tango database's address: set "
                           f"{servers.kind('tango').external_env} (and {others} for its backends)")
     return tuple(given)
