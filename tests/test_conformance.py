@@ -26,6 +26,7 @@ import pytest
 from hdbbench.backends import Backend
 from hdbbench.backends.base import DISK, EXTRACTION, extraction_of
 from hdbbench.backends.registry import BACKENDS, backend_class, endpoint_for, server_of
+from hdbbench.model.errors import SchemaError
 from hdbbench.model.hdbtypes import AttrFormat, AttributeInfo, Event, TangoType, WriteType
 from hdbbench.stack.servers.endpoints import StackEndpoints
 from tests.harness.databases import fresh_backend, unique_db_name
@@ -96,7 +97,7 @@ def test_the_schema_is_created_verified_and_dropped(endpoint_for_backend: Any, n
     backend.create_schema(None)
     try:
         assert backend.verify_schema(None) == []
-        with pytest.raises(Exception):  # noqa: B017 - each backend refuses in its own words; it must refuse
+        with pytest.raises(SchemaError, match="exists"):  # each backend in its own words, naming it
             backend.create_schema(None)
     finally:
         backend.drop_schema()
