@@ -7,8 +7,8 @@ and sizes what is stored and hands out a `BulkWriter`. `ExtractionBackend` is wh
 dumps and extraction need on top. Abilities only some backends have are protocols of
 `hdbbench.backends.abilities`, each declared by one class method of `Backend` that returns the
 backend's implementation or None (`aging_layout()`, `maintenance()`, `aggregates()`,
-`inventory_reader()`, `faults()`, `storage_options()`, `cold_restart()`, `outside_figures()`); the
-parts a backend cannot serve at all (a backend without a database has no extraction) it lists in
+`inventory_reader()`, `faults()`, `storage_options()`, `cold_restart()`, `outside_figures()`,
+`memory_model()`); the parts a backend cannot serve at all (a backend without a database has no extraction) it lists in
 `lacks`, which scenario validation asks before anything starts.
 
 The schema model (`SchemaVariant`, `TableDef`, `TableSize`, ...) lives in `model` and is re-exported
@@ -28,6 +28,7 @@ from hdbbench.backends.abilities import (
     ColdRestart,
     InventoryReader,
     MaintenanceJobs,
+    MemoryModel,
     OutsideFigures,
     StorageOptions,
     TableFaults,
@@ -288,6 +289,12 @@ class Backend(abc.ABC):
     @classmethod
     def cold_restart(cls) -> ColdRestart | None:
         """What to drop around a cold restart of its server; None: a restart leaves nothing warm to drop."""
+        return None
+
+    @classmethod
+    def memory_model(cls) -> MemoryModel | None:
+        """The hot set of a steady insert stream from its own table and index geometry, and the knee it
+        predicts under a memory budget (the facility planner); None: its geometry is not modelled."""
         return None
 
     @classmethod

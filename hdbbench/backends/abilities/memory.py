@@ -212,3 +212,48 @@ def whole_tables(sizes: Sequence[tuple[str, float, float]], page_bytes: int) -> 
     """The configuration tables as parts, whole: (what, bytes of entries, fill) each."""
     return [HotSetPart(f"{what} (whole)", max(1.0, math.ceil(size / (page_bytes * fill))), page_bytes)
             for what, size, fill in sizes]
+
+
+class BTreeMemoryModel:
+    """`hot_set` and `knee_bytes` over a backend's geometry: a subclass gives its page size, default
+    index set, data tables as TableShapes (`tables`) and configuration tables as parts (`config_parts`)."""
+
+    page_bytes: int = 8192
+    default_indexes: str = "pk"
+
+    def tables(self, attributes: Mapping[tuple[TangoType, AttrFormat], int], variant: SchemaVariant) -> list[TableShape]:
+        raise NotImplementedError
+
+    def config_parts(self, attributes: int) -> list[HotSetPart]:
+        raise NotImplementedError
+
+    def _size_of(self, shapes: list[TableShape], config: float) -> Callable[[float], float]:
+        return lambda rows: config + sum(grown_pages(s, rows) for s in shapes) * self.page_bytes
+
+    def _hot_of(self, shapes: list[TableShape], config: float) -> Callable[[float], float]:
+        return lambda rows: config + sum(p.bytes for s in shapes for p in hot_pages(s, rows, self.page_bytes))
+
+    def hot_set(self, attributes: Mapping[tuple[TangoType, AttrFormat], int], variant: SchemaVariant,
+                database_bytes: float | None = None) -> HotSet:
+        shapes = self.tables(attributes, variant.with_default_indexes(self.default_indexes))
+        config = self.config_parts(sum(attributes.values()))
+        if database_bytes is None:  # just past the rows by which every attribute has its own leaves
+            rows = max((saturation_rows(i) for s in shapes for i in s.indexes), default=0.0)
+        else:
+            rows = rows_at(self._size_of(shapes, sum(p.bytes for p in config)), database_bytes)
+        return HotSet(tuple(p for s in shapes for p in hot_pages(s, rows, self.page_bytes)) + tuple(config))
+
+    def knee_bytes(self, attributes: Mapping[tuple[TangoType, AttrFormat], int], variant: SchemaVariant,
+                   cache_bytes: float, bytes_per_event: float | None = None) -> float | None:
+        shapes = self.tables(attributes, variant.with_default_indexes(self.default_indexes))
+        config = sum(p.bytes for p in self.config_parts(sum(attributes.values())))
+        size_of = self._size_of(shapes, config)
+        if bytes_per_event is not None:
+            events = sum(s.attributes for s in shapes)
+            size_of = lambda rows: config + rows * events * bytes_per_event  # noqa: E731
+        return first_past(self._hot_of(shapes, config), size_of, cache_bytes)
+
+
+def saturation_rows(index: IndexShape) -> float:
+    """Rows per attribute just past those by which each attribute has a leaf of its own in `index`."""
+    return index.usable_bytes * MIXED_FILL / index.entry_bytes / index.per_entry * 1.01

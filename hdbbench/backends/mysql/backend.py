@@ -23,6 +23,7 @@ from hdbbench.backends.mysql.extraction import MySQLExtraction
 from hdbbench.backends.mysql.faults import MySQLTableFaults
 from hdbbench.backends.mysql.inventory import MySQLInventoryReader
 from hdbbench.backends.mysql.maintenance import MySQLMaintenance
+from hdbbench.backends.mysql.memory import MySQLMemoryModel
 from hdbbench.backends.mysql.outside import MySQLOutsideFigures
 from hdbbench.backends.mysql.reader import fetch_events
 from hdbbench.backends.mysql.storage import (
@@ -266,6 +267,10 @@ class MySQLBackend(MySQLExtraction, Backend):
     @classmethod
     def cold_restart(cls) -> MySQLColdRestart:
         return MySQLColdRestart()
+
+    @classmethod
+    def memory_model(cls) -> MySQLMemoryModel:
+        return MySQLMemoryModel()
 
     @classmethod
     def outside_figures(cls) -> MySQLOutsideFigures:

@@ -25,6 +25,7 @@ from hdbbench.backends.postgres.extraction import PgExtraction
 from hdbbench.backends.postgres.faults import PgTableFaults
 from hdbbench.backends.postgres.inventory import PgInventoryReader
 from hdbbench.backends.postgres.maintenance import PgMaintenance
+from hdbbench.backends.postgres.memory import PgMemoryModel
 from hdbbench.backends.postgres.outside import PgOutsideFigures
 from hdbbench.backends.postgres.reader import fetch_events
 from hdbbench.backends.postgres.storage import (
@@ -263,6 +264,10 @@ class PostgresBackend(PgExtraction, Backend):
     @classmethod
     def faults(cls) -> PgTableFaults:
         return PgTableFaults()
+
+    @classmethod
+    def memory_model(cls) -> PgMemoryModel:
+        return PgMemoryModel(cls.timescale)  # TimescaleDB: the current chunk's indexes
 
     @classmethod
     def outside_figures(cls) -> PgOutsideFigures:

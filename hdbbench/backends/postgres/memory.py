@@ -31,18 +31,14 @@ Assumed widths where the key (type, format) does not say: READ attributes (value
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from hdbbench.backends.abilities.memory import (
     MIXED_FILL,
-    HotSet,
+    BTreeMemoryModel,
     HotSetPart,
     IndexShape,
     TableShape,
-    first_past,
-    grown_pages,
-    hot_pages,
-    rows_at,
     whole_tables,
 )
 from hdbbench.backends.model import SchemaVariant, TableDef
@@ -128,10 +124,11 @@ def index_shapes(table: TableDef, timescale: bool) -> tuple[IndexShape, ...]:
     return tuple(shapes)
 
 
-class PgMemoryModel:
+class PgMemoryModel(BTreeMemoryModel):
     """The hot set of HDB++ on PostgreSQL (timescale=False) or TimescaleDB (True)."""
 
     page_bytes = PAGE
+    default_indexes = "pk+2"
 
     def __init__(self, timescale: bool) -> None:
         self.timescale = timescale
@@ -171,41 +168,6 @@ class PgMemoryModel:
                     entry, fill = entry_bytes(table, names), LEAF_FILLFACTOR
                 sizes.append((f"{table.name} ({key})", rows * entry, fill))
         return whole_tables(sizes, PAGE)
-
-    @staticmethod
-    def _size_of(shapes: list[TableShape], config: float) -> Callable[[float], float]:
-        return lambda rows: config + sum(grown_pages(s, rows) for s in shapes) * PAGE
-
-    @staticmethod
-    def _hot_of(shapes: list[TableShape], config: float) -> Callable[[float], float]:
-        return lambda rows: config + sum(p.bytes for s in shapes for p in hot_pages(s, rows, PAGE))
-
-    def hot_set(self, attributes: Mapping[tuple[TangoType, AttrFormat], int], variant: SchemaVariant,
-                database_bytes: float | None = None) -> HotSet:
-        variant = variant.with_default_indexes("pk+2")
-        shapes = self.tables(attributes, variant)
-        config = self.config_parts(sum(attributes.values()))
-        if database_bytes is None:
-            rows = max(_saturation_rows(s) for s in shapes) if shapes else 0.0
-        else:
-            rows = rows_at(self._size_of(shapes, sum(p.bytes for p in config)), database_bytes)
-        return HotSet(tuple(p for s in shapes for p in hot_pages(s, rows, PAGE)) + tuple(config))
-
-    def knee_bytes(self, attributes: Mapping[tuple[TangoType, AttrFormat], int], variant: SchemaVariant,
-                   cache_bytes: float, bytes_per_event: float | None = None) -> float | None:
-        variant = variant.with_default_indexes("pk+2")
-        shapes = self.tables(attributes, variant)
-        config = sum(p.bytes for p in self.config_parts(sum(attributes.values())))
-        size_of = self._size_of(shapes, config)
-        if bytes_per_event is not None:
-            events_per_row = sum(s.attributes for s in shapes)
-            size_of = lambda rows: config + rows * events_per_row * bytes_per_event  # noqa: E731
-        return first_past(self._hot_of(shapes, config), size_of, cache_bytes)
-
-
-def _saturation_rows(shape: TableShape) -> float:
-    """Rows per attribute by which every attribute has a leaf of its own in each of the table's indexes."""
-    return max((i.usable_bytes * MIXED_FILL / i.entry_bytes for i in shape.indexes), default=0.0) * 1.01
 
 
 def _config_row_bytes(table: TableDef) -> int:
