@@ -392,6 +392,7 @@ def test_real_run_report_holds_its_sections(real_report: tuple[Path, str], tmp_p
         assert ("<svg" in found[key] or key == "loss") and "Recommendation" in found[key], key
     for key in ("subscribers", "extraction", "disk", "sizing"):  # the small scenario runs every part
         assert "<svg" in found[key] and "class='missing'" not in found[key], key
+    assert "unit costs (" in found["cpu"]  # hdbbench.report.costs: every trial's and step's
     disk = data.load_file(path.parent, data.FILES["disk"]).results(DiskResults)
     assert disk is not None
     cases = disk.cases

@@ -150,11 +150,16 @@ def machine_probe() -> Probe:
 
 
 def process_probe(pids: Sequence[int] | Callable[[], Sequence[int]]) -> Probe:
-    """CPU seconds (user+system, cumulative) and resident memory of processes and their children."""
+    """CPU seconds (user+system, cumulative) and resident memory of processes and their children, and
+    the bytes they caused to be written to storage (/proc/<pid>/io write_bytes, summed: a database
+    server's data, log and temporary files all reach the block layer through its own processes).
+    `write_bytes` is left out when no process's counter could be read (another account's processes
+    without root): unknown, not zero. A process that ended takes its count with it, so the sum can fall."""
     cache: dict[int, psutil.Process] = {}
 
     def probe() -> dict[str, float]:
-        cpu = rss = 0.0
+        cpu = rss = written = 0.0
+        io_read = False
         roots = pids() if callable(pids) else pids
         seen: set[int] = set()
         for pid in roots:
@@ -174,7 +179,12 @@ def process_probe(pids: Sequence[int] | Callable[[], Sequence[int]]) -> Probe:
                         rss += proc.memory_info().rss
                 except psutil.Error:
                     continue
-        return {"cpu_s": cpu, "rss_bytes": rss}
+                try:
+                    written += proc.io_counters().write_bytes
+                    io_read = True
+                except (psutil.Error, AttributeError):  # AccessDenied, NoSuchProcess; no /proc/<pid>/io
+                    continue
+        return {"cpu_s": cpu, "rss_bytes": rss, **({"write_bytes": written} if io_read else {})}
 
     return probe
 

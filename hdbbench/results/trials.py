@@ -80,6 +80,35 @@ class DatabaseBytes:
     growth: int
 
 
+# --- unit costs: what one stored event cost, for a planner to scale to another rate ------------------
+@dataclass(frozen=True, kw_only=True)
+class ServerWrites:
+    """A database server's writes over a window, per stored event, read from outside it."""
+
+    write_bytes_per_s: float | None       # block-layer bytes written by its process tree (or its loop device)
+    write_bytes_per_event: float | None
+    write_iops: float | None              # write requests completed per second (loop device, or the device holding its data)
+    write_ios_per_event: float | None
+    log_bytes_per_s: float | None         # WAL (PostgreSQL) / redo (InnoDB) bytes, the server's own counter
+    log_bytes_per_event: float | None
+    source: str                           # which counters, in words
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnitCosts:
+    """What one stored event cost over a window (the trial's steady part, or a saturation step)
+    (hdbbench.trials.costs). Events are the trial's stored counter, the one its rates are read from."""
+
+    stored_rate: float                    # events stored per second over the window (the trial's counter)
+    window_s: float
+    attributes: int                       # attributes archived in the trial
+    machine_work_ms: float | None         # median of the pace probe (hdbbench.model.sampling.calibration_ms) over the window
+    cpu_cores: dict[str, float]           # per process group: subscribers, devices, each server kind
+    cpu_us_per_event: dict[str, float]
+    rss_bytes: dict[str, float]           # per process group: median resident memory over the window
+    writes: dict[str, ServerWrites]       # per server kind
+
+
 # --- accounting ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class AttributeCount:
@@ -160,6 +189,7 @@ class StepFigures:
     device_cpu_us: float | None = None  # the devices' CPU per event emitted in the step: fixed work at a given rate
     server_work: list[str] = field(default_factory=list)  # the database's background work that rose in it
     rules: list[str] = field(default_factory=list)
+    unit_costs: UnitCosts | None = omitted()  # over the step's window: whether a cost per event holds with rate
 
 
 @dataclass
@@ -325,6 +355,9 @@ class TrialSummary:
     # A trial whose settings were those of an earlier trial of the run (a sustained load equal to the
     # throughput trial's): that trial's label; its figures and series are that trial's, not run again.
     same_as: str | None = omitted()
+    # What a stored event cost over the steady part (CPU, memory, the server's writes and log), read
+    # from outside the subscriber: hdbbench.trials.costs. Older runs lack it.
+    unit_costs: UnitCosts | None = omitted()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -55,9 +55,11 @@ from hdbbench.subscribers.kinds import unproven_cause
 from hdbbench.subscribers.launcher import SubscriberFleet, SubscriberSpec, lib_configuration
 from hdbbench.trials import outside as db_side
 from hdbbench.trials import saturation as sat
-from hdbbench.trials.figures import AGE_FIGURES, loss_by_reason, summarise
+from hdbbench.trials.costs import unit_costs
+from hdbbench.trials.figures import AGE_FIGURES, loss_by_reason, stored_column, summarise
 from hdbbench.trials.search import SearchPlan, next_rate
 from hdbbench.trials.settings import TrialSettings
+from hdbbench.trials.writes import IO_PROBE_PREFIX, ServerWritesProbe, write_probes
 
 # The windowed durations the trial reports, as our subscriber publishes them (hdbbench.trials.figures).
 _AGE_STATISTICS = tuple(name for names in AGE_FIGURES.values() for name in names)
@@ -90,8 +92,12 @@ class Trial:
     def __init__(self, settings: TrialSettings, endpoints: StackEndpoints, load: LoadTarget, state_dir: Path,
                  server_pids: dict[str, Sequence[int]], progress: Progress | None = None,
                  binary: Path | None = None, fleet_factory: Callable[..., SubscriberFleet] = SubscriberFleet,
-                 placement: PlacementControl | None = None) -> None:
+                 placement: PlacementControl | None = None, stack_dir: Path | None = None) -> None:
         self.placement = placement
+        # The stack's state directory: where each server's data (and, when confined, its loop device)
+        # is found, for its block-layer writes (hdbbench.trials.writes); None: not read.
+        self.stack_dir = stack_dir
+        self._writes: dict[str, ServerWritesProbe] = {}
         self.settings = settings
         self.fleet_factory = fleet_factory  # hdbbench.scenario.hosts.HostedSubscribers: subscribers run on their hosts
         self.endpoints = endpoints
@@ -179,6 +185,11 @@ class Trial:
         kind = db_side.kind_figures(outside, seen.series, s, seen.phases, seen.load_started, seen.ours_before,
                                     seen.final)
         per_process = math.ceil(len(self.load.attributes) / max(1, s.subscribers))
+        # Over the steady part, as the stored rate (a search: its first step, as the CPU figures).
+        counter = outside.stored_counter(seen.series) if outside is not None else stored_column(seen.series)
+        end_s = seen.phases[0].get("end_s") if seen.phases else None
+        costs = self._unit_costs(seen.series, counter, s.warmup_s,
+                                 db_side.steady_end(end_s, outside.resolution_s) if outside is not None else end_s)
         placement = None
         if seen.placement is not None:
             path = archiving_path_per_core(write(figures.cpu), seen.placement, server_of(s.backend))
@@ -195,7 +206,8 @@ class Trial:
             database_bytes=seen.database_bytes, saturation=seen.search, sustained_share=figures.sustained_share,
             device_engine=self.load.engine, placement=placement, delivery_unproven=seen.unproven,
             delivery_unproven_cause=unproven_cause(seen.unproven, per_process, s.kind.send_hwm(s.lib_overrides)),
-            subscriber_kind=s.kind.name, outside=kind.outside, subscriber_reported=kind.subscriber_reported)
+            subscriber_kind=s.kind.name, outside=kind.outside, subscriber_reported=kind.subscriber_reported,
+            unit_costs=costs)
 
     def _start_subscribers(self, fleet: SubscriberFleet, backend: Any) -> list[str]:
         s = self.settings
@@ -235,7 +247,27 @@ class Trial:
         }
         for name, pids in self.server_pids.items():
             probes[f"proc_{name}"] = process_probe(list(pids))
+        self._writes = write_probes(self.stack_dir, self.server_pids)
+        for name, writes in self._writes.items():
+            probes[f"{IO_PROBE_PREFIX}{name}"] = writes.probe
         return probes
+
+    def _server(self) -> str | None:
+        """The name of the trial's database server in the series (its ``proc_``/``io_`` probes): the
+        kind its backend runs on, or the kind that stands in for it (a Patroni cluster for postgres)."""
+        kind = server_of(self.settings.backend)
+        if kind is None:
+            return None
+        kind_of = getattr(self.endpoints, "kind_of", None)
+        return kind_of(kind) if callable(kind_of) else kind
+
+    def _unit_costs(self, series: TimeSeries, counter: tuple[list[float], list[float]], start_s: float,
+                    end_s: float | None) -> Any:
+        """The unit costs over a window (hdbbench.trials.costs), the trial's server's writes included."""
+        server = self._server()
+        writes = self._writes.get(server or "")
+        return unit_costs(series, counter, start_s, end_s, len(self.load.attributes), server,
+                          writes.where if writes is not None else None)
 
     def _device_probe(self) -> dict[str, float]:
         """The devices' emitted count, the wall-clock time it was read (a step's events are split from
@@ -346,6 +378,9 @@ class Trial:
             stored = sum(backend.count_rows_by_attribute(since=since, until=until).values())
             counts.append((emitted, stored, sat.error_counts(backend.count_error_events(since=since, until=until))))
         judge.add_accounting(steps, counts)
+        counter = judge.stored_counter()
+        for step in steps:  # over the window of the step's stored rate (after its first second)
+            step.unit_costs = self._unit_costs(judge.series, counter, step.start_s + 1.0, step.end_s)
         return steps
 
     def _drain(self, fleet: SubscriberFleet, devices: Sequence[str], timeout_s: float = 120.0,

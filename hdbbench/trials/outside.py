@@ -26,7 +26,11 @@ A figure that compares subscribers must not depend on what one of them says abou
 * **loss** — the devices' per-attribute counters against the rows (hdbbench.trials.insertion, as before);
 * **server work** — the database server's own background work that competes with the writers
   (checkpoints, autovacuums, InnoDB's flush waits: OutsideReader.server_work), cumulative counts
-  sampled with the counter as ``srv.<name>``: a saturation step names those that rose in it.
+  sampled with the counter as ``srv.<name>``: a saturation step names those that rose in it;
+* **log bytes** — the server's write-ahead log written (OutsideReader.log_bytes: PostgreSQL's WAL,
+  InnoDB's redo), cumulative, sampled right after the server work as ``log.bytes`` (the readers take
+  it from the same statement: one statement per sample on the connection the flush tracker polls);
+  absent where the server keeps none. The unit costs (hdbbench.trials.costs) divide it by stored events.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ POLL_PERIOD_S = 0.01  # half the 20 ms asked for: the resolution adds wake-up de
 PROBE_ATTRIBUTES = 8
 COUNTER_COLUMN = "db.rows_inserted"
 SERVER_WORK_PROBE = "srv"  # the server's background work (OutsideReader.server_work): srv.<name>
+LOG_PROBE = "log"  # the server's write-ahead log written (OutsideReader.log_bytes): LOG_COLUMN
+LOG_COLUMN = f"{LOG_PROBE}.bytes"
 STORED_EVENTS_COLUMN = "db.stored_events"  # the counter at each sample's instant, in events (`stored_counter`)
 LAG_COLUMN = "vis.lag_s"
 SETTLE_TIMEOUT_S = 5.0
@@ -318,7 +324,13 @@ class Outside:
     def probes(self) -> dict[str, Callable[[], dict[str, float]]]:
         flushes = self.flushes
         read = (lambda: float(flushes.latest())) if flushes is not None else (lambda: float(self.counter.rows_inserted()))
-        return {"db": lambda: {"rows_inserted": read()}, "vis": self.watch.probe, SERVER_WORK_PROBE: self.counter.server_work}
+        # The log probe right after the server work's: the readers answer it from that statement.
+        return {"db": lambda: {"rows_inserted": read()}, "vis": self.watch.probe, SERVER_WORK_PROBE: self.counter.server_work,
+                LOG_PROBE: self._log_probe}
+
+    def _log_probe(self) -> dict[str, float]:
+        written = self.counter.log_bytes()
+        return {"bytes": float(written)} if written is not None else {}
 
     def start(self, since: datetime) -> None:
         self.baseline = self.counter.baseline()

@@ -40,6 +40,13 @@ class OutsideReader(Protocol):
         saturation step during which one rose says so (hdbbench.trials.saturation), so that a reader sees
         which failing steps met such work."""
 
+    def log_bytes(self) -> int | None:
+        """The cumulative bytes of the server's write-ahead log (PostgreSQL's WAL position, InnoDB's redo
+        log written), its own counter; its differences over a window are the log a load cost. None
+        where the server has no such log or cannot say (a standby, an engine without one). Read right
+        after `server_work`, it may take its value from that call's statement (one statement per
+        sample on a connection shared with fast polls)."""
+
     def close(self) -> None: ...
 
 

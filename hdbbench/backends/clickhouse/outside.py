@@ -55,6 +55,9 @@ class ClickHouseOutsideReader:
             f"SELECT event, value FROM system.events WHERE event IN ({names})")}
         return {label: counted.get(event, 0.0) for event, label in SERVER_WORK.items()}  # listed once non-zero
 
+    def log_bytes(self) -> int | None:
+        return None  # 18.16's MergeTree has no write-ahead log: an insert writes its part's files directly
+
     def _configuration_rows(self) -> int:
         if self._configuration is None:
             self._configuration = [str(t) for (t,) in self.session.all(

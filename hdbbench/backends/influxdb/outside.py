@@ -80,6 +80,11 @@ class InfluxOutsideReader:
                     work[name] += float(engine.get(key) or 0)
         return work
 
+    def log_bytes(self) -> int | None:
+        # 1.6 keeps a WAL per shard, but its statistics give the segments' current sizes (cut at each
+        # snapshot), not the bytes appended: no cumulative counter to take differences of.
+        return None
+
     def close(self) -> None:
         self._where.clear()
 

@@ -32,6 +32,9 @@ COUNTER = ("SHOW GLOBAL STATUS Handler_write less the rows of the database's con
 
 # InnoDB's waits of the writers on its own flushing (base.OutsideReader.server_work), by status variable.
 SERVER_WORK = {"Innodb_buffer_pool_wait_free": "free_page_waits", "Innodb_log_waits": "log_waits"}
+# The redo log bytes InnoDB wrote (`log_bytes`), read in server_work's statement: one statement per sample.
+LOG_WRITTEN = "Innodb_os_log_written"
+SEEN_FRESH_S = 0.5  # how recent server_work's read must be for `log_bytes` to answer with it
 # An attribute not configured yet (its subscriber has not added it) is looked up again after this long.
 UNCONFIGURED_LOOKUP_S = 1.0
 
@@ -52,6 +55,7 @@ class MySQLOutsideReader:
         self._query_attributes: list[str] = []          # ...these attributes, in this order
         self._next_lookup = 0.0                         # when to look unconfigured attributes up again
         self._configuration: list[str] | None = None     # this database's tables other than data tables
+        self._log_seen: tuple[int | None, float] | None = None  # LOG_WRITTEN as the last server_work read it, when
 
     def rows_inserted(self) -> int:
         """Handler_write less the rows of this database's configuration tables (see the module docstring)."""
@@ -65,8 +69,20 @@ class MySQLOutsideReader:
 
     def server_work(self) -> dict[str, float]:
         """Waits for a clean page of the buffer pool, and for the redo log buffer to be written."""
-        self.cur.execute("SHOW GLOBAL STATUS WHERE Variable_name IN (?, ?)", tuple(SERVER_WORK))
-        return {SERVER_WORK[str(name)]: float(value) for name, value in self.cur.fetchall() if str(name) in SERVER_WORK}
+        self.cur.execute("SHOW GLOBAL STATUS WHERE Variable_name IN (?, ?, ?)", (*SERVER_WORK, LOG_WRITTEN))
+        found = {str(name): value for name, value in self.cur.fetchall()}
+        self._log_seen = (int(found[LOG_WRITTEN]) if found.get(LOG_WRITTEN) is not None else None, time.monotonic())
+        return {SERVER_WORK[name]: float(value) for name, value in found.items() if name in SERVER_WORK}
+
+    def log_bytes(self) -> int | None:
+        """The redo log bytes InnoDB wrote since the server started (Innodb_os_log_written): the value the
+        last `server_work` read when not taken yet (the sampler calls the two in turn), else read now."""
+        seen, self._log_seen = self._log_seen, None
+        if seen is not None and time.monotonic() - seen[1] < SEEN_FRESH_S:
+            return seen[0]
+        self.cur.execute(f"SHOW GLOBAL STATUS LIKE '{LOG_WRITTEN}'")
+        row = self.cur.fetchone()
+        return int(row[1]) if row and row[1] is not None else None
 
     def _configuration_rows(self) -> int:
         if self._configuration is None:

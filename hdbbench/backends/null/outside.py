@@ -63,6 +63,9 @@ class NullOutsideReader:
     def server_work(self) -> dict[str, float]:
         return {}  # no server: the writers are the whole of it
 
+    def log_bytes(self) -> int | None:
+        return None  # no server, no log: the count files are rewritten in place
+
     def close(self) -> None:
         self._journals.clear()
 

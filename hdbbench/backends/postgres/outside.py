@@ -43,10 +43,18 @@ _INSERTED = "SELECT o, pg_stat_get_tuples_inserted(o) FROM unnest(%s::oid[]) AS 
 # only when the checkpointer wakes, in lumps at checkpoints, so no step could be told by it.
 # PostgreSQL 17 moved the checkpoint counts to pg_stat_checkpointer.
 # One statement per sample: the sampler shares this connection with the flush tracker's fast polls.
+# It also reads the WAL position (`log_bytes` takes it from there), as _WAL_BYTES does.
 _SERVER_WORK = ("SELECT ({checkpoints}), COALESCE(sum(pg_stat_get_autovacuum_count(o)"
-                " + pg_stat_get_autoanalyze_count(o)), 0) FROM unnest(%s::oid[]) AS o")
+                " + pg_stat_get_autoanalyze_count(o)), 0), ({wal}) FROM unnest(%s::oid[]) AS o")
+# The WAL written since the cluster began: its insert position as bytes. A standby writes no WAL of its
+# own and pg_current_wal_lsn() raises there ("recovery is in progress"): NULL instead, so that the
+# statement it shares still answers (CASE evaluates the volatile function only on a primary).
+_WAL_BYTES = ("SELECT CASE WHEN pg_is_in_recovery() THEN NULL"
+              " ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') END")
 _CHECKPOINTS_15 = "SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter"
 _CHECKPOINTS_17 = "SELECT num_timed + num_requested FROM pg_stat_checkpointer"
+# How recent `server_work`'s read of the WAL position must be for `log_bytes` to answer with it.
+SEEN_FRESH_S = 0.5
 RELATIONS_REFRESH_S = 1.0  # a chunk or partition created meanwhile counts from the next refresh on
 # An attribute not configured yet (its subscriber has not added it) is looked up again after this long.
 UNCONFIGURED_LOOKUP_S = 1.0
@@ -69,6 +77,8 @@ class PgOutsideReader:
         # Each relation's highest count seen: a chunk or partition dropped (retention) takes its counts
         # with it, and a dropped oid reads 0 until the list is refreshed; the total stays cumulative.
         self._counted: dict[int, int] = {}
+        # The WAL position read by the last `server_work` and when, for the `log_bytes` that follows it (once).
+        self._wal_seen: tuple[int | None, float] | None = None
 
     def rows_inserted(self) -> int:
         self._refresh_relations()
@@ -87,9 +97,21 @@ class PgOutsideReader:
         """Checkpoints started and autovacuums of the data relations finished, since the server started."""
         self._refresh_relations()
         checkpoints = _CHECKPOINTS_17 if self.conn.info.server_version >= 170000 else _CHECKPOINTS_15
-        row = self.conn.execute(_SERVER_WORK.format(checkpoints=checkpoints), (self._relations,)).fetchone()
-        started, vacuums = row if row else (0, 0)
+        row = self.conn.execute(_SERVER_WORK.format(checkpoints=checkpoints, wal=_WAL_BYTES),
+                                (self._relations,)).fetchone()
+        started, vacuums, wal = row if row else (0, 0, None)
+        self._wal_seen = (int(wal) if wal is not None else None, time.monotonic())
         return {"checkpoints": float(started), "autovacuums": float(vacuums)}
+
+    def log_bytes(self) -> int | None:
+        """The WAL written since the cluster began (bytes; None on a standby): the position the last
+        `server_work` read when it has not been taken yet (the sampler calls the two in turn), else
+        read now."""
+        seen, self._wal_seen = self._wal_seen, None
+        if seen is not None and time.monotonic() - seen[1] < SEEN_FRESH_S:
+            return seen[0]
+        row = self.conn.execute(_WAL_BYTES).fetchone()
+        return int(row[0]) if row and row[0] is not None else None
 
     def baseline(self) -> int:
         """The counter, or the rows the data tables hold when more: a trial's database is created for it
