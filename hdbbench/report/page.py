@@ -33,6 +33,7 @@ from hdbbench.report import (
     searches,
     text,
 )
+from hdbbench.report.costs import unit_costs_table
 from hdbbench.report.data import Insertion, RunFacts, num
 from hdbbench.report.hosts import hosts_section
 from hdbbench.report.maintenance import maintenance_section
@@ -187,6 +188,8 @@ def cpu_section(view: Insertion) -> Section:
         section.tables.append(html_table(["backend", "writer thread", "other threads"], rows,
                                      "the subscribers' µs per stored event by thread: its writer (batching, "
                                      "encoding, database client) against the rest, mostly Tango's event reception"))
+    if (costs := unit_costs_table(view.trials)) is not None:  # every trial's and step's, for planners
+        section.tables.append(costs)
     section.finding = text.cpu({b: data.archiving_cpu_us(t, b) for b, t in trials.items()})
     return section
 

@@ -40,6 +40,7 @@ from hdbbench.stack.placement import Placement, PlacementControl
 from hdbbench.stack.servers import registry as servers
 from hdbbench.stack.servers.confine import lifecycle as confine
 from hdbbench.stack.stack import Stack, recorded_profile
+from hdbbench.trials.costs import without_processes
 from hdbbench.trials.progress import PhaseProgress, TrialProgress, trial_line
 
 RESULTS_KIND = "insertion"
@@ -182,10 +183,12 @@ def _run_insertion(plan: RunPlan, run: RunDirectory, endpoints: Any, load: LoadT
                 continue
             progress.new_trial(settings.label)
             trial = growth.make_trial(settings, stack, endpoints, load, state_dir / "trials",
-                                      server_pids, progress, placement=placement, **fleet_factory)
+                                      server_pids, progress, placement=placement, stack_dir=state_dir,
+                                      **fleet_factory)
             summary, series = trial.run()
             if hosted:  # the devices' and subscribers' processes are on other hosts: not sampled here
-                summary = dataclasses.replace(summary, cpu={}, subscriber_cpu_by_thread={})
+                summary = dataclasses.replace(summary, cpu={}, subscriber_cpu_by_thread={},
+                                              unit_costs=without_processes(summary.unit_costs))
             header, rows = series.as_table()
             _write_series(run, settings.label, header, rows)
             if series.started_epoch is not None:
