@@ -93,7 +93,8 @@ def test_an_unknown_key_and_a_missing_key_are_refused_naming_the_key(kind: str, 
 
 def test_the_table_is_the_one_list_of_kinds() -> None:
     """Filled here, by nothing else: which files are checked does not depend on what was imported."""
-    assert sorted(KINDS) == ["disk", "disk-plan", "disk-validate", "extraction", "faults", "insertion", "replica"]
+    assert sorted(KINDS) == ["disk", "disk-plan", "disk-validate", "extraction", "faults", "hardware-plan", "insertion",
+                            "replica"]
     assert all(dataclasses.is_dataclass(record) for record in KINDS.values())
 
 

@@ -5,6 +5,8 @@
     hdbbench plan archivers FILE --backend mysql --rate 12000 [--kind hdbpp-es --binary PATH]
                             [--headroom 0.5] [--output DIR] [--validate [--duration-s 60]]
     hdbbench plan archivers FILE --backend timescaledb --calibrate
+    hdbbench plan hardware INVENTORY --backend timescaledb --from runs/<run> [--from RUN ...] --years 5
+                            [--headroom 0.5] [--scale 0.5] [--output DIR] [--check RUN [--tolerance 0.3]]
 
 The sustainable rate of one archiver comes from a run's saturation search (--from), a figure
 (--rate), or a short calibration run the command starts (--calibrate): the facility scenario with
@@ -34,15 +36,16 @@ from rich.table import Table
 from hdbbench.backends import BACKENDS
 from hdbbench.cli.options import Finite, state_dir_option
 from hdbbench.load import facility
-from hdbbench.load.facility import MAX_ATTRIBUTES_PER_SUBSCRIBER
 from hdbbench.load.inventory.model import load_inventory
 from hdbbench.load.inventory.write import write_inventory
 from hdbbench.model.errors import ConfigError
+from hdbbench.model.units import human_bytes
 from hdbbench.results.document import read_trials
 from hdbbench.run.runner import RunOptions, run_scenario
 from hdbbench.scenario import archivers as planner
+from hdbbench.scenario import hardware as hardware_planner
 from hdbbench.scenario.scenario import parse_scenario
-from hdbbench.subscribers.kinds import OURS, TANGO_SUB_SEND_HWM, TOPICS_PER_ATTRIBUTE
+from hdbbench.subscribers.kinds import OURS
 
 console = Console(stderr=True)
 # --validate: the median per-second stored rate at least this share of the offered one. Not the share of
@@ -54,7 +57,7 @@ CALIBRATION_STEP, CALIBRATION_STEP_S, CALIBRATION_MAX_STEPS = 0.25, 8, 14
 
 @click.group()
 def plan() -> None:
-    """Plans from measured figures: the archivers a facility needs."""
+    """Plans from measured figures: the archivers and the hardware a facility needs."""
 
 
 @plan.command("archivers")
@@ -83,10 +86,7 @@ def archivers(inventory_path: Path, backend: str, kind: str, binary: Path | None
     if kind != OURS and binary is None and (validate or calibrate):
         raise ConfigError(f"--{'validate' if validate else 'calibrate'} with kind {kind} needs its --binary")
     inventory = load_inventory(inventory_path)
-    # HDB++ archives at most MAX_ATTRIBUTES_PER_SUBSCRIBER per archiver; another kind keeps what Tango's
-    # event consumer allows (two topics per attribute), unless it is known to keep more.
-    kind_limit = None if kind == OURS else TANGO_SUB_SEND_HWM // TOPICS_PER_ATTRIBUTE
-    limit = safe_attributes or min(x for x in (kind_limit, MAX_ATTRIBUTES_PER_SUBSCRIBER) if x is not None)
+    limit = safe_attributes or planner.safe_attributes(kind)
     where = output or Path("plans") / planner.safe_name(f"{inventory.name}-{backend}")
     if rate is not None:
         sustainable, source = float(rate), "stated with --rate"
@@ -176,3 +176,80 @@ def _validate(planned: Path, made: Any, binary: Path | None, duration_s: float, 
                   soft_wrap=True)
     if not kept:
         raise SystemExit(1)
+
+
+@plan.command("hardware")
+@click.argument("inventory_path", metavar="INVENTORY", type=click.Path(path_type=Path))
+@click.option("--backend", "backends", multiple=True, type=click.Choice(BACKENDS),
+              help="a backend to plan (repeatable; default: every backend the runs measured)")
+@click.option("--from", "run_dirs", multiple=True, required=True, type=click.Path(path_type=Path),
+              help="a run whose insertion trials recorded unit costs (repeatable; its disk.json, if any, gives the disk)")
+@click.option("--years", type=Finite(min=0, min_open=True), default=hardware_planner.DEFAULT_YEARS, show_default=True,
+              help="years of archive (each group's retention caps them)")
+@click.option("--headroom", type=Finite(0, 1, min_open=True), default=0.5, show_default=True,
+              help="every resource used at most this share of what is provided")
+@click.option("--kind", default=OURS, show_default=True, help="the subscriber kind the plan is for")
+@click.option("--scale", type=Finite(min=0, min_open=True), default=1.0, show_default=True,
+              help="the inventory's attribute counts times this (as the facility scenario's [devices] scale)")
+@click.option("--output", type=click.Path(path_type=Path), help="the plan's directory [plans/<inventory>-hardware]")
+@click.option("--check", "check_run", type=click.Path(path_type=Path),
+              help="a run at the planned scale: compare the planned CPU and write IOPS with its measured ones")
+@click.option("--tolerance", type=Finite(min=0, min_open=True), default=0.3, show_default=True,
+              help="--check: the largest relative error that passes")
+def hardware(inventory_path: Path, backends: tuple[str, ...], run_dirs: tuple[Path, ...], years: float,
+             headroom: float, kind: str, scale: float, output: Path | None, check_run: Path | None,
+             tolerance: float) -> None:
+    """The hardware INVENTORY needs: archivers, cores, memory, write IOPS and disk, from measured unit costs."""
+    inventory = load_inventory(inventory_path)
+    made = hardware_planner.plan_hardware(inventory, backends, kind, list(run_dirs), years, headroom, scale)
+    if check_run is not None:
+        made = replace(made, checks=hardware_planner.check(made, check_run, tolerance, kind))
+    where = output or Path("plans") / planner.safe_name(f"{inventory.name}-hardware")
+    written = hardware_planner.write_plan(where, made, {"inventory": str(inventory_path), "from": [str(r) for r in run_dirs],
+                                                        "check": str(check_run) if check_run else None})
+    _show_hardware(made)
+    console.print(f"plan: {written} (+ hardware.toml)", soft_wrap=True)
+    if made.checks and not all(c.within for c in made.checks if c.within is not None):
+        raise SystemExit(1)
+
+
+def _show_hardware(made: Any) -> None:
+    table = Table(title=f"hardware for {made.inventory} (scale {made.scale:g}), {made.years:g} years, "
+                        f"headroom {made.headroom:.0%}")
+    for column in ("backend", "events/s", "archivers", "archiver cores", "database cores", "memory", "write IOPS",
+                   "storage", "disk"):
+        table.add_column(column, justify="left" if column in ("backend", "storage") else "right")
+    for p in made.backends:
+        table.add_row(p.backend, f"{p.events_per_s:,.0f}", _amount(p.archivers), _amount(p.archiver_cores),
+                      _amount(p.database_cores), _amount(p.memory), _amount(p.write_iops), p.storage_class or "–",
+                      _amount(p.disk))
+    Console().print(table)
+    for p in made.backends:
+        console.print(p.sentence, highlight=False, soft_wrap=True)
+        for line in p.unknown:
+            console.print(f"  not known: {line}", highlight=False, soft_wrap=True)
+    console.print(made.cannot_know, highlight=False, soft_wrap=True)
+    if made.checks:
+        checks = Table(title=f"planned against measured ({made.checks[0].tolerance:.0%} tolerance)")
+        for column in ("backend", "quantity", "at events/s", "planned", "measured", "error", "within"):
+            checks.add_column(column, justify="left" if column in ("backend", "quantity") else "right")
+        for c in made.checks:
+            checks.add_row(c.backend, c.quantity, f"{c.rate:,.0f}", _number(c.planned), _number(c.measured),
+                           f"{c.error:+.0%}" if c.error is not None else "–",
+                           "–" if c.within is None else ("yes" if c.within else "NO"))
+        Console().print(checks)
+
+
+def _amount(f: Any) -> str:
+    """A planned figure: needed (provided)."""
+    if f.needed is None:
+        return "–"
+    if f.unit == "bytes":
+        return f"{human_bytes(f.needed)} ({human_bytes(f.provide)})"
+    if f.unit in ("archivers", "cores"):
+        return f"{f.needed:,.2f} ({f.provide:,.0f})" if f.unit == "cores" else f"{f.needed:,.0f}"
+    return f"{f.needed:,.0f} ({f.provide:,.0f})"
+
+
+def _number(x: float | None) -> str:
+    return "–" if x is None else f"{x:,.3g}"

@@ -70,7 +70,7 @@ class Loaded:
 
 
 KINDS = {"results.json": ("insertion",), "extraction.json": ("extraction",), "disk.json": ("disk",),
-         "sizing.json": ("disk-plan",)}
+         "sizing.json": ("disk-plan",), "hardware.json": ("hardware-plan",)}
 
 
 def load_file(run_dir: Path, name: str) -> Loaded:

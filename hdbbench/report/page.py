@@ -25,6 +25,7 @@ from hdbbench.report import (
     data,
     disk,
     faults,
+    hardware,
     kinds,
     plan,
     plots,
@@ -422,6 +423,8 @@ def build_sections(run_dir: Path, weights: Mapping[str, float] | None = None) ->
     parts = [extraction_section(run_dir, colours), disk.disk_section(run_dir, colours), plan.sizing_section(run_dir)]
     asked = data.run_facts(doc.scenario, {}) if doc is not None else None  # the insertion results' scenario
     sections += [s for s in parts if not (s.missing and _not_asked(asked, s.key))]
+    if (planned := hardware.hardware_section(run_dir, colours)) is not None:
+        sections.append(planned)
     if (fault_section := faults.faults_section(run_dir, colours)) is not None:
         sections.append(fault_section)
     if (replica_section := replica.replica_section(run_dir)) is not None:

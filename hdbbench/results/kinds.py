@@ -12,6 +12,7 @@ from __future__ import annotations
 from hdbbench.results.disk import DiskResults, ValidateResults
 from hdbbench.results.extraction import ExtractionResults
 from hdbbench.results.faults import FaultsResults
+from hdbbench.results.hardware import HardwarePlanResults
 from hdbbench.results.replica import ReplicaResults
 from hdbbench.results.sizing import PlanResults
 from hdbbench.results.trials import InsertionResults
@@ -25,8 +26,9 @@ KINDS: dict[str, type] = {
     "disk-validate": ValidateResults,   # results.json of size validate: hdbbench.parts.disk.validate
     "faults": FaultsResults,            # faults.json: hdbbench.parts.faults
     "replica": ReplicaResults,          # replica.json: hdbbench.parts.replica_reads
+    "hardware-plan": HardwarePlanResults,  # hardware.json: hdbbench.scenario.hardware (plan hardware)
 }
 
 ResultRecord = (InsertionResults | ExtractionResults | DiskResults | PlanResults | ValidateResults | FaultsResults
-                | ReplicaResults)
+                | ReplicaResults | HardwarePlanResults)
 

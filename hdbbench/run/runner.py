@@ -21,6 +21,7 @@ from rich.console import Console
 
 from hdbbench.load import devices as device_launcher
 from hdbbench.load.offered import LoadTarget
+from hdbbench.model.errors import ConfigError
 from hdbbench.model.records import write
 from hdbbench.parts.aging import growth
 from hdbbench.parts.aging.part import AgingRun, history_lines, run_history, write_csvs
@@ -33,6 +34,7 @@ from hdbbench.parts.replica_reads import run_replica_reads
 from hdbbench.results import openmetrics
 from hdbbench.results.aging import confinement_only
 from hdbbench.results.document import RunDirectory, RunPart, environment_facts, load_results, results_document
+from hdbbench.scenario import hardware
 from hdbbench.scenario import hosts as hosts_layout
 from hdbbench.scenario.plan import DiskPlan, ExtractionPlan, RunOptions, RunPlan, plan_run
 from hdbbench.scenario.scenario import Scenario
@@ -40,6 +42,7 @@ from hdbbench.stack.placement import Placement, PlacementControl
 from hdbbench.stack.servers import registry as servers
 from hdbbench.stack.servers.confine import lifecycle as confine
 from hdbbench.stack.stack import Stack, recorded_profile
+from hdbbench.subscribers.kinds import OURS
 from hdbbench.trials.costs import without_processes
 from hdbbench.trials.progress import PhaseProgress, TrialProgress, trial_line
 
@@ -103,6 +106,8 @@ def run_scenario(scenario: Scenario, options: RunOptions, console: Console | Non
             _run_disk(plan.disk, run, endpoints, console)
         if plan.maintenance is not None:  # last: its jobs change the histories (hdbbench.parts.maintenance.run)
             _run_maintenance(plan, run, results, endpoints, load, options.state_dir, environment, aging, console)
+        if plan.disk is not None and plan.disk.inventory is not None:
+            _plan_hardware(plan.disk.inventory, run, console)
         run.set_status("completed")
         console.print(f"results: {run.path / 'results.json'}")
         return run.path
@@ -283,6 +288,19 @@ def _run_disk(part: DiskPlan, run: RunDirectory, endpoints: Any, console: Consol
         run.write_json("sizing.json", results_document(
             "disk-plan", {"inventory": inventory.to_dict(), "from": "disk.json"}, {},
             {"projections": projections, "checks": []}))
+
+
+def _plan_hardware(inventory: Any, run: RunDirectory, console: Console) -> None:
+    """hardware.json: the hardware the disk part's inventory needs on each backend whose trials recorded unit
+    costs (hdbbench.scenario.hardware), DEFAULT_YEARS of archive at half of every resource."""
+    try:
+        made = hardware.plan_hardware(inventory, (), OURS, [run.path], hardware.DEFAULT_YEARS, 0.5,
+                                      skip_unmeasured=True)
+    except ConfigError as exc:  # e.g. no trial that kept up: the run's other results stand without a plan
+        console.print(f"no hardware plan: {exc}", highlight=False, soft_wrap=True)
+        return
+    if made.backends:
+        hardware.write_plan(run.path, made, {"inventory": str(inventory.source), "from": [str(run.path)]})
 
 
 def _write_series(run: RunDirectory, label: str, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:

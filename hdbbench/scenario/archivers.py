@@ -25,10 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hdbbench.load.facility import facility_specs, plan_facility
+from hdbbench.load.facility import MAX_ATTRIBUTES_PER_SUBSCRIBER, facility_specs, plan_facility
 from hdbbench.load.inventory.model import Archiver, Group, Inventory
 from hdbbench.model.errors import ConfigError
 from hdbbench.results.document import read_trials
+from hdbbench.subscribers.kinds import OURS, TANGO_SUB_SEND_HWM, TOPICS_PER_ATTRIBUTE
 
 DEFAULT_HEADROOM = 0.5
 ARCHIVER_PREFIX = "archiving/hdbpp/es"
@@ -60,6 +61,13 @@ class ArchiverPlan:
         cap = f"{self.headroom:.0%} of {self.sustainable_rate:,.0f} events/s"
         count = f"{self.safe_attributes:,} attributes" if self.safe_attributes else "no attribute limit"
         return f"each archiver at most {cap} ({self.rate_source}) and {count}"
+
+
+def safe_attributes(kind: str) -> int:
+    """The attributes one archiver of `kind` keeps: HDB++'s MAX_ATTRIBUTES_PER_SUBSCRIBER for ours; another
+    kind what Tango's event consumer allows (two topics per attribute), if that is fewer."""
+    kind_limit = None if kind == OURS else TANGO_SUB_SEND_HWM // TOPICS_PER_ATTRIBUTE
+    return min(x for x in (kind_limit, MAX_ATTRIBUTES_PER_SUBSCRIBER) if x is not None)
 
 
 def attribute_names(inventory: Inventory) -> list[tuple[Group, list[str]]]:
