@@ -84,7 +84,7 @@ def unit_costs(backend: str, rate: float) -> dict[str, Any]:
     cores = {"subscribers": 0.05 + 20e-6 * rate, server: 0.1 + 30e-6 * rate}
     return {"stored_rate": rate, "window_s": 10.0, "attributes": 100, "machine_work_ms": 2.0, "cpu_cores": cores,
             "cpu_us_per_event": {k: v / rate * 1e6 for k, v in cores.items()},
-            "rss_bytes": {"subscribers": 50e6, server: 300e6}, "writes": {server: writes}}
+            "memory_bytes": {"subscribers": 50e6, server: 300e6}, "writes": {server: writes}}
 
 
 def synthetic_costed_run(root: Path) -> Path:

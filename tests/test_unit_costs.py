@@ -51,7 +51,7 @@ def test_unit_costs_of_a_synthetic_series_are_exact() -> None:
     assert costs.window_s == 4.0 and costs.stored_rate == 200.0 and costs.attributes == 40
     assert costs.cpu_cores == pytest.approx({"subscribers": 0.1, "postgres": 0.05})
     assert costs.cpu_us_per_event == pytest.approx({"subscribers": 500.0, "postgres": 250.0})
-    assert costs.rss_bytes == {"subscribers": 1003.0, "postgres": 3e6}  # medians over samples 1..5
+    assert costs.memory_bytes == {"subscribers": 1003.0, "postgres": 3e6}  # medians over samples 1..5
     assert costs.machine_work_ms == 2.0
     writes = costs.writes["postgres"]
     assert list(costs.writes) == ["postgres"]
@@ -120,7 +120,7 @@ def test_process_probe_sums_write_bytes_of_its_tree() -> None:
 # --- the records --------------------------------------------------------------------------------
 COSTS = UnitCosts(stored_rate=480.5, window_s=4.0, attributes=40, machine_work_ms=2.1,
                   cpu_cores={"subscribers": 0.1, "postgres": 0.05}, cpu_us_per_event={"subscribers": 208.1},
-                  rss_bytes={"postgres": 3e8},
+                  memory_bytes={"postgres": 3e8},
                   writes={"postgres": ServerWrites(write_bytes_per_s=1e5, write_bytes_per_event=208.1,
                                                    write_iops=12.0, write_ios_per_event=0.025,
                                                    log_bytes_per_s=None, log_bytes_per_event=None,

@@ -150,7 +150,9 @@ def machine_probe() -> Probe:
 
 
 def process_probe(pids: Sequence[int] | Callable[[], Sequence[int]]) -> Probe:
-    """CPU seconds (user+system, cumulative) and resident memory of processes and their children, and
+    """CPU seconds (user+system, cumulative) and resident memory of processes and their children (RSS, and
+    PSS: a shared page counted once across them, as a PostgreSQL server's shared buffers are mapped by
+    every one of its processes and their RSS sum counts them each time), and
     the bytes they caused to be written to storage (/proc/<pid>/io write_bytes, summed: a database
     server's data, log and temporary files all reach the block layer through its own processes).
     `write_bytes` is left out when no process's counter could be read (another account's processes
@@ -158,8 +160,8 @@ def process_probe(pids: Sequence[int] | Callable[[], Sequence[int]]) -> Probe:
     cache: dict[int, psutil.Process] = {}
 
     def probe() -> dict[str, float]:
-        cpu = rss = written = 0.0
-        io_read = False
+        cpu = rss = pss = written = 0.0
+        io_read = pss_read = False
         roots = pids() if callable(pids) else pids
         seen: set[int] = set()
         for pid in roots:
@@ -180,11 +182,17 @@ def process_probe(pids: Sequence[int] | Callable[[], Sequence[int]]) -> Probe:
                 except psutil.Error:
                     continue
                 try:
+                    pss += proc.memory_full_info().pss  # /proc/<pid>/smaps_rollup
+                    pss_read = True
+                except (psutil.Error, AttributeError):
+                    pass
+                try:
                     written += proc.io_counters().write_bytes
                     io_read = True
                 except (psutil.Error, AttributeError):  # AccessDenied, NoSuchProcess; no /proc/<pid>/io
                     continue
-        return {"cpu_s": cpu, "rss_bytes": rss, **({"write_bytes": written} if io_read else {})}
+        return {"cpu_s": cpu, "rss_bytes": rss, **({"pss_bytes": pss} if pss_read else {}),
+                **({"write_bytes": written} if io_read else {})}
 
     return probe
 

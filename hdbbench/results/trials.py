@@ -105,7 +105,9 @@ class UnitCosts:
     machine_work_ms: float | None         # median of the pace probe (hdbbench.model.sampling.calibration_ms) over the window
     cpu_cores: dict[str, float]           # per process group: subscribers, devices, each server kind
     cpu_us_per_event: dict[str, float]
-    rss_bytes: dict[str, float]           # per process group: median resident memory over the window
+    # Per process group: median memory over the window, PSS (a shared page counted once across the group's
+    # processes) where it could be read, else the RSS sum (which counts shared buffers once per process).
+    memory_bytes: dict[str, float]
     writes: dict[str, ServerWrites]       # per server kind
 
 

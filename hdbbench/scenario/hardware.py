@@ -11,7 +11,7 @@ part; hdbbench.scenario.unit_costs says which windows count and how a cost becom
 * **memory**: the hot set of the backend's memory model (hdbbench.backends.abilities.memory: the pages a
   steady insert stream touches at once, from the backend's own table and index geometry), which must stay
   cached for inserts not to fall off the knee of the aged-database trials, plus the server's own memory
-  (its processes' proportional resident memory in the trials, its buffers as configured included);
+  (its processes' proportional set size in the trials, shared buffers counted once);
 * **write IOPS** and **bytes written**: the server's block-layer write lines; the storage class is the
   smallest of hdbbench.stack's classes whose published write IOPS and bandwidth hold them;
 * **log bytes**: WAL / redo per second, what replication and log backups carry;
@@ -184,15 +184,15 @@ def _hot_set(inventory: Inventory, backend: str, variant: str, headroom: float, 
 
 
 def _memory(hot_set: PlannedFigure, found: Sequence[uc.Window], server: str, headroom: float) -> PlannedFigure:
-    own = [w.costs.rss_bytes[server] for w in found if w.costs.rss_bytes.get(server)]
+    own = [w.costs.memory_bytes[server] for w in found if w.costs.memory_bytes.get(server)]
     if hot_set.needed is None or not own:
         return PlannedFigure(needed=None, provide=None, unit="bytes",
                              source="needs the hot set and the server's measured memory")
     server_own = statistics.median(own)
     needed = server_own + hot_set.needed
     return PlannedFigure(needed=needed, provide=server_own + hot_set.needed / headroom, unit="bytes",
-                         source=f"the server's own {human_bytes(server_own)} (its processes' resident memory in the "
-                                f"trials, median) + the hot set {human_bytes(hot_set.needed)}; the headroom on the hot "
+                         source=f"the server's own {human_bytes(server_own)} (its processes' proportional memory in "
+                                f"the trials, median) + the hot set {human_bytes(hot_set.needed)}; the headroom on the hot "
                                 "set only")
 
 

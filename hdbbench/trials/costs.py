@@ -8,9 +8,9 @@ holds as the rate rises. Everything is read from outside the subscriber where it
 * events: the trial's stored counter, the one its rates are read from (the database's own where
   the backend can be read from outside, hdbbench.trials.outside.Outside.stored_counter; else our
   subscriber's RowsStoredNumber), between the first and last sample of the window;
-* CPU and resident memory per process group: ``proc_<group>.cpu_s`` (differences) and
-  ``proc_<group>.rss_bytes`` (median) of hdbbench.model.sampling.process_probe: ``subscribers``,
-  ``devices`` and one group per database server kind;
+* CPU and memory per process group: ``proc_<group>.cpu_s`` (differences) and ``proc_<group>.pss_bytes``
+  (median; ``rss_bytes`` where PSS could not be read) of hdbbench.model.sampling.process_probe:
+  ``subscribers``, ``devices`` and one group per database server kind;
 * the trial's own server's writes: bytes from its loop device where the stack confined its storage,
   else ``proc_<server>.write_bytes`` (its process tree's /proc/<pid>/io); write requests from
   ``io_<server>.write_ops`` (its loop device, or the device holding its data: hdbbench.trials.writes);
@@ -55,6 +55,7 @@ def unit_costs(series: TimeSeries, counter: tuple[Sequence[float], Sequence[floa
     cores: dict[str, float] = {}
     per_event: dict[str, float] = {}
     rss: dict[str, float] = {}
+    pss: dict[str, float] = {}
     for column in series.columns:
         if column.startswith(PROCESS_PREFIX) and column.endswith(".cpu_s"):
             group = column.removeprefix(PROCESS_PREFIX).removesuffix(".cpu_s")
@@ -62,15 +63,16 @@ def unit_costs(series: TimeSeries, counter: tuple[Sequence[float], Sequence[floa
             if used is not None:
                 cores[group] = used / span_s
                 per_event[group] = used / events * 1e6
-        elif column.startswith(PROCESS_PREFIX) and column.endswith(".rss_bytes"):
+        elif column.startswith(PROCESS_PREFIX) and column.endswith((".rss_bytes", ".pss_bytes")):
             values = _inside(series, column, t0, t1)
             if values:
-                rss[column.removeprefix(PROCESS_PREFIX).removesuffix(".rss_bytes")] = measure.percentile(values, 50)
+                group, _, name = column.removeprefix(PROCESS_PREFIX).rpartition(".")
+                (pss if name == "pss_bytes" else rss)[group] = measure.percentile(values, 50)
     work = _inside(series, MACHINE_WORK_COLUMN, t0, t1)
     writes = {server: server_writes(series, server, t0, t1, events, writes_from)} if server else {}
     return UnitCosts(stored_rate=events / span_s, window_s=span_s, attributes=attributes,
                      machine_work_ms=measure.percentile(work, 50) if work else None,
-                     cpu_cores=cores, cpu_us_per_event=per_event, rss_bytes=rss, writes=writes)
+                     cpu_cores=cores, cpu_us_per_event=per_event, memory_bytes=rss | pss, writes=writes)
 
 
 def server_writes(series: TimeSeries, server: str, t0: float, t1: float, events: float,
@@ -102,7 +104,7 @@ def without_processes(costs: UnitCosts | None) -> UnitCosts | None:
     its own counters, or None where this host cannot read them)."""
     if costs is None:
         return None
-    return dataclasses.replace(costs, cpu_cores={}, cpu_us_per_event={}, rss_bytes={})
+    return dataclasses.replace(costs, cpu_cores={}, cpu_us_per_event={}, memory_bytes={})
 
 
 def increase(series: TimeSeries, column: str, t0: float, t1: float) -> float | None:
