@@ -10,8 +10,8 @@ part; hdbbench.scenario.unit_costs says which windows count and how a cost becom
 * **database cores**: the database server's CPU line at the inventory's rate;
 * **memory**: the hot set of the backend's memory model (hdbbench.backends.abilities.memory: the pages a
   steady insert stream touches at once, from the backend's own table and index geometry), which must stay
-  cached for inserts not to fall off the knee of the aged-database trials, plus the server's own memory
-  (its processes' proportional set size in the trials, shared buffers counted once);
+  cached for inserts not to fall off the knee of the aged-database trials: the smallest memory budget of
+  the server whose cache (the stack's buffer rule, less the server's own memory) holds it;
 * **write IOPS** and **bytes written**: the server's block-layer write lines; the storage class is the
   smallest of hdbbench.stack's classes whose published write IOPS and bandwidth hold them;
 * **log bytes**: WAL / redo per second, what replication and log backups carry;
@@ -115,8 +115,8 @@ def _plan_backend(inventory: Inventory, backend: str, kind: str, runs: Sequence[
     write_bytes = _figure(written, rate, headroom, "bytes/s", 1.0, "bytes written", 1, unknown,
                           "the server's bytes written")
     log_bytes = _figure(logged, rate, headroom, "bytes/s", 1.0, "log bytes", 1, unknown, "the server's WAL/redo")
-    hot_set = _hot_set(inventory, backend, variant, headroom, unknown)
-    memory = _memory(hot_set, found, server, headroom)
+    hot_set, model = _hot_set(inventory, backend, variant, headroom, unknown)
+    memory = _memory(hot_set, model, found, server)
     storage = _storage_class(write_iops.provide, write_bytes.provide)
     disk = _disk(inventory, backend, variant, runs, years, headroom, unknown)
     if not own:
@@ -168,11 +168,13 @@ def _archivers(inventory: Inventory, backend: str, kind: str, runs: Sequence[uc.
                          source=f"{limit:,} attributes per archiver at most (no saturation search measured the rate)")
 
 
-def _hot_set(inventory: Inventory, backend: str, variant: str, headroom: float, unknown: list[str]) -> PlannedFigure:
+def _hot_set(inventory: Inventory, backend: str, variant: str, headroom: float,
+             unknown: list[str]) -> tuple[PlannedFigure, Any]:
+    """The hot set (needed, and over the headroom) and the backend's memory model (None: it has none)."""
     model = backend_class(backend).memory_model()
     if model is None:
         unknown.append("memory: the backend has no memory model of its hot set")
-        return PlannedFigure(needed=None, provide=None, unit="bytes", source="no memory model for this backend")
+        return PlannedFigure(needed=None, provide=None, unit="bytes", source="no memory model for this backend"), None
     counts: dict[Any, int] = {}
     for g in inventory.groups:
         counts[(g.type, g.format)] = counts.get((g.type, g.format), 0) + g.count
@@ -180,20 +182,40 @@ def _hot_set(inventory: Inventory, backend: str, variant: str, headroom: float, 
     largest = sorted(hot.parts, key=lambda p: -p.bytes)[:2]
     return PlannedFigure(needed=hot.bytes, provide=hot.bytes / headroom, unit="bytes",
                          source=f"memory model, {variant}: " + "; ".join(f"{p.what} {human_bytes(p.bytes)}"
-                                                                           for p in largest))
+                                                                           for p in largest)), model
 
 
-def _memory(hot_set: PlannedFigure, found: Sequence[uc.Window], server: str, headroom: float) -> PlannedFigure:
+def _memory(hot_set: PlannedFigure, model: Any, found: Sequence[uc.Window], server: str) -> PlannedFigure:
+    """The smallest memory budget of the server (its page cache included) whose cache, under the stack's
+    buffer rule for it, holds the hot set: needed for the hot set, provided for the hot set over the headroom."""
+    if model is None or hot_set.needed is None or hot_set.provide is None:
+        return PlannedFigure(needed=None, provide=None, unit="bytes", source="needs the memory model's hot set")
+    needed, provide = _budget_for(model, hot_set.needed), _budget_for(model, hot_set.provide)
     own = [w.costs.memory_bytes[server] for w in found if w.costs.memory_bytes.get(server)]
-    if hot_set.needed is None or not own:
-        return PlannedFigure(needed=None, provide=None, unit="bytes",
-                             source="needs the hot set and the server's measured memory")
-    server_own = statistics.median(own)
-    needed = server_own + hot_set.needed
-    return PlannedFigure(needed=needed, provide=server_own + hot_set.needed / headroom, unit="bytes",
-                         source=f"the server's own {human_bytes(server_own)} (its processes' proportional memory in "
-                                f"the trials, median) + the hot set {human_bytes(hot_set.needed)}; the headroom on the hot "
-                                "set only")
+    measured = (f"; its processes' PSS in the trials was {human_bytes(statistics.median(own))} (median), with the "
+                "run's buffer settings" if own else "")
+    return PlannedFigure(needed=needed, provide=provide, unit="bytes",
+                         source=f"the smallest budget whose cache (the stack's buffer rule for the server, less its own "
+                                f"memory) holds the hot set {human_bytes(hot_set.needed)}{measured}")
+
+
+def _budget_for(model: Any, cache: float) -> float:
+    """The least budget (to a MiB) under which model.cache_bytes is at least `cache`."""
+    def holds(budget_mib: int) -> bool:
+        try:
+            return bool(model.cache_bytes(float(budget_mib << 20)) >= cache)
+        except ConfigError:  # below the least budget the server runs in
+            return False
+
+    low, high = 0, 1
+    while not holds(high):
+        low, high = high, high * 2
+        if high > 1 << 30:  # a PiB: no budget holds it
+            return math.inf
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if holds(middle) else (middle, high)
+    return float(high << 20)
 
 
 def _storage_class(iops: float | None, bytes_per_s: float | None) -> str | None:
