@@ -72,6 +72,15 @@ def test_close_rates_give_one_all_in_cost_per_event_and_a_constant_one_says_so()
     assert uc.fit(found, lambda w: None) is None
 
 
+def test_a_quantity_that_does_not_rise_with_the_rate_is_fixed() -> None:
+    found = [window(400.0, 11.4), window(800.0, 8.4)]  # write requests of a WAL writer's timer, not of events
+    fit = uc.fit(found, subscriber_cores)
+    assert fit is not None and fit.per_event == 0.0 and fit.fixed == pytest.approx(9.9)
+    assert uc.at_rate(fit, 1600.0) == pytest.approx(9.9) and "did not rise" in fit.how
+    flat = uc.fit([window(400.0, 8.3), window(800.0, 8.3)], subscriber_cores)
+    assert flat is not None and flat.per_event == pytest.approx(0.0, abs=1e-12) and flat.fixed == pytest.approx(8.3)
+
+
 def test_a_line_with_a_negative_fixed_part_falls_back_to_the_all_in_cost() -> None:
     found = [window(1000.0, 0.01), window(3000.0, 0.09)]  # the line would cross zero at 750 events/s
     fit = uc.fit(found, subscriber_cores)

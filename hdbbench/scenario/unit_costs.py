@@ -11,8 +11,9 @@ per event falls with batching).
 A quantity (cores of a group, write IOPS, bytes written per second, log bytes per second) is then
 `fixed + per_event × rate`: where the windows span rates at least MIN_RATE_SPAN apart, by least squares
 over them (the subscribers' fixed part per subscriber process, since a plan may run another number of
-archivers than the trials did); otherwise, or where the fit says a negative fixed part or cost, one cost
-per event over all of them (their total over their events: the all-in cost, which overstates a larger
+archivers than the trials did); a quantity that did not rise with the rate (a negative slope: work driven by
+timers, not events) is fixed at its mean. Otherwise (close rates, or a line with a negative fixed part) one
+cost per event over all of them (their total over their events: the all-in cost, which overstates a larger
 rate when part of the cost is fixed). The all-in cost at each window says whether the cost per event
 held constant over the rates measured (within CONSTANT_WITHIN); the plan says so where it did not.
 """
@@ -119,13 +120,19 @@ def fit(windows_: Sequence[Window], value: Callable[[Window], float | None],
     span = max(rates) / min(rates)
     fixed, per_event, how = 0.0, sum(v for _, v, _ in points) / sum(rates), ""
     if len(points) >= 2 and span >= MIN_RATE_SPAN:
-        a, b = _least_squares(rates, [v for _, v, _ in points])
-        if a >= 0 and b > 0:
+        values = [v for _, v, _ in points]
+        a, b = _least_squares(rates, values)
+        span_words = f"{len(points)} windows at {min(rates):,.0f}–{max(rates):,.0f} events/s"
+        if a >= 0 and b >= 0:
             fixed, per_event = a, b
-            how = f"line over {len(points)} windows at {min(rates):,.0f}–{max(rates):,.0f} events/s"
+            how = f"line over {span_words}"
+        elif b < 0:
+            # The quantity did not rise with the rate (timer-driven work: a WAL writer's flushes, a poller):
+            # no per-event part to carry to another rate; it counts as fixed, at its mean.
+            fixed, per_event = statistics.fmean(values), 0.0
+            how = f"fixed: it did not rise with the rate over {span_words} (its mean)"
         else:
-            how = (f"one cost per event over {len(points)} windows (the line over {min(rates):,.0f}–"
-                   f"{max(rates):,.0f} events/s had a negative {'fixed part' if a < 0 else 'slope'})")
+            how = f"one cost per event over {span_words} (the line had a negative fixed part)"
     else:
         why = "one window" if len(points) == 1 else f"rates within {span:.2f}×"
         how = f"one cost per event over {len(points)} window(s) ({why}: no line; the fixed part counts per event)"
