@@ -112,9 +112,21 @@ def synthetic_costed_run(root: Path) -> Path:
         for step in (trial.get("saturation") or {}).get("steps", []):
             if not step["saturated"]:
                 step["unit_costs"] = unit_costs(trial["backend"], step["stored_median"])
+    document["scenario"]["schema_variant"] = "pk"  # as the scenario records [schema] variant
     write_json(run_dir / "results.json", document)
     write_others(run_dir, document["scenario"], document["environment"])
     return run_dir
+
+
+def test_the_runs_variant_and_mix_are_the_plans(tmp_path: Path) -> None:
+    run_dir = synthetic_costed_run(tmp_path)
+    (measured,) = uc.read_runs([run_dir])
+    assert measured.variant == "pk" and measured.inventory is None
+    inventory = load_inventory(EXAMPLE)
+    assert not hardware._measured_on(measured, inventory)
+    assert hardware._measured_on(uc.MeasuredRun(run_dir, [], "pk", EXAMPLE), inventory)
+    (p,) = hardware.plan_hardware(inventory, ["postgresql"], "hdbbench-es", [run_dir], 5, 0.5).backends
+    assert p.variant == "pk" and p.hot_set.source.startswith("memory model, pk:")
 
 
 def test_a_plan_from_measured_costs_carries_every_figure_its_source_and_the_line_to_the_inventorys_rate(

@@ -254,13 +254,11 @@ def _disk(inventory: Inventory, backend: str, variant: str, runs: Sequence[uc.Me
 
 
 def _measured_on(run: uc.MeasuredRun, inventory: Inventory) -> bool:
-    """Whether the run's devices were this inventory (the facility scenario), by the inventory's name."""
-    try:
-        document = load_results(run.path / "results.json")
-    except (ResultsFormatError, OSError):
+    """Whether the run's devices emitted this inventory's mix (the facility scenario of the same file or name)."""
+    if run.inventory is None:
         return False
-    devices = (document.get("scenario") or {}).get("devices") or {}
-    return isinstance(devices, dict) and Path(str(devices.get("inventory") or "")).stem == inventory.name
+    source = Path(inventory.source)
+    return run.inventory.stem in (source.stem, inventory.name) or run.inventory.resolve() == source.resolve()
 
 
 def sentence(p: BackendHardware, years: float) -> str:

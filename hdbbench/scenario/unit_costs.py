@@ -56,6 +56,7 @@ class MeasuredRun:
     path: Path                      # the run directory
     trials: list[TrialSummary]
     variant: str | None             # the schema variant its trials ran on ([schema] variant)
+    inventory: Path | None = None   # the inventory its devices emitted ([devices] inventory), if any
 
 
 def read_runs(run_dirs: Sequence[Path]) -> list[MeasuredRun]:
@@ -71,9 +72,11 @@ def read_runs(run_dirs: Sequence[Path]) -> list[MeasuredRun]:
             raise ConfigError(str(exc)) from None
         if not results.trials:
             raise ConfigError(f"{path}: holds no insertion trials (run a scenario with [measurements] first)")
-        schema = document.scenario.get("schema") or {}
-        variant = schema.get("variant") if isinstance(schema, dict) else None
-        out.append(MeasuredRun(path.parent, list(results.trials), str(variant) if variant else None))
+        variant = document.scenario.get("schema_variant")  # as hdbbench.scenario.scenario records it
+        facility = document.scenario.get("facility")
+        devices = facility.get("inventory") if isinstance(facility, dict) else None
+        out.append(MeasuredRun(path.parent, list(results.trials), str(variant) if variant else None,
+                               Path(str(devices)) if devices else None))
     return out
 
 
