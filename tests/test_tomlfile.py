@@ -70,4 +70,5 @@ def test_bytes_are_written_in_binary_units() -> None:
     assert human_bytes(512) == "512 B"
     assert human_bytes(1536) == "1.5 KiB"
     assert human_bytes(3 * 2 ** 30) == "3 GiB"
+    assert human_bytes(1000 * 2 ** 20) == "1000 MiB"  # not 1e+03
     assert human_bytes(None) == "–" and human_bytes(float("nan")) == "–"

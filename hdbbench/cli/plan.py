@@ -214,15 +214,20 @@ def hardware(inventory_path: Path, backends: tuple[str, ...], run_dirs: tuple[Pa
 
 
 def _show_hardware(made: Any) -> None:
+    """One column per backend (a facility compares them), one row per figure: needed → to provide."""
     table = Table(title=f"hardware for {made.inventory} (scale {made.scale:g}), {made.years:g} years, "
-                        f"headroom {made.headroom:.0%}")
-    for column in ("backend", "events/s", "archivers", "archiver cores", "database cores", "memory", "write IOPS",
-                   "storage", "disk"):
-        table.add_column(column, justify="left" if column in ("backend", "storage") else "right")
+                        f"headroom {made.headroom:.0%}: needed → to provide")
+    table.add_column("")
     for p in made.backends:
-        table.add_row(p.backend, f"{p.events_per_s:,.0f}", _amount(p.archivers), _amount(p.archiver_cores),
-                      _amount(p.database_cores), _amount(p.memory), _amount(p.write_iops), p.storage_class or "–",
-                      _amount(p.disk))
+        table.add_column(p.backend, justify="right")
+    rows = [("events/s", lambda p: f"{p.events_per_s:,.0f}"), ("archivers", lambda p: _amount(p.archivers)),
+            ("archiver cores", lambda p: _amount(p.archiver_cores)),
+            ("database cores", lambda p: _amount(p.database_cores)), ("hot set", lambda p: _amount(p.hot_set)),
+            ("memory", lambda p: _amount(p.memory)), ("write IOPS", lambda p: _amount(p.write_iops)),
+            ("storage class", lambda p: p.storage_class or "–"), ("WAL/redo per s", lambda p: _amount(p.log_bytes_per_s)),
+            (f"disk, {made.years:g} years", lambda p: _amount(p.disk))]
+    for label, cell in rows:
+        table.add_row(label, *(cell(p) for p in made.backends))
     Console().print(table)
     for p in made.backends:
         console.print(p.sentence, highlight=False, soft_wrap=True)
@@ -241,14 +246,14 @@ def _show_hardware(made: Any) -> None:
 
 
 def _amount(f: Any) -> str:
-    """A planned figure: needed (provided)."""
+    """A planned figure: needed → to provide."""
     if f.needed is None:
         return "–"
-    if f.unit == "bytes":
-        return f"{human_bytes(f.needed)} ({human_bytes(f.provide)})"
-    if f.unit in ("archivers", "cores"):
-        return f"{f.needed:,.2f} ({f.provide:,.0f})" if f.unit == "cores" else f"{f.needed:,.0f}"
-    return f"{f.needed:,.0f} ({f.provide:,.0f})"
+    if f.unit in ("bytes", "bytes/s"):
+        return f"{human_bytes(f.needed)} → {human_bytes(f.provide)}"
+    if f.unit == "archivers":
+        return f"{f.needed:,.0f}"
+    return f"{f.needed:,.2f} → {f.provide:,.0f}" if f.unit == "cores" else f"{f.needed:,.0f} → {f.provide:,.0f}"
 
 
 def _number(x: float | None) -> str:

@@ -12,7 +12,9 @@ def human_bytes(value: float | None) -> str:
         return "–"
     for unit, size in (("TiB", 2 ** 40), ("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
         if abs(value) >= size:
-            return f"{value / size:.3g} {unit}"
+            # 1,000 to 1,023 of a unit: ".3g" would write 1e+03.
+            scaled = value / size
+            return f"{scaled:.0f} {unit}" if abs(scaled) >= 999.5 else f"{scaled:.3g} {unit}"
     return f"{value:.0f} B"
 
 
