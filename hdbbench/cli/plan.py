@@ -41,6 +41,7 @@ from hdbbench.load.inventory.write import write_inventory
 from hdbbench.model.errors import ConfigError
 from hdbbench.model.units import human_bytes
 from hdbbench.results.document import read_trials
+from hdbbench.results.hardware import years_text
 from hdbbench.run.runner import RunOptions, run_scenario
 from hdbbench.scenario import archivers as planner
 from hdbbench.scenario import hardware as hardware_planner
@@ -183,7 +184,7 @@ def _validate(planned: Path, made: Any, binary: Path | None, duration_s: float, 
 @click.option("--backend", "backends", multiple=True, type=click.Choice(BACKENDS),
               help="a backend to plan (repeatable; default: every backend the runs measured)")
 @click.option("--from", "run_dirs", multiple=True, required=True, type=click.Path(path_type=Path),
-              help="a run whose insertion trials recorded unit costs (repeatable; its disk.json, if any, gives the disk)")
+              help="a run whose insertion trials recorded unit costs (repeatable; its disk.json gives the disk)")
 @click.option("--years", type=Finite(min=0, min_open=True), default=hardware_planner.DEFAULT_YEARS, show_default=True,
               help="years of archive (each group's retention caps them)")
 @click.option("--headroom", type=Finite(0, 1, min_open=True), default=0.5, show_default=True,
@@ -205,8 +206,9 @@ def hardware(inventory_path: Path, backends: tuple[str, ...], run_dirs: tuple[Pa
     if check_run is not None:
         made = replace(made, checks=hardware_planner.check(made, check_run, tolerance, kind))
     where = output or Path("plans") / planner.safe_name(f"{inventory.name}-hardware")
-    written = hardware_planner.write_plan(where, made, {"inventory": str(inventory_path), "from": [str(r) for r in run_dirs],
-                                                        "check": str(check_run) if check_run else None})
+    settings = {"inventory": str(inventory_path), "from": [str(r) for r in run_dirs],
+                "check": str(check_run) if check_run else None}
+    written = hardware_planner.write_plan(where, made, settings)
     _show_hardware(made)
     console.print(f"plan: {written} (+ hardware.toml)", soft_wrap=True)
     if made.checks and not all(c.within for c in made.checks if c.within is not None):
@@ -215,7 +217,7 @@ def hardware(inventory_path: Path, backends: tuple[str, ...], run_dirs: tuple[Pa
 
 def _show_hardware(made: Any) -> None:
     """One column per backend (a facility compares them), one row per figure: needed → to provide."""
-    table = Table(title=f"hardware for {made.inventory} (scale {made.scale:g}), {made.years:g} years, "
+    table = Table(title=f"hardware for {made.inventory} (scale {made.scale:g}), {years_text(made.years)}, "
                         f"headroom {made.headroom:.0%}: needed → to provide")
     table.add_column("")
     for p in made.backends:
@@ -224,8 +226,9 @@ def _show_hardware(made: Any) -> None:
             ("archiver cores", lambda p: _amount(p.archiver_cores)),
             ("database cores", lambda p: _amount(p.database_cores)), ("hot set", lambda p: _amount(p.hot_set)),
             ("memory", lambda p: _amount(p.memory)), ("write IOPS", lambda p: _amount(p.write_iops)),
-            ("storage class", lambda p: p.storage_class or "–"), ("WAL/redo per s", lambda p: _amount(p.log_bytes_per_s)),
-            (f"disk, {made.years:g} years", lambda p: _amount(p.disk))]
+            ("storage class", lambda p: p.storage_class or "–"),
+            ("WAL/redo per s", lambda p: _amount(p.log_bytes_per_s)),
+            (f"disk, {years_text(made.years)}", lambda p: _amount(p.disk))]
     for label, cell in rows:
         table.add_row(label, *(cell(p) for p in made.backends))
     Console().print(table)

@@ -17,7 +17,7 @@ from hdbbench.model.units import human_bytes
 from hdbbench.report import data, plots
 from hdbbench.report.render import Section, html_table
 from hdbbench.report.text import Finding
-from hdbbench.results.hardware import HardwarePlanResults, PlannedFigure
+from hdbbench.results.hardware import HardwarePlanResults, PlannedFigure, years_text
 
 FILE = "hardware.json"
 
@@ -49,7 +49,7 @@ def hardware_section(run_dir: Path, colours: plots.Colours) -> Section | None:
     finding.warnings += [f"{p.backend}: not known: {u}" for p in plan.backends for u in p.unknown]
     finding.warnings.append(plan.cannot_know)
     section.finding = finding
-    section.note = (f"{plan.years:g} years of archive (each group's retention caps them); every resource used at "
+    section.note = (f"{years_text(plan.years)} of archive (each group's retention caps them); every resource used at "
                     f"most {plan.headroom:.0%}; unit costs from {', '.join(Path(r).name for r in plan.runs)}; "
                     f"{plan.backends[0].machine}.")
     return section
@@ -60,7 +60,7 @@ def plan_table(plan: HardwarePlanResults) -> str:
              _cores(p.database_cores), _bytes(p.hot_set), _bytes(p.memory), _rate(p.write_iops),
              p.storage_class or "–", _bytes(p.disk)] for p in plan.backends]
     return html_table(["backend", "events/s", "attributes", "archivers", "archiver cores", "database cores", "hot set",
-                       "memory", "write IOPS", "storage class", f"disk, {plan.years:g} years"], rows,
+                       "memory", "write IOPS", "storage class", f"disk, {years_text(plan.years)}"], rows,
                       f"needed (to provide at {plan.headroom:.0%} headroom); memory: the database server's own and "
                       "the hot set; storage class: the smallest of the stack's classes holding the write IOPS and "
                       "bandwidth to provide")

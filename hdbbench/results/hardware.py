@@ -16,6 +16,11 @@ from dataclasses import dataclass, field
 from hdbbench.model.records import omitted
 
 
+def years_text(years: float) -> str:
+    """"1 year", "5 years", "0.5 years"."""
+    return f"{years:g} year" + ("" if years == 1 else "s")
+
+
 @dataclass(frozen=True, kw_only=True)
 class UnitCostFit:
     """A quantity (cores, write IOPS, bytes/s) as fixed + per_event × stored rate over measured windows."""

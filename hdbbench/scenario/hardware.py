@@ -42,7 +42,7 @@ from hdbbench.model.records import save
 from hdbbench.model.units import human_bytes
 from hdbbench.parts.disk import sizing
 from hdbbench.results.document import ResultsFormatError, environment_facts, load_results, results_document
-from hdbbench.results.hardware import BackendHardware, HardwareCheck, HardwarePlanResults, PlannedFigure
+from hdbbench.results.hardware import BackendHardware, HardwareCheck, HardwarePlanResults, PlannedFigure, years_text
 from hdbbench.scenario import archivers as planner
 from hdbbench.scenario import unit_costs as uc
 from hdbbench.stack.servers.confine.spec import CLASSES
@@ -85,7 +85,8 @@ def plan_hardware(inventory: Inventory, backends: Sequence[str], kind: str, run_
         if not found and not backends and skip_unmeasured:
             continue  # every backend of the runs: one whose trials recorded no usable costs is left out
         if not found:
-            raise ConfigError(f"{', '.join(str(r.path) for r in runs)}: no insertion trial of {backend} with subscriber "
+            where = ", ".join(str(r.path) for r in runs)
+            raise ConfigError(f"{where}: no insertion trial of {backend} with subscriber "
                               f"kind {kind} that recorded its unit costs and kept up (measured here: "
                               f"{', '.join(measured) or 'none'})")
         plans.append(_plan_backend(target, backend, kind, runs, own, found, years, headroom))
@@ -110,11 +111,13 @@ def _plan_backend(inventory: Inventory, backend: str, kind: str, runs: Sequence[
     logged = uc.fit(found, lambda w: _writes(w, server, "log_bytes_per_s"))
     archiver_cores = _figure(subscribers, rate, headroom, "cores", 1e6, "µs CPU", count, unknown,
                              "the subscribers' CPU")
-    database_cores = _figure(database, rate, headroom, "cores", 1e6, "µs CPU", 1, unknown, "the database server's CPU")
-    write_iops = _figure(iops, rate, headroom, "IOPS", 1.0, "write requests", 1, unknown, "the server's write requests")
-    write_bytes = _figure(written, rate, headroom, "bytes/s", 1.0, "bytes written", 1, unknown,
+    database_cores = _figure(database, rate, headroom, "cores", 1e6, "µs CPU", None, unknown,
+                             "the database server's CPU")
+    write_iops = _figure(iops, rate, headroom, "IOPS", 1.0, "write requests", None, unknown,
+                         "the server's write requests")
+    write_bytes = _figure(written, rate, headroom, "bytes/s", 1.0, "bytes written", None, unknown,
                           "the server's bytes written")
-    log_bytes = _figure(logged, rate, headroom, "bytes/s", 1.0, "log bytes", 1, unknown, "the server's WAL/redo")
+    log_bytes = _figure(logged, rate, headroom, "bytes/s", 1.0, "log bytes", None, unknown, "the server's WAL/redo")
     hot_set, model = _hot_set(inventory, backend, variant, headroom, unknown)
     memory = _memory(hot_set, model, found, server)
     storage = _storage_class(write_iops.provide, write_bytes.provide)
@@ -135,14 +138,16 @@ def _writes(w: uc.Window, server: str, name: str) -> float | None:
     return getattr(writes, name) if writes is not None else None
 
 
-def _figure(f: Any, rate: float, headroom: float, unit: str, scale: float, cost_unit: str, processes: int,
-            unknown: list[str], what: str) -> PlannedFigure:
+def _figure(f: Any, rate: float, headroom: float, unit: str, scale: float, cost_unit: str,
+            archivers: int | None, unknown: list[str], what: str) -> PlannedFigure:
+    """A quantity's line at `rate`; its fixed part once per archiver when `archivers` is given, else once."""
     if f is None:
         unknown.append(f"{what}: not measured in the runs given")
         return PlannedFigure(needed=None, provide=None, unit=unit, source=f"{what}: not measured")
-    needed = uc.at_rate(f, rate, processes)
+    per_archiver = archivers is not None
+    needed = uc.at_rate(f, rate, archivers if archivers is not None else 1)
     provide = math.ceil(needed / headroom) if unit == "cores" else needed / headroom
-    fixed = f" + {f.fixed:,.3g} {unit} fixed" + (" per archiver" if processes > 1 or what.startswith("the subs") else "")
+    fixed = f" + {f.fixed:,.3g} {unit} fixed" + (" per archiver" if per_archiver else "")
     source = (f"{f.per_event * scale:,.3g} {cost_unit} per event{fixed if f.fixed else ''} ({f.how}); all-in "
               f"{uc.spread_words(f, scale, cost_unit)}")
     if not f.constant:
@@ -195,7 +200,7 @@ def _memory(hot_set: PlannedFigure, model: Any, found: Sequence[uc.Window], serv
     measured = (f"; its processes' PSS in the trials was {human_bytes(statistics.median(own))} (median), with the "
                 "run's buffer settings" if own else "")
     return PlannedFigure(needed=needed, provide=provide, unit="bytes",
-                         source=f"the smallest budget whose cache (the stack's buffer rule for the server, less its own "
+                         source="the smallest budget whose cache (the stack's buffer rule for the server, less its own "
                                 f"memory) holds the hot set {human_bytes(hot_set.needed)}{measured}")
 
 
@@ -247,7 +252,7 @@ def _disk(inventory: Inventory, backend: str, variant: str, runs: Sequence[uc.Me
         complete = "" if projection["complete"] else " (incomplete: a group's type was not measured)"
         return PlannedFigure(needed=needed, provide=needed / headroom, unit="bytes",
                              source=f"size plan from {path}, {projection['variant']}: "
-                                    f"{human_bytes(projection['bytes_per_day'])} a day over min({years:g} years, "
+                                    f"{human_bytes(projection['bytes_per_day'])} a day over min({years_text(years)}, "
                                     f"each group's retention){complete}")
     unknown.append("disk: no disk measurement (disk.json) in the runs given")
     return PlannedFigure(needed=None, provide=None, unit="bytes", source="no disk measurement in the runs given")
@@ -269,7 +274,8 @@ def sentence(p: BackendHardware, years: float) -> str:
     memory = f"{human_bytes(p.memory.provide)} of memory" if p.memory.provide is not None else "memory unknown"
     iops = (f"{p.write_iops.needed:,.0f} write IOPS ({p.storage_class or 'beyond every class'})"
             if p.write_iops.needed is not None else "write IOPS unknown")
-    disk = f"{human_bytes(p.disk.provide)} of disk for {years:g} years" if p.disk.provide is not None else "disk unknown"
+    disk = (f"{human_bytes(p.disk.provide)} of disk for {years_text(years)}" if p.disk.provide is not None
+            else "disk unknown")
     return (f"{p.backend}: {p.events_per_s:,.0f} events/s from {p.attributes:,} attributes need "
             f"{p.archivers.needed:,.0f} archiver(s) using {cores(p.archiver_cores)}, a database server using "
             f"{cores(p.database_cores)}, {memory}, {iops} and {disk}.")
@@ -293,7 +299,8 @@ def check(plan: HardwarePlanResults, run_dir: Path, tolerance: float, kind: str)
                               "the plan against")
         trial = trials[0]
         costs, server = trial.unit_costs, server_of(p.backend) or p.backend
-        measured = {"archiver_cores": costs.cpu_cores.get(uc.SUBSCRIBERS), "database_cores": costs.cpu_cores.get(server),
+        measured = {"archiver_cores": costs.cpu_cores.get(uc.SUBSCRIBERS),
+                    "database_cores": costs.cpu_cores.get(server),
                     "write_iops": getattr(costs.writes.get(server), "write_iops", None)}
         for quantity, name in CHECKED:
             figure: PlannedFigure = getattr(p, name)
@@ -337,7 +344,8 @@ def toml_text(plan: HardwarePlanResults) -> str:
                       f"unit = {_toml(figure.unit)}, source = {_toml(figure.source)} }}"]
     for c in plan.checks:
         lines += ["", "[[checks]]", f"backend = {_toml(c.backend)}", f"quantity = {_toml(c.quantity)}",
-                  f"rate = {c.rate!r}", f"planned = {_toml_number(c.planned)}", f"measured = {_toml_number(c.measured)}",
+                  f"rate = {c.rate!r}", f"planned = {_toml_number(c.planned)}",
+                  f"measured = {_toml_number(c.measured)}",
                   f"error = {_toml_number(c.error)}", f"tolerance = {c.tolerance!r}",
                   f"within = {'true' if c.within else 'false'}"]
     return "\n".join(lines) + "\n"
