@@ -41,7 +41,7 @@ def hardware_section(run_dir: Path, colours: plots.Colours) -> Section | None:
             colours, "cores")))
     section.tables.append(plan_table(plan))
     section.tables.append(f"<details><summary>Unit costs behind each figure ({len(plan.backends) * 9} rows)</summary>"
-                          f"{sources_table(plan)}</details>")
+                          f"<div class='words'>{sources_table(plan)}</div></details>")
     if plan.checks:
         section.tables.append(checks_table(plan))
     finding = Finding()

@@ -35,6 +35,7 @@ font-size:.8em;color:#666;text-align:left}
 .finding{background:#f6f9fc;border-left:4px solid #1f77b4;padding:.5em 1em;margin:.8em 0}
 .warn{background:#fff8e1;border-left:4px solid #f0a500;padding:.4em 1em;margin:.4em 0;font-size:.9em}
 .missing{color:#777;font-style:italic}.rec{font-weight:600}.note{font-size:.85em;color:#555}
+.words td{text-align:left}
 """
 
 
