@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 import tomllib
 import uuid
@@ -242,6 +243,8 @@ def counted_writes_state_dir() -> Iterator[Path]:
     device, so that the write requests counted are the server's alone (the machine's disk counts everyone's)."""
     if external_servers():
         pytest.skip("needs private servers")
+    if os.geteuid() != 0:
+        pytest.skip("a loop device under the server's data needs root (as tests/test_confine.py)")
     state_dir = TEST_STATE_DIR.parent / f"scale-up-{uuid.uuid4().hex[:8]}"
     started = hdbbench("stack", "up", "--state-dir", str(state_dir), "--profile", "relaxed", "--storage", STORAGE,
                        "--only", "postgres", "--only", "tango", timeout_s=300)
